@@ -1,0 +1,134 @@
+// catalog: the named things a recipe refers to. GPUs (memory, dense peak
+// TFLOPS per precision), targets (one kind of cluster node and how to reach
+// it) and models (an architecture). All of it is shipped as YAML under
+// recipes/catalog/ and loaded through the same located YAML reader as recipes,
+// so a broken catalog file gets the same file:line:column errors.
+#pragma once
+
+#include <trainbench/core.hpp>
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace trainbench::catalog {
+
+enum class Precision { bf16, fp16, fp8, tf32, fp32 };
+[[nodiscard]] std::string_view to_string(Precision p);
+[[nodiscard]] std::optional<Precision> parse_precision(std::string_view s);
+[[nodiscard]] const std::vector<std::string>& precision_names();
+
+enum class Scheduler { slurm, kubernetes, local };
+[[nodiscard]] std::string_view to_string(Scheduler s);
+[[nodiscard]] std::optional<Scheduler> parse_scheduler(std::string_view s);
+
+// Ordered NAME=value pairs (order is kept so renders are byte-stable).
+using EnvList = std::vector<std::pair<std::string, std::string>>;
+
+struct Gpu {
+    std::string name;          // catalog key, e.g. "h100-sxm-80gb"
+    std::string display_name;  // "NVIDIA H100 SXM5 80GB"
+    std::string family;        // "a100", "h100", "h200", "cpu" (the key the FLOPs tools use)
+    double memory_gib = 0;     // usable device memory
+    double memory_bandwidth_gbs = 0;
+    std::map<Precision, double> peak_tflops_dense;  // vendor dense values; absent = unsupported
+    SourceLocation where;
+
+    [[nodiscard]] bool supports(Precision p) const { return peak_tflops_dense.count(p) != 0; }
+};
+
+struct SlurmDefaults {
+    std::string partition;            // empty: let the cluster choose
+    std::string account;
+    bool exclusive = true;
+    std::string mem = "0";            // "--mem=0": all memory of the node
+    bool use_gres = false;            // --gres=gpu:N instead of --gpus-per-node=N
+    std::string time = "01:00:00";
+    int cpus_per_task = 0;            // 0: not set
+};
+
+struct KubernetesDefaults {
+    std::string namespace_name = "default";
+    std::string gpu_resource = "nvidia.com/gpu";
+    std::string shm_size = "250Gi";
+    bool host_network = false;
+    std::string network_stack;        // "tcpxo", "tcpx" or "" (none)
+    std::map<std::string, std::string> node_selector;
+};
+
+struct Target {
+    std::string name;         // "aws-p4d-24xlarge"
+    std::string description;
+    std::string cloud;        // "azure", "aws", "gcp", "local"
+    std::string instance;     // "p4d.24xlarge"
+    Scheduler scheduler = Scheduler::slurm;
+    int gpus_per_node = 8;
+    int cpus_per_node = 0;
+    double host_memory_gib = 0;
+    std::string gpu;          // Gpu::name
+    std::string fabric;       // "infiniband-hdr", "infiniband-ndr", "efa", "tcpxo", "none"
+    std::string container_runtime;  // "pyxis", "enroot", "containerd", "none"
+    EnvList env;              // network tuning environment
+    std::string topology_file;      // NCCL_TOPO_FILE on the node, if any
+    std::vector<std::string> default_mounts;  // "host:container" (e.g. /opt/microsoft)
+    double nccl_busbw_threshold_gbs = 0;      // all_reduce bus bandwidth a healthy pair reaches
+    SlurmDefaults slurm;
+    KubernetesDefaults kubernetes;
+    SourceLocation where;
+};
+
+struct Model {
+    std::string name;         // "gpt3-175b"
+    std::string family;       // "gpt3", "opt", "llama", "tinygpt"
+    std::string description;
+    int layers = 0;
+    int hidden = 0;
+    int heads = 0;
+    int kv_heads = 0;         // 0 = same as heads (MHA)
+    int ffn = 0;              // 0 = 4 * hidden
+    int seq_length = 2048;
+    int vocab = 0;            // unpadded tokenizer vocabulary (50257 for GPT-2 BPE)
+    std::string activation = "gelu";   // "gelu" or "swiglu"
+    std::string position = "learned";  // "learned" or "rope"
+    bool tied_embeddings = true;
+    int experts = 0;          // MoE experts, 0 = dense
+    int moe_top_k = 0;
+    SourceLocation where;
+
+    [[nodiscard]] int ffn_size() const { return ffn > 0 ? ffn : 4 * hidden; }
+    [[nodiscard]] int kv_head_count() const { return kv_heads > 0 ? kv_heads : heads; }
+};
+
+// The loaded catalog. Later directories override earlier ones by name, so a
+// user's own catalog directory can redefine a shipped target.
+class Catalog {
+public:
+    // Loads <dir>/catalog/{gpus.yaml,targets/*.yaml,models/*.yaml} of every dir.
+    // Collects every problem and throws InputError at the end.
+    [[nodiscard]] static Catalog load(const std::vector<std::filesystem::path>& recipe_dirs);
+
+    [[nodiscard]] const Gpu* find_gpu(std::string_view name) const;
+    [[nodiscard]] const Target* find_target(std::string_view name) const;
+    [[nodiscard]] const Model* find_model(std::string_view name) const;
+
+    [[nodiscard]] std::vector<std::string> gpu_names() const;
+    [[nodiscard]] std::vector<std::string> target_names() const;
+    [[nodiscard]] std::vector<std::string> model_names() const;
+    [[nodiscard]] const std::map<std::string, Gpu>& gpus() const { return m_gpus; }
+    [[nodiscard]] const std::map<std::string, Target>& targets() const { return m_targets; }
+    [[nodiscard]] const std::map<std::string, Model>& models() const { return m_models; }
+
+    void add_gpu(Gpu g) { m_gpus[g.name] = std::move(g); }
+    void add_target(Target t) { m_targets[t.name] = std::move(t); }
+    void add_model(Model m) { m_models[m.name] = std::move(m); }
+
+private:
+    std::map<std::string, Gpu> m_gpus;
+    std::map<std::string, Target> m_targets;
+    std::map<std::string, Model> m_models;
+};
+
+}  // namespace trainbench::catalog

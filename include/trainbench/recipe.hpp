@@ -1,0 +1,220 @@
+// recipe: the declarative description of one benchmark. Loading resolves
+// `extends` (a list; later wins; paths relative to the file), catalog
+// references (`target: aws-p4d-24xlarge`, `model: gpt3-175b`) and `-s key=value`
+// overrides (typed like the field they set), and records for every value the
+// file/line/column or override that set it. Validation checks the schema
+// (unknown keys are errors, with did-you-mean) and the semantics (parallelism
+// divides the GPUs, batch divides, precision supported, memory fits) and
+// reports every problem at once.
+//
+// docs/recipes.md is the reference of the language.
+#pragma once
+
+#include <trainbench/catalog.hpp>
+#include <trainbench/core.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace trainbench::recipe {
+
+struct Parallelism {
+    int tensor = 1;
+    int pipeline = 1;
+    int virtual_pipeline = 0;   // virtual pipeline stages per rank; 0 = not interleaved
+    int context = 1;
+    int expert = 1;
+    bool sequence_parallel = false;
+};
+
+struct Batch {
+    int micro = 1;
+    int global = 1;
+};
+
+// Activation recomputation (Megatron/NeMo "activations checkpointing").
+struct Recompute {
+    std::string granularity = "none";  // "none", "selective", "full"
+    std::string method = "block";      // "block" or "uniform" (full only)
+    int num_layers = 0;                // layers recomputed per pipeline stage (full only)
+};
+
+struct DataPrefix {
+    double weight = 1.0;
+    std::string prefix;  // Megatron .bin/.idx prefix
+};
+
+struct Data {
+    std::string kind = "mock";          // "mock" or "prefixes"
+    std::vector<DataPrefix> prefixes;   // kind == prefixes
+    std::string tokenizer = "gpt2-bpe";
+    std::string vocab_file;
+    std::string merge_file;
+};
+
+struct Container {
+    std::string runtime = "none";       // "pyxis", "enroot", "none" (default: the target's)
+    std::string image;                  // registry image or .sqsh path
+    std::vector<std::string> mounts;    // "host:container[:ro]"
+    bool mount_home = false;            // pyxis: false renders --no-container-mount-home
+};
+
+struct Profiling {
+    bool nsys = false;
+    int start_step = 0;
+    int end_step = 0;
+    std::vector<int> ranks{0};
+};
+
+struct Metrics {
+    std::string source = "auto";  // "auto", "dllogger", "tensorboard", "megatron", "nemo", "metaseq", "nccl-tests"
+    std::string path;             // log file or glob, relative to the run's log directory; empty = framework default
+    int window_start = 10;        // inclusive step window for the mean
+    int window_end = 30;
+    std::string flops = "megatron";  // FLOPs convention (analysis module)
+};
+
+// One stated figure: value±tolerance, or min/max bounds.
+struct Expectation {
+    std::string figure;                 // "step_time_s", "mfu", "tflops_per_gpu", "tokens_per_s", ...
+    std::optional<double> value;
+    std::optional<double> tolerance;    // absolute, or relative when tolerance_is_relative
+    bool tolerance_is_relative = false; // "5%" in the recipe
+    std::optional<double> min;
+    std::optional<double> max;
+    SourceLocation where;
+};
+
+struct Slurm {
+    std::string partition;
+    std::string account;
+    std::string qos;
+    std::string time;             // "HH:MM:SS" or "D-HH:MM:SS"
+    std::optional<bool> exclusive;
+    std::string mem;
+    std::optional<bool> use_gres;
+    std::string constraint;
+    std::string job_name_prefix = "trainbench-";
+    int cpus_per_task = 0;
+};
+
+struct Kubernetes {
+    std::string namespace_name;
+    std::string queue;            // Kueue LocalQueue name; empty = none
+    std::string service_account;
+    std::vector<std::string> image_pull_secrets;
+    std::map<std::string, std::string> node_selector;
+};
+
+// How the framework is started. For `custom`, `command` is the whole argv.
+struct Launch {
+    std::vector<std::string> command;      // framework "custom": argv of the training command
+    std::string entrypoint;                // framework script, e.g. /opt/NeMo/.../megatron_gpt_pretraining.py
+    std::string workdir;                   // e.g. Megatron-LM checkout
+    std::vector<std::string> extra_args;   // appended to the framework's argument list
+    std::string log_format;                // custom: which parser reads its log
+};
+
+struct Stage {
+    std::string name;                      // "validate", "prepare-data", "train"
+    std::string kind;                      // same names; the stage's template family
+    std::string dependency = "afterok";    // on the previous stage
+    nlohmann::ordered_json options;        // stage-specific settings (validated per kind)
+    SourceLocation where;
+};
+
+struct Recipe {
+    int version = 1;
+    std::string name;
+    std::string description;
+    std::filesystem::path file;          // the recipe file given on the command line
+
+    std::string target_name;
+    std::string model_name;
+    catalog::Target target;              // resolved (catalog entry, possibly with inline edits)
+    catalog::Model model;
+    catalog::Gpu gpu;
+
+    std::string framework = "nemo";      // "nemo", "megatron-lm", "metaseq", "tinygpt", "custom"
+    int nodes = 1;
+    int gpus_per_node = 0;               // 0 = the target's
+    Parallelism parallelism;
+    Batch batch;
+    catalog::Precision precision = catalog::Precision::bf16;
+    int steps = 50;
+    Recompute recompute;
+    bool distributed_optimizer = true;
+    Data data;
+    Container container;
+    catalog::EnvList env;                // recipe env, after the target's tuning env
+    Profiling profiling;
+    Metrics metrics;
+    std::vector<Expectation> expectations;
+    Slurm slurm;
+    Kubernetes kubernetes;
+    Launch launch;
+    std::vector<Stage> stages;           // empty = one "train" stage
+
+    // The fully resolved recipe as an ordered JSON tree (what `show` prints)
+    // and where each leaf came from, keyed by dotted path ("parallelism.tensor").
+    nlohmann::ordered_json resolved;
+    std::map<std::string, SourceLocation> origins;
+
+    [[nodiscard]] int gpus_per_node_effective() const { return gpus_per_node > 0 ? gpus_per_node : target.gpus_per_node; }
+    [[nodiscard]] int total_gpus() const { return nodes * gpus_per_node_effective(); }
+    // total GPUs / (tensor * pipeline * context); 0 when it does not divide.
+    [[nodiscard]] int data_parallel() const;
+};
+
+// One "-s key=value" from the command line.
+struct Override {
+    std::string key;
+    std::string value;
+    std::string text;  // as typed, for origins and messages
+};
+// Parses "a.b=c"; throws UsageError on a missing '=' or empty key.
+[[nodiscard]] Override parse_override(std::string_view text);
+
+struct LoadOptions {
+    std::vector<Override> overrides;
+};
+
+// Loads, merges extends, resolves catalog references, applies overrides and
+// checks the schema. Throws InputError with every diagnostic on failure.
+[[nodiscard]] Recipe load_recipe(const std::filesystem::path& file, const catalog::Catalog& catalog,
+                                 const LoadOptions& options = {});
+
+// Per-GPU memory estimate (bytes), shown by validate and plan.
+struct MemoryEstimate {
+    double parameters = 0;             // whole model
+    double parameters_per_gpu = 0;     // after tensor and pipeline sharding (largest stage)
+    double weights = 0;                // bytes per GPU
+    double gradients = 0;
+    double optimizer = 0;              // with the distributed optimizer sharded over data parallel
+    double activations = 0;            // with the recipe's recompute setting
+    double activations_no_recompute = 0;
+    double activations_full_recompute = 0;
+    double total = 0;
+    double capacity = 0;               // the GPU's memory
+    [[nodiscard]] bool fits() const { return total <= capacity; }
+};
+[[nodiscard]] MemoryEstimate estimate_memory(const Recipe& recipe);
+
+// Semantic checks (parallelism, batch, precision, fit to target, memory).
+// Adds every problem to `diagnostics`, located at the key that set the value.
+void validate_recipe(const Recipe& recipe, Diagnostics& diagnostics);
+
+// load_recipe + validate_recipe; throws InputError when either finds errors.
+[[nodiscard]] Recipe load_valid_recipe(const std::filesystem::path& file, const catalog::Catalog& catalog,
+                                       const LoadOptions& options = {});
+
+// The resolved recipe as YAML text (keys in schema order), optionally with a
+// "# file:line" comment naming the origin of every value (show --origin).
+[[nodiscard]] std::string to_yaml(const Recipe& recipe, bool with_origins = false);
+
+}  // namespace trainbench::recipe

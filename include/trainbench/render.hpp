@@ -1,0 +1,47 @@
+// render: a validated recipe becomes the exact files a submission needs
+// (Slurm batch script, Kubernetes manifests, Helm chart, local script), from
+// logic-less mustache templates under templates/. All decisions are made in
+// C++ when the template context is built; templates only place values, each
+// escaped for the output it lands in (shell-quoted in scripts, YAML-quoted in
+// manifests). A template that names a variable the context lacks is an error.
+// Rendering is pure: no clock, no environment, the same recipe gives the same bytes.
+#pragma once
+
+#include <trainbench/recipe.hpp>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace trainbench::render {
+
+struct RenderedFile {
+    std::filesystem::path path;   // relative to the output directory
+    std::string content;
+    bool executable = false;
+};
+
+// The files of one stage of a recipe.
+struct RenderedJob {
+    std::string stage;                    // "train", "validate", "prepare-data"
+    catalog::Scheduler scheduler = catalog::Scheduler::local;
+    std::filesystem::path entrypoint;     // the main job file (sbatch script, job.yaml, run.sh)
+    std::vector<RenderedFile> files;
+    std::string dependency;               // "afterok" etc. on the previous stage; empty for the first
+    int array_size = 0;                   // Slurm array jobs (data preparation); 0 = not an array
+};
+
+struct RenderOptions {
+    std::vector<std::filesystem::path> template_dirs;  // first match wins: user dirs before shipped
+    // Values the submission supplies and a dry run leaves as placeholders:
+    // the run directory and the run id. Defaults keep dry-run output byte-stable.
+    std::string run_dir = "${TRAINBENCH_RUN_DIR}";
+    std::string run_id = "dryrun";
+    std::string stage;                    // render only this stage; empty = all
+};
+
+// Renders every stage of the recipe. Throws InputError (template errors name
+// the template file and tag).
+[[nodiscard]] std::vector<RenderedJob> render(const recipe::Recipe& recipe, const RenderOptions& options);
+
+}  // namespace trainbench::render

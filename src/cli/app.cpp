@@ -1,0 +1,157 @@
+#include "cli/app.hpp"
+
+#include <trainbench/cli.hpp>
+
+#include <fmt/format.h>
+#include <spdlog/sinks/ostream_sink.h>
+#include <spdlog/spdlog.h>
+
+#include <cstdlib>
+#include <iostream>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+
+namespace trainbench::cli {
+
+DataDirs Context::data_dirs() const {
+    std::optional<fs::path> recipes, templates;
+    if (!options.recipes_dir.empty()) recipes = options.recipes_dir;
+    if (!options.templates_dir.empty()) templates = options.templates_dir;
+    return default_data_dirs(recipes, templates);
+}
+
+const catalog::Catalog& Context::catalog() {
+    if (!m_catalog) m_catalog = catalog::Catalog::load(data_dirs().recipes);
+    return *m_catalog;
+}
+
+fs::path Context::runs_root() const {
+    if (!options.runs_dir.empty()) return options.runs_dir;
+    if (const char* env = std::getenv("TRAINBENCH_RUNS"); env && *env) return env;
+    return fs::path("runs");
+}
+
+void Context::warn(const std::string& message) const {
+    if (!options.quiet) err << "trainbench: warning: " << message << '\n';
+}
+
+void print_json(Context& ctx, const std::string& json_text) { ctx.out << json_text << '\n'; }
+
+namespace {
+
+bool use_color(bool is_tty) {
+    const char* no_color = std::getenv("NO_COLOR");
+    return is_tty && !(no_color && *no_color);
+}
+
+void print_error(Context& ctx, const std::string& message, const std::string& hint) {
+    bool color = use_color(ctx.err_is_tty);
+    ctx.err << (color ? "trainbench: \033[1;31merror:\033[0m " : "trainbench: error: ") << message << '\n';
+    if (!hint.empty()) ctx.err << "  hint: " << hint << '\n';
+}
+
+void print_diagnostics(Context& ctx, const Diagnostics& diagnostics) {
+    for (const Diagnostic& d : diagnostics.sorted()) ctx.err << d.format() << '\n';
+}
+
+void setup_logging(const Context& ctx) {
+    auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(ctx.err);
+    auto logger = std::make_shared<spdlog::logger>("trainbench", sink);
+    logger->set_pattern("trainbench: %l: %v");
+    spdlog::level::level_enum level = spdlog::level::warn;
+    if (ctx.options.quiet) level = spdlog::level::err;
+    if (ctx.options.verbose == 1) level = spdlog::level::info;
+    if (ctx.options.verbose == 2) level = spdlog::level::debug;
+    if (ctx.options.verbose >= 3) level = spdlog::level::trace;
+    logger->set_level(level);
+    spdlog::set_default_logger(logger);
+}
+
+std::vector<std::string> command_names() {
+    std::vector<std::string> names;
+    for (const CommandInfo& c : command_table()) names.emplace_back(c.name);
+    return names;
+}
+
+constexpr const char* k_footer = R"(Examples:
+  trainbench list targets
+  trainbench validate recipes/aws-p4d/gpt3-126m.yaml
+  trainbench show recipes/aws-p4d/gpt3-126m.yaml -s nodes=4 --origin
+  trainbench render recipes/gcp-a3-mega/gpt3-175b-fp8.yaml -o out/
+  trainbench run recipes/local/tinygpt.yaml
+  trainbench report runs/tinygpt-local/<run>
+
+Exit codes: 0 ok, 1 internal error, 2 usage, 3 invalid input, 4 scheduler/runtime
+failure, 5 expectation failed, 130 interrupted. See docs/cli.md.)";
+
+}  // namespace
+
+int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+    Context ctx(out, err);
+    ctx.err_is_tty = (&err == &std::cerr) && ::isatty(2);
+    CLI::App app{"trainbench: declarative LLM pre-training benchmarks on GPU clusters.\n"
+                 "Validate a recipe, render its job files, submit, track and report.",
+                 "trainbench"};
+    app.footer(k_footer);
+    app.set_version_flag("-V,--version", std::string(version()));
+    app.fallthrough(true);
+    app.require_subcommand(0, 1);
+    app.add_flag("--json", ctx.options.json, "Machine-readable JSON output on stdout");
+    app.add_flag("-v,--verbose", ctx.options.verbose, "More log output on stderr (repeatable)");
+    app.add_flag("-q,--quiet", ctx.options.quiet, "Only errors on stderr");
+    app.add_option("--recipes", ctx.options.recipes_dir, "Extra catalog/recipe directory (also $TRAINBENCH_RECIPES)");
+    app.add_option("--templates", ctx.options.templates_dir,
+                   "Template directory that overrides shipped templates (also $TRAINBENCH_TEMPLATES)");
+    app.add_option("--runs", ctx.options.runs_dir, "Run store root (also $TRAINBENCH_RUNS; default ./runs)");
+    for (const CommandInfo& c : command_table()) c.setup(app, ctx);
+
+    std::vector<std::string> reversed(args.rbegin(), args.rend());
+    try {
+        app.parse(reversed);
+    } catch (const CLI::CallForHelp&) {
+        out << app.help();
+        return 0;
+    } catch (const CLI::CallForAllHelp&) {
+        out << app.help("", CLI::AppFormatMode::All);
+        return 0;
+    } catch (const CLI::CallForVersion&) {
+        out << "trainbench " << version() << '\n';
+        return 0;
+    } catch (const CLI::ParseError& e) {
+        std::string hint;
+        if (!args.empty() && args.front().rfind('-', 0) != 0 && app.get_subcommands().empty())
+            hint = did_you_mean(args.front(), command_names());
+        print_error(ctx, e.what(), hint.empty() ? "run 'trainbench --help' for usage" : hint);
+        return static_cast<int>(ExitCode::usage);
+    }
+    setup_logging(ctx);
+    if (!ctx.action) {
+        if (!args.empty() && app.remaining_size() > 0) {
+            std::string first = app.remaining().front();
+            print_error(ctx, fmt::format("unknown command '{}'", first), did_you_mean(first, command_names()));
+            return static_cast<int>(ExitCode::usage);
+        }
+        out << app.help();
+        return args.empty() ? static_cast<int>(ExitCode::usage) : 0;
+    }
+    install_interrupt_handlers();
+    try {
+        return ctx.action();
+    } catch (const InputError& e) {
+        print_diagnostics(ctx, e.diagnostics());
+        print_error(ctx, e.what(), e.hint());
+        return static_cast<int>(e.exit_code());
+    } catch (const Error& e) {
+        print_error(ctx, e.what(), e.hint());
+        return static_cast<int>(e.exit_code());
+    } catch (const CLI::ParseError& e) {
+        print_error(ctx, e.what(), {});
+        return static_cast<int>(ExitCode::usage);
+    } catch (const std::exception& e) {
+        print_error(ctx, fmt::format("internal error: {}", e.what()), "please report this as a bug");
+        return static_cast<int>(ExitCode::internal);
+    }
+}
+
+}  // namespace trainbench::cli

@@ -1,0 +1,15 @@
+// The command table: one row per command, each implemented in <name>_command.cpp.
+#include "cli/app.hpp"
+
+namespace trainbench::cli {
+
+// Each command file defines its setup function.
+// (declarations are kept next to the table so adding a command is one place)
+
+const std::vector<CommandInfo>& command_table() {
+    static const std::vector<CommandInfo> table = {
+    };
+    return table;
+}
+
+}  // namespace trainbench::cli

@@ -1,0 +1,78 @@
+#include <trainbench/core.hpp>
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+
+namespace trainbench {
+
+std::string read_file(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw RuntimeError(fmt::format("cannot read '{}': {}", path.string(), std::strerror(errno)));
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+static void write_all(int fd, std::string_view data, const fs::path& path) {
+    while (!data.empty()) {
+        ssize_t n = ::write(fd, data.data(), data.size());
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            throw RuntimeError(fmt::format("cannot write '{}': {}", path.string(), std::strerror(errno)));
+        }
+        data.remove_prefix(static_cast<std::size_t>(n));
+    }
+}
+
+void write_file_atomic(const fs::path& path, std::string_view content, fs::perms mode) {
+    fs::path dir = path.parent_path().empty() ? fs::path(".") : path.parent_path();
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec) throw RuntimeError(fmt::format("cannot create directory '{}': {}", dir.string(), ec.message()));
+    std::random_device rd;
+    fs::path tmp = dir / fmt::format(".{}.tmp.{}.{:08x}", path.filename().string(), ::getpid(), rd());
+    int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0) throw RuntimeError(fmt::format("cannot create '{}': {}", tmp.string(), std::strerror(errno)));
+    try {
+        write_all(fd, content, tmp);
+        if (::fsync(fd) != 0)
+            throw RuntimeError(fmt::format("cannot sync '{}': {}", tmp.string(), std::strerror(errno)));
+    } catch (...) {
+        ::close(fd);
+        fs::remove(tmp, ec);
+        throw;
+    }
+    ::close(fd);
+    fs::permissions(tmp, mode, ec);
+    if (::rename(tmp.c_str(), path.c_str()) != 0) {
+        int saved = errno;
+        fs::remove(tmp, ec);
+        throw RuntimeError(fmt::format("cannot rename into '{}': {}", path.string(), std::strerror(saved)));
+    }
+}
+
+void append_line(const fs::path& path, std::string_view line) {
+    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd < 0) throw RuntimeError(fmt::format("cannot open '{}': {}", path.string(), std::strerror(errno)));
+    std::string buf(line);
+    buf += '\n';
+    try {
+        write_all(fd, buf, path);
+        ::fsync(fd);
+    } catch (...) {
+        ::close(fd);
+        throw;
+    }
+    ::close(fd);
+}
+
+}  // namespace trainbench

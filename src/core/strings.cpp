@@ -1,0 +1,119 @@
+#include <trainbench/core.hpp>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace trainbench {
+
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+    std::vector<std::size_t> row(b.size() + 1);
+    for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+    for (std::size_t i = 1; i <= a.size(); ++i) {
+        std::size_t diagonal = row[0];
+        row[0] = i;
+        for (std::size_t j = 1; j <= b.size(); ++j) {
+            std::size_t above = row[j];
+            std::size_t substitute = diagonal + (a[i - 1] == b[j - 1] ? 0 : 1);
+            row[j] = std::min({row[j] + 1, row[j - 1] + 1, substitute});
+            diagonal = above;
+        }
+    }
+    return row[b.size()];
+}
+
+std::optional<std::string> closest_match(std::string_view word, const std::vector<std::string>& candidates) {
+    // Allow about one edit per three characters, at least one and at most four.
+    std::size_t limit = std::clamp<std::size_t>(word.size() / 3, 1, 4);
+    std::optional<std::string> best;
+    std::size_t best_distance = limit + 1;
+    for (const std::string& c : candidates) {
+        std::size_t d = edit_distance(word, c);
+        // A candidate that contains the word (or the reverse) is a near miss too: "p4d" ~ "aws-p4d-24xlarge".
+        if (d > limit && word.size() >= 3 &&
+            (c.find(word) != std::string::npos || word.find(c) != std::string_view::npos))
+            d = limit;
+        if (d < best_distance) {
+            best_distance = d;
+            best = c;
+        }
+    }
+    return best;
+}
+
+std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates) {
+    std::optional<std::string> m = closest_match(word, candidates);
+    return m ? fmt::format("did you mean '{}'?", *m) : std::string{};
+}
+
+std::string quoted_list(const std::vector<std::string>& items, std::string_view last_sep) {
+    std::string out;
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        if (i > 0) out += (i + 1 == items.size()) ? std::string(last_sep) : std::string(", ");
+        out += fmt::format("'{}'", items[i]);
+    }
+    return out;
+}
+
+std::string shell_quote(std::string_view value) {
+    if (!value.empty() && std::all_of(value.begin(), value.end(), [](char c) {
+            return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                   c == '_' || c == '-' || c == '.' || c == '/' || c == ':' || c == ',' || c == '=' ||
+                   c == '@' || c == '+' || c == '%';
+        }))
+        return std::string(value);
+    std::string out = "'";
+    for (char c : value) {
+        if (c == '\'')
+            out += "'\\''";
+        else
+            out += c;
+    }
+    out += '\'';
+    return out;
+}
+
+std::string yaml_quote(std::string_view value) {
+    std::string out = "\"";
+    for (char c : value) {
+        unsigned char u = static_cast<unsigned char>(c);
+        switch (c) {
+        case '"': out += "\\\""; break;
+        case '\\': out += "\\\\"; break;
+        case '\n': out += "\\n"; break;
+        case '\r': out += "\\r"; break;
+        case '\t': out += "\\t"; break;
+        default:
+            if (u < 0x20 || u == 0x7f)
+                out += fmt::format("\\x{:02x}", u);
+            else
+                out += c;
+        }
+    }
+    out += '"';
+    return out;
+}
+
+std::string human_bytes(double bytes) {
+    static const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+    int u = 0;
+    double v = bytes;
+    while (std::fabs(v) >= 1024.0 && u < 5) {
+        v /= 1024.0;
+        ++u;
+    }
+    return u == 0 ? fmt::format("{:.0f} {}", v, units[u]) : fmt::format("{:.1f} {}", v, units[u]);
+}
+
+std::string human_duration(double seconds) {
+    if (!std::isfinite(seconds)) return "-";
+    if (seconds < 60) return fmt::format("{:.1f}s", seconds);
+    auto total = static_cast<long long>(std::llround(seconds));
+    long long d = total / 86400, h = (total % 86400) / 3600, m = (total % 3600) / 60, s = total % 60;
+    if (d > 0) return fmt::format("{}d{:02}h{:02}m", d, h, m);
+    if (h > 0) return fmt::format("{}h{:02}m{:02}s", h, m, s);
+    return fmt::format("{}m{:02}s", m, s);
+}
+
+}  // namespace trainbench
