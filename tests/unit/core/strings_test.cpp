@@ -1,0 +1,73 @@
+#include <trainbench/core.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+using namespace trainbench;
+
+TEST(EditDistance, CountsInsertionsDeletionsAndSubstitutions) {
+    EXPECT_EQ(edit_distance("", ""), 0u);
+    EXPECT_EQ(edit_distance("tensor", "tensor"), 0u);
+    EXPECT_EQ(edit_distance("tensor", "tenzor"), 1u);
+    EXPECT_EQ(edit_distance("tensor_paralel", "tensor"), 8u);
+    EXPECT_EQ(edit_distance("kitten", "sitting"), 3u);
+}
+
+TEST(ClosestMatch, SuggestsANearMissAndNothingForAFarOne) {
+    std::vector<std::string> keys = {"tensor", "pipeline", "virtual_pipeline", "context", "sequence_parallel"};
+    EXPECT_EQ(closest_match("tensr", keys), "tensor");
+    EXPECT_EQ(closest_match("pipline", keys), "pipeline");
+    EXPECT_EQ(closest_match("sequence_paralel", keys), "sequence_parallel");
+    EXPECT_FALSE(closest_match("bananas", keys).has_value());
+}
+
+TEST(ClosestMatch, TreatsAContainedNameAsANearMiss) {
+    std::vector<std::string> targets = {"aws-p4d-24xlarge", "gcp-a3-megagpu-8g", "local"};
+    EXPECT_EQ(closest_match("aws-p4d", targets), "aws-p4d-24xlarge");
+    EXPECT_EQ(did_you_mean("aws-p4d", targets), "did you mean 'aws-p4d-24xlarge'?");
+    EXPECT_EQ(did_you_mean("zzz", targets), "");
+}
+
+TEST(QuotedList, JoinsWithCommasAndALastSeparator) {
+    EXPECT_EQ(quoted_list({"a"}), "'a'");
+    EXPECT_EQ(quoted_list({"a", "b", "c"}), "'a', 'b' or 'c'");
+}
+
+TEST(ShellQuote, LeavesPlainWordsAndQuotesEverythingElse) {
+    EXPECT_EQ(shell_quote("gpt3-126m"), "gpt3-126m");
+    EXPECT_EQ(shell_quote("/fsx:/fsx"), "/fsx:/fsx");
+    EXPECT_EQ(shell_quote(""), "''");
+    EXPECT_EQ(shell_quote("a b"), "'a b'");
+    EXPECT_EQ(shell_quote("it's"), "'it'\\''s'");
+    EXPECT_EQ(shell_quote("$(touch x)"), "'$(touch x)'");
+}
+
+TEST(ShellQuote, HostileValuesArriveByteExactThroughBash) {
+    std::vector<std::string> hostile = {"x\"; rm -rf / #", "$(touch /tmp/tb-pwned)", "`id`", "a'b'c",
+                                        "line1\nline2", "*", "~root", "${HOME}", "!!", "\\"};
+    for (const std::string& v : hostile) {
+        ProcessResult r = system_process_runner().run({{"bash", "-c", "printf %s " + shell_quote(v)}});
+        ASSERT_EQ(r.exit_code, 0) << r.err;
+        EXPECT_EQ(r.out, v);
+    }
+    EXPECT_FALSE(std::filesystem::exists("/tmp/tb-pwned"));
+}
+
+TEST(YamlQuote, EscapesQuotesBackslashesAndControlCharacters) {
+    EXPECT_EQ(yaml_quote("plain"), "\"plain\"");
+    EXPECT_EQ(yaml_quote("a\"b"), "\"a\\\"b\"");
+    EXPECT_EQ(yaml_quote("a\\b"), "\"a\\\\b\"");
+    EXPECT_EQ(yaml_quote("a\nb"), "\"a\\nb\"");
+    EXPECT_EQ(yaml_quote(std::string("a\x01") + "b"), "\"a\\x01b\"");
+}
+
+TEST(HumanUnits, FormatsBytesAndDurations) {
+    EXPECT_EQ(human_bytes(512), "512 B");
+    EXPECT_EQ(human_bytes(1536), "1.5 KiB");
+    EXPECT_EQ(human_bytes(80.0 * 1024 * 1024 * 1024), "80.0 GiB");
+    EXPECT_EQ(human_duration(12.34), "12.3s");
+    EXPECT_EQ(human_duration(125), "2m05s");
+    EXPECT_EQ(human_duration(3 * 86400 + 7200 + 60), "3d02h01m");
+}
