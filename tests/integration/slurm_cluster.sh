@@ -11,13 +11,11 @@
 # (CTest's "skipped") when they are missing or the daemons cannot run here (e.g. not root).
 # `start` is idempotent: on a running cluster it only checks the nodes.
 #
-# Configuration facts: /work/shared/facts/local-slurm.md. Ports 16817 (controller) and
-# 17001-17002 (nodes) keep the test cluster away from a real one on standard ports.
+# Configuration facts: /work/shared/facts/local-slurm.md. Ports (controller P, nodes P+1, P+2
+# with P in 16817..18807, chosen by DIR) keep the test cluster away from a real one.
 # Time limits are strict (OverTimeLimit=0, KillWait=2) so a TIMEOUT test finishes quickly.
 set -euo pipefail
 
-CTLD_PORT=${TRAINBENCH_SLURM_CTLD_PORT:-16817}
-NODE_PORT_BASE=${TRAINBENCH_SLURM_NODE_PORT:-17001}
 NODES=(gpu-1 gpu-2)
 
 die() { echo "slurm_cluster: $*" >&2; exit 1; }
@@ -35,6 +33,12 @@ mkdir -p "$2"
 DIR=$(cd "$2" && pwd)
 CONF=$DIR/slurm.conf
 export SLURM_CONF=$CONF
+
+# Ports: derived from DIR, so clusters of different build directories (several engineers
+# testing at once) never share a port; 16817-18807 stays clear of Slurm's 6817-6819.
+port_slot=$(($(printf '%s' "$DIR" | cksum | cut -d' ' -f1) % 200))
+CTLD_PORT=${TRAINBENCH_SLURM_CTLD_PORT:-$((16817 + port_slot * 10))}
+NODE_PORT_BASE=$((CTLD_PORT + 1))
 
 proc_alive() {  # proc_alive PID: running (a zombie left by a daemon's fork does not count)
     local stat
@@ -204,12 +208,15 @@ do_stop() {
         if pid_alive "$f"; then
             kill -TERM "$(cat "$f")" 2>/dev/null || true
             sleep 1
-            pid_alive "$f" && kill -KILL "$(cat "$f")" 2>/dev/null || true
+            if pid_alive "$f"; then kill -KILL "$(cat "$f")" 2>/dev/null || true; fi
         fi
         rm -f "$f"
     done
+    # munged is shared: stop it only when we started it and no other Slurm daemon uses it.
     if [[ -s $DIR/run/munged.pid ]]; then
-        kill -TERM "$(cat "$DIR/run/munged.pid")" 2>/dev/null || true
+        if ! pgrep -x 'slurmctld|slurmd' >/dev/null 2>&1; then
+            kill -TERM "$(cat "$DIR/run/munged.pid")" 2>/dev/null || true
+        fi
         rm -f "$DIR/run/munged.pid"
     fi
     log "stopped"
