@@ -1,0 +1,359 @@
+#include <trainbench/catalog.hpp>
+
+#include "catalog/catalog_yaml.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+
+namespace fs = std::filesystem;
+
+namespace trainbench::catalog {
+
+// ---------------------------------------------------------------- names
+
+namespace {
+constexpr std::array<Precision, 5> k_precisions{Precision::bf16, Precision::fp16, Precision::fp8, Precision::tf32,
+                                                Precision::fp32};
+}
+
+std::string_view to_string(Precision p) {
+    switch (p) {
+    case Precision::bf16: return "bf16";
+    case Precision::fp16: return "fp16";
+    case Precision::fp8: return "fp8";
+    case Precision::tf32: return "tf32";
+    case Precision::fp32: return "fp32";
+    }
+    return "bf16";
+}
+
+std::optional<Precision> parse_precision(std::string_view s) {
+    for (Precision p : k_precisions)
+        if (to_string(p) == s) return p;
+    return std::nullopt;
+}
+
+const std::vector<std::string>& precision_names() {
+    static const std::vector<std::string> names = {"bf16", "fp16", "fp8", "tf32", "fp32"};
+    return names;
+}
+
+std::string_view to_string(Scheduler s) {
+    switch (s) {
+    case Scheduler::slurm: return "slurm";
+    case Scheduler::kubernetes: return "kubernetes";
+    case Scheduler::local: return "local";
+    }
+    return "slurm";
+}
+
+std::optional<Scheduler> parse_scheduler(std::string_view s) {
+    for (Scheduler x : {Scheduler::slurm, Scheduler::kubernetes, Scheduler::local})
+        if (to_string(x) == s) return x;
+    return std::nullopt;
+}
+
+namespace detail {
+
+const std::vector<std::string>& scheduler_names() {
+    static const std::vector<std::string> v = {"slurm", "kubernetes", "local"};
+    return v;
+}
+const std::vector<std::string>& fabric_names() {
+    static const std::vector<std::string> v = {"infiniband-hdr", "infiniband-ndr", "efa", "tcpxo", "tcpx", "ethernet",
+                                               "none"};
+    return v;
+}
+const std::vector<std::string>& container_runtime_names() {
+    static const std::vector<std::string> v = {"pyxis", "enroot", "containerd", "none"};
+    return v;
+}
+const std::vector<std::string>& activation_names() {
+    static const std::vector<std::string> v = {"gelu", "swiglu", "relu"};
+    return v;
+}
+const std::vector<std::string>& position_names() {
+    static const std::vector<std::string> v = {"learned", "rope"};
+    return v;
+}
+
+namespace {
+
+void read_env(yaml::MapReader& r, EnvList& env) {
+    const yaml::Node* n = r.get("env");
+    if (!n) return;
+    std::string key = r.key_path("env");
+    if (!n->is_map()) {
+        yaml::type_error(r.diagnostics(), *n, key, "a map of NAME: value");
+        return;
+    }
+    EnvList out;
+    for (const yaml::Entry& e : n->entries) {
+        std::string k = yaml::join_key(key, e.key);
+        if (!e.value.is_scalar()) {
+            yaml::type_error(r.diagnostics(), e.value, k, "a string or number");
+            continue;
+        }
+        out.emplace_back(e.key, e.value.scalar);
+    }
+    env = std::move(out);
+}
+
+}  // namespace
+
+void read_target_fields(yaml::MapReader& r, Target& t, const std::vector<std::string>& gpu_names) {
+    r.read("description", t.description);
+    r.read("cloud", t.cloud);
+    r.read("instance", t.instance);
+    std::string scheduler;
+    if (r.read_enum("scheduler", scheduler, scheduler_names())) t.scheduler = *parse_scheduler(scheduler);
+    r.read("gpus_per_node", t.gpus_per_node, 1, 1024);
+    r.read("cpus_per_node", t.cpus_per_node, 0);
+    r.read("host_memory_gib", t.host_memory_gib, 0.0);
+    if (const yaml::Node* g = r.get("gpu")) {
+        std::string k = r.key_path("gpu");
+        if (auto name = yaml::as_string(*g, k, r.diagnostics())) {
+            if (std::find(gpu_names.begin(), gpu_names.end(), *name) == gpu_names.end())
+                r.diagnostics().error(g->where, k, fmt::format("unknown GPU '{}'", *name),
+                                      "a GPU of recipes/catalog/gpus.yaml", did_you_mean(*name, gpu_names));
+            else
+                t.gpu = *name;
+        }
+    }
+    r.read_enum("fabric", t.fabric, fabric_names());
+    r.read_enum("container_runtime", t.container_runtime, container_runtime_names());
+    read_env(r, t.env);
+    r.read("topology_file", t.topology_file);
+    r.read("default_mounts", t.default_mounts);
+    r.read("nccl_busbw_threshold_gbs", t.nccl_busbw_threshold_gbs, 0.0);
+    if (const yaml::Node* s = r.get("slurm")) {
+        yaml::MapReader sr(*s, r.key_path("slurm"), r.diagnostics());
+        sr.read("partition", t.slurm.partition);
+        sr.read("account", t.slurm.account);
+        sr.read("exclusive", t.slurm.exclusive);
+        sr.read("mem", t.slurm.mem);
+        sr.read("use_gres", t.slurm.use_gres);
+        sr.read("time", t.slurm.time);
+        sr.read("cpus_per_task", t.slurm.cpus_per_task, 0);
+        sr.finish();
+    }
+    if (const yaml::Node* k = r.get("kubernetes")) {
+        yaml::MapReader kr(*k, r.key_path("kubernetes"), r.diagnostics());
+        kr.read("namespace", t.kubernetes.namespace_name);
+        kr.read("gpu_resource", t.kubernetes.gpu_resource);
+        kr.read("shm_size", t.kubernetes.shm_size);
+        kr.read("host_network", t.kubernetes.host_network);
+        kr.read_enum("network_stack", t.kubernetes.network_stack, {"tcpxo", "tcpx", ""});
+        if (const yaml::Node* ns = kr.get("node_selector")) {
+            std::string key = kr.key_path("node_selector");
+            if (!ns->is_map()) {
+                yaml::type_error(r.diagnostics(), *ns, key, "a map of label: value");
+            } else {
+                std::map<std::string, std::string> sel;
+                for (const yaml::Entry& e : ns->entries)
+                    if (auto v = yaml::as_string(e.value, yaml::join_key(key, e.key), r.diagnostics())) sel[e.key] = *v;
+                t.kubernetes.node_selector = std::move(sel);
+            }
+        }
+        kr.finish();
+    }
+}
+
+void read_model_fields(yaml::MapReader& r, Model& m) {
+    r.read("family", m.family);
+    r.read("description", m.description);
+    r.read("layers", m.layers, 1);
+    r.read("hidden", m.hidden, 1);
+    r.read("heads", m.heads, 1);
+    r.read("kv_heads", m.kv_heads, 0);
+    r.read("ffn", m.ffn, 0);
+    r.read("seq_length", m.seq_length, 1);
+    r.read("vocab", m.vocab, 1);
+    r.read_enum("activation", m.activation, activation_names());
+    r.read_enum("position", m.position, position_names());
+    r.read("tied_embeddings", m.tied_embeddings);
+    r.read("experts", m.experts, 0);
+    r.read("moe_top_k", m.moe_top_k, 0);
+}
+
+void check_model(const Model& m, const SourceLocation& where, const std::string& key, Diagnostics& d) {
+    auto need = [&](int value, const char* field) {
+        if (value <= 0)
+            d.error(where, yaml::join_key(key, field), "model size is missing", "an integer >= 1",
+                    fmt::format("set '{}'", field));
+    };
+    need(m.layers, "layers");
+    need(m.hidden, "hidden");
+    need(m.heads, "heads");
+    need(m.vocab, "vocab");
+    if (m.hidden > 0 && m.heads > 0 && m.hidden % m.heads != 0)
+        d.error(where, yaml::join_key(key, "heads"),
+                fmt::format("hidden size {} is not divisible by {} heads", m.hidden, m.heads),
+                "heads that divide hidden");
+    if (m.kv_heads > 0 && m.heads > 0 && m.heads % m.kv_heads != 0)
+        d.error(where, yaml::join_key(key, "kv_heads"),
+                fmt::format("{} heads are not divisible by {} kv_heads", m.heads, m.kv_heads),
+                "kv_heads that divide heads");
+    if (m.experts > 0 && (m.moe_top_k < 1 || m.moe_top_k > m.experts))
+        d.error(where, yaml::join_key(key, "moe_top_k"), fmt::format("moe_top_k {} with {} experts", m.moe_top_k, m.experts),
+                "1 <= moe_top_k <= experts");
+}
+
+}  // namespace detail
+
+// ---------------------------------------------------------------- loading
+
+namespace {
+
+void load_gpu(const yaml::Node& node, std::string name, const SourceLocation& name_where, Catalog& cat,
+              Diagnostics& d) {
+    yaml::MapReader r(node, name, d);
+    if (!r.valid()) return;
+    Gpu g;
+    g.name = std::move(name);
+    g.where = name_where;
+    r.allow("name");
+    r.read("display_name", g.display_name);
+    r.read("family", g.family);
+    r.read("memory_gib", g.memory_gib, 0.0);
+    r.read("memory_bandwidth_gbs", g.memory_bandwidth_gbs, 0.0);
+    if (const yaml::Node* p = r.get("peak_tflops")) {
+        yaml::MapReader pr(*p, r.key_path("peak_tflops"), d);
+        for (const std::string& prec : precision_names()) {
+            double v = 0;
+            if (pr.read(prec, v, 0.0) && v > 0) g.peak_tflops_dense[*parse_precision(prec)] = v;
+        }
+        pr.finish();
+    }
+    r.finish();
+    if (g.family.empty()) d.error(g.where, yaml::join_key(g.name, "family"), "required key is missing", "e.g. 'h100'");
+    cat.add_gpu(std::move(g));
+}
+
+void load_gpus(const fs::path& file, Catalog& cat, Diagnostics& d) {
+    std::string display = file.string();
+    yaml::Node root = yaml::parse_file(file, display, d);
+    if (root.is_null()) return;
+    if (root.is_map()) {
+        for (const yaml::Entry& e : root.entries) load_gpu(e.value, e.key, e.key_where, cat, d);
+    } else if (root.is_sequence()) {
+        for (std::size_t i = 0; i < root.items.size(); ++i) {
+            const yaml::Node& item = root.items[i];
+            const yaml::Node* name = item.is_map() ? item.find("name") : nullptr;
+            if (!name || !name->is_scalar()) {
+                d.error(item.where, fmt::format("[{}].name", i), "a GPU needs a name", "a string");
+                continue;
+            }
+            load_gpu(item, name->scalar, item.where, cat, d);
+        }
+    } else {
+        yaml::type_error(d, root, {}, "a map of GPU name -> fields");
+    }
+}
+
+// name: the file stem; a `name` key, when present, must agree with it.
+std::string entity_name(yaml::MapReader& r, const fs::path& file, Diagnostics& d) {
+    std::string stem = file.stem().string();
+    if (const yaml::Node* n = r.get("name")) {
+        if (auto v = yaml::as_string(*n, "name", d); v && *v != stem)
+            d.error(n->where, "name", fmt::format("name '{}' does not match the file name '{}'", *v, file.filename().string()),
+                    fmt::format("'{}'", stem), "a catalog entry is named after its file");
+    }
+    return stem;
+}
+
+void load_target(const fs::path& file, const std::vector<std::string>& gpu_names, Catalog& cat, Diagnostics& d) {
+    std::string display = file.string();
+    yaml::Node root = yaml::parse_file(file, display, d);
+    if (root.is_null() && d.has_errors()) return;
+    yaml::MapReader r(root, {}, d);
+    if (!r.valid()) return;
+    Target t;
+    t.name = entity_name(r, file, d);
+    t.where = SourceLocation{display, 1, 1, {}};
+    detail::read_target_fields(r, t, gpu_names);
+    if (!r.get("gpu")) r.require("gpu", "a GPU of recipes/catalog/gpus.yaml");
+    if (!r.get("scheduler")) r.require("scheduler", quoted_list(detail::scheduler_names()));
+    if (t.container_runtime.empty()) t.container_runtime = "none";
+    if (t.fabric.empty()) t.fabric = "none";
+    r.finish();
+    cat.add_target(std::move(t));
+}
+
+void load_model(const fs::path& file, Catalog& cat, Diagnostics& d) {
+    std::string display = file.string();
+    yaml::Node root = yaml::parse_file(file, display, d);
+    if (root.is_null() && d.has_errors()) return;
+    yaml::MapReader r(root, {}, d);
+    if (!r.valid()) return;
+    Model m;
+    m.name = entity_name(r, file, d);
+    m.where = SourceLocation{display, 1, 1, {}};
+    detail::read_model_fields(r, m);
+    r.finish();
+    detail::check_model(m, m.where, {}, d);
+    cat.add_model(std::move(m));
+}
+
+std::vector<fs::path> yaml_files(const fs::path& dir) {
+    std::vector<fs::path> out;
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec)) return out;
+    for (const auto& e : fs::directory_iterator(dir, ec)) {
+        std::string ext = e.path().extension().string();
+        if (e.is_regular_file(ec) && (ext == ".yaml" || ext == ".yml")) out.push_back(e.path());
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+template <typename Map>
+std::vector<std::string> keys_of(const Map& m) {
+    std::vector<std::string> out;
+    out.reserve(m.size());
+    for (const auto& [k, v] : m) out.push_back(k);
+    return out;
+}
+
+}  // namespace
+
+Catalog Catalog::load(const std::vector<fs::path>& recipe_dirs) {
+    Catalog cat;
+    Diagnostics d;
+    // GPUs first: targets refer to them.
+    for (const fs::path& dir : recipe_dirs) {
+        std::error_code ec;
+        fs::path gpus = dir / "catalog" / "gpus.yaml";
+        if (fs::exists(gpus, ec)) load_gpus(gpus, cat, d);
+    }
+    std::vector<std::string> gpu_names = cat.gpu_names();
+    for (const fs::path& dir : recipe_dirs) {
+        for (const fs::path& f : yaml_files(dir / "catalog" / "targets")) load_target(f, gpu_names, cat, d);
+        for (const fs::path& f : yaml_files(dir / "catalog" / "models")) load_model(f, cat, d);
+    }
+    d.throw_if_errors("invalid catalog");
+    return cat;
+}
+
+const Gpu* Catalog::find_gpu(std::string_view name) const {
+    auto it = m_gpus.find(std::string(name));
+    return it == m_gpus.end() ? nullptr : &it->second;
+}
+
+const Target* Catalog::find_target(std::string_view name) const {
+    auto it = m_targets.find(std::string(name));
+    return it == m_targets.end() ? nullptr : &it->second;
+}
+
+const Model* Catalog::find_model(std::string_view name) const {
+    auto it = m_models.find(std::string(name));
+    return it == m_models.end() ? nullptr : &it->second;
+}
+
+std::vector<std::string> Catalog::gpu_names() const { return keys_of(m_gpus); }
+std::vector<std::string> Catalog::target_names() const { return keys_of(m_targets); }
+std::vector<std::string> Catalog::model_names() const { return keys_of(m_models); }
+
+}  // namespace trainbench::catalog

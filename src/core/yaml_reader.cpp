@@ -1,0 +1,468 @@
+#include "core/yaml_reader.hpp"
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <map>
+
+namespace trainbench::yaml {
+
+// ---------------------------------------------------------------- Node
+
+const Entry* Node::find_entry(std::string_view key) const {
+    for (const Entry& e : entries)
+        if (e.key == key) return &e;
+    return nullptr;
+}
+
+Entry* Node::find_entry(std::string_view key) {
+    for (Entry& e : entries)
+        if (e.key == key) return &e;
+    return nullptr;
+}
+
+const Node* Node::find(std::string_view key) const {
+    const Entry* e = find_entry(key);
+    return e ? &e->value : nullptr;
+}
+
+Node* Node::find(std::string_view key) {
+    Entry* e = find_entry(key);
+    return e ? &e->value : nullptr;
+}
+
+Node& Node::set(const std::string& key, Node value, SourceLocation key_where) {
+    if (Entry* e = find_entry(key)) {
+        e->value = std::move(value);
+        return e->value;
+    }
+    entries.push_back(Entry{key, std::move(key_where), std::move(value)});
+    return entries.back().value;
+}
+
+bool Node::erase(std::string_view key) {
+    auto it = std::find_if(entries.begin(), entries.end(), [&](const Entry& e) { return e.key == key; });
+    if (it == entries.end()) return false;
+    entries.erase(it);
+    return true;
+}
+
+std::string Node::describe() const {
+    switch (kind) {
+    case Kind::null: return "null";
+    case Kind::map: return "a map";
+    case Kind::sequence: return "a list";
+    case Kind::scalar: break;
+    }
+    if (scalar.empty()) return "an empty string";
+    std::string shown = scalar.size() > 40 ? scalar.substr(0, 37) + "..." : scalar;
+    return fmt::format("'{}'", shown);
+}
+
+Node Node::make_scalar(std::string text, SourceLocation where, bool quoted) {
+    Node n;
+    n.kind = Kind::scalar;
+    n.scalar = std::move(text);
+    n.quoted = quoted;
+    n.where = std::move(where);
+    return n;
+}
+
+Node Node::make_map(SourceLocation where) {
+    Node n;
+    n.kind = Kind::map;
+    n.where = std::move(where);
+    return n;
+}
+
+// ---------------------------------------------------------------- parsing
+
+namespace {
+
+SourceLocation locate(const YAML::Mark& mark, const std::string& file, const SourceLocation& fallback) {
+    if (mark.is_null() || mark.line < 0) return fallback;
+    return SourceLocation{file, mark.line + 1, mark.column + 1, {}};
+}
+
+// Converts a yaml-cpp tree. `override_where` (when known) locates every node
+// at a command-line override instead of a file position.
+Node convert(const YAML::Node& y, const std::string& file, const SourceLocation& fallback,
+             const std::optional<SourceLocation>& override_where, Diagnostics& d, int depth) {
+    Node n;
+    n.where = override_where ? *override_where : locate(y.Mark(), file, fallback);
+    if (depth > 64) {
+        d.error(n.where, {}, "document nested too deeply", "at most 64 levels");
+        return n;
+    }
+    switch (y.Type()) {
+    case YAML::NodeType::Undefined:
+    case YAML::NodeType::Null: n.kind = Kind::null; break;
+    case YAML::NodeType::Scalar:
+        n.kind = Kind::scalar;
+        n.scalar = y.Scalar();
+        n.quoted = y.Tag() == "!";
+        break;
+    case YAML::NodeType::Sequence:
+        n.kind = Kind::sequence;
+        for (const YAML::Node& item : y) n.items.push_back(convert(item, file, n.where, override_where, d, depth + 1));
+        break;
+    case YAML::NodeType::Map:
+        n.kind = Kind::map;
+        for (auto it = y.begin(); it != y.end(); ++it) {
+            SourceLocation key_where = override_where ? *override_where : locate(it->first.Mark(), file, n.where);
+            if (!it->first.IsScalar()) {
+                d.error(key_where, {}, "a map key must be a plain string", "a string key");
+                continue;
+            }
+            std::string key = it->first.Scalar();
+            if (const Entry* previous = n.find_entry(key)) {
+                d.error(key_where, key, fmt::format("duplicate key (first defined at line {})", previous->key_where.line),
+                        {}, "remove one of the two");
+                continue;
+            }
+            n.entries.push_back(
+                Entry{key, key_where, convert(it->second, file, key_where, override_where, d, depth + 1)});
+        }
+        break;
+    }
+    return n;
+}
+
+// YAML forbids tabs for indentation; yaml-cpp's own message for them is obscure.
+bool check_tabs(std::string_view text, const std::string& file, Diagnostics& d) {
+    bool ok = true;
+    int line = 1;
+    std::size_t i = 0;
+    while (i < text.size()) {
+        std::size_t end = text.find('\n', i);
+        if (end == std::string_view::npos) end = text.size();
+        std::string_view l = text.substr(i, end - i);
+        for (std::size_t c = 0; c < l.size() && (l[c] == ' ' || l[c] == '\t' || l[c] == '-'); ++c) {
+            if (l[c] == '\t') {
+                d.error(SourceLocation{file, line, static_cast<int>(c) + 1, {}}, {},
+                        "tab character in indentation", "spaces", "YAML indents with spaces only; replace the tab");
+                ok = false;
+                break;
+            }
+        }
+        i = end + 1;
+        ++line;
+    }
+    return ok;
+}
+
+std::string clean_message(std::string msg) {
+    // yaml-cpp messages are capitalised ("illegal map value"); ours are lower-case.
+    if (!msg.empty()) msg[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(msg[0])));
+    return msg;
+}
+
+}  // namespace
+
+Node parse(std::string_view text, const std::string& file, Diagnostics& diagnostics) {
+    if (!check_tabs(text, file, diagnostics)) return Node{};
+    try {
+        YAML::Node y = YAML::Load(std::string(text));
+        Diagnostics local;
+        Node n = convert(y, file, SourceLocation{file, 1, 1, {}}, std::nullopt, local, 0);
+        diagnostics.merge(local);
+        if (local.has_errors()) return Node{};
+        return n;
+    } catch (const YAML::Exception& e) {
+        diagnostics.error(locate(e.mark, file, SourceLocation{file, 0, 0, {}}), {},
+                          fmt::format("invalid YAML: {}", clean_message(e.msg)), {},
+                          "check the indentation and quoting around this position");
+        return Node{};
+    }
+}
+
+Node parse_file(const std::filesystem::path& path, const std::string& display_name, Diagnostics& diagnostics,
+                const SourceLocation& from) {
+    std::string text;
+    try {
+        text = read_file(path);
+    } catch (const Error& e) {
+        diagnostics.error(from.known() ? from : SourceLocation{display_name, 0, 0, {}}, {},
+                          fmt::format("cannot read '{}'", display_name), {}, e.what());
+        return Node{};
+    }
+    return parse(text, display_name, diagnostics);
+}
+
+Node parse_value(std::string_view text, const SourceLocation& where, Diagnostics& diagnostics) {
+    if (text.empty()) return Node::make_scalar({}, where, true);
+    try {
+        YAML::Node y = YAML::Load(std::string(text));
+        return convert(y, {}, where, where, diagnostics, 0);
+    } catch (const YAML::Exception& e) {
+        diagnostics.error(where, {}, fmt::format("invalid value: {}", clean_message(e.msg)), {},
+                          "quote the value for the shell, e.g. -s 'key=[1, 2]'");
+        return Node{};
+    }
+}
+
+void merge(Node& base, const Node& over) {
+    if (base.is_map() && over.is_map()) {
+        for (const Entry& e : over.entries) {
+            if (Entry* existing = base.find_entry(e.key)) {
+                merge(existing->value, e.value);
+                existing->key_where = e.key_where;
+            } else {
+                base.entries.push_back(e);
+            }
+        }
+        return;
+    }
+    base = over;
+}
+
+nlohmann::ordered_json to_json(const Node& node) {
+    switch (node.kind) {
+    case Kind::null: return nullptr;
+    case Kind::sequence: {
+        nlohmann::ordered_json a = nlohmann::ordered_json::array();
+        for (const Node& i : node.items) a.push_back(to_json(i));
+        return a;
+    }
+    case Kind::map: {
+        nlohmann::ordered_json o = nlohmann::ordered_json::object();
+        for (const Entry& e : node.entries) o[e.key] = to_json(e.value);
+        return o;
+    }
+    case Kind::scalar: break;
+    }
+    if (node.quoted) return node.scalar;
+    const std::string& s = node.scalar;
+    if (s == "true" || s == "True" || s == "TRUE") return true;
+    if (s == "false" || s == "False" || s == "FALSE") return false;
+    std::int64_t i = 0;
+    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), i);
+    if (ec == std::errc() && p == s.data() + s.size() && !s.empty()) return i;
+    double dv = 0;
+    auto [p2, ec2] = std::from_chars(s.data(), s.data() + s.size(), dv);
+    if (ec2 == std::errc() && p2 == s.data() + s.size() && !s.empty() && std::isfinite(dv)) return dv;
+    return s;
+}
+
+// ---------------------------------------------------------------- scalars
+
+void type_error(Diagnostics& d, const Node& node, const std::string& key, std::string_view expected) {
+    d.error(node.where, key, fmt::format("wrong type: got {}", node.describe()), std::string(expected));
+}
+
+std::optional<std::int64_t> as_int(const Node& node, const std::string& key, Diagnostics& d) {
+    if (node.is_scalar() && !node.quoted) {
+        const std::string& s = node.scalar;
+        std::int64_t v = 0;
+        auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+        if (ec == std::errc() && p == s.data() + s.size() && !s.empty()) return v;
+        if (ec == std::errc::result_out_of_range) {
+            d.error(node.where, key, fmt::format("integer {} is out of range", node.describe()), "an integer");
+            return std::nullopt;
+        }
+    }
+    type_error(d, node, key, "an integer");
+    return std::nullopt;
+}
+
+std::optional<double> as_double(const Node& node, const std::string& key, Diagnostics& d) {
+    if (node.is_scalar() && !node.quoted) {
+        const std::string& s = node.scalar;
+        double v = 0;
+        auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+        if (ec == std::errc() && p == s.data() + s.size() && !s.empty() && std::isfinite(v)) return v;
+    }
+    type_error(d, node, key, "a number");
+    return std::nullopt;
+}
+
+std::optional<bool> as_bool(const Node& node, const std::string& key, Diagnostics& d) {
+    if (node.is_scalar() && !node.quoted) {
+        const std::string& s = node.scalar;
+        if (s == "true" || s == "True" || s == "TRUE") return true;
+        if (s == "false" || s == "False" || s == "FALSE") return false;
+        if (s == "yes" || s == "no" || s == "on" || s == "off" || s == "1" || s == "0") {
+            d.error(node.where, key, fmt::format("wrong type: got {}", node.describe()), "true or false",
+                    "write true or false");
+            return std::nullopt;
+        }
+    }
+    type_error(d, node, key, "true or false");
+    return std::nullopt;
+}
+
+std::optional<std::string> as_string(const Node& node, const std::string& key, Diagnostics& d) {
+    if (node.is_scalar()) return node.scalar;
+    type_error(d, node, key, "a string");
+    return std::nullopt;
+}
+
+std::string join_key(std::string_view prefix, std::string_view key) {
+    if (prefix.empty()) return std::string(key);
+    return fmt::format("{}.{}", prefix, key);
+}
+
+// ---------------------------------------------------------------- MapReader
+
+MapReader::MapReader(const Node& node, std::string path, Diagnostics& diagnostics)
+    : m_node(node), m_path(std::move(path)), m_diagnostics(diagnostics) {
+    m_valid = node.is_map() || node.is_null();
+    if (!m_valid) type_error(m_diagnostics, node, m_path, "a map of keys");
+}
+
+const Node* MapReader::get(std::string_view key) {
+    allow(key);
+    if (!m_node.is_map()) return nullptr;
+    const Node* n = m_node.find(key);
+    if (!n || n->is_null()) return nullptr;
+    return n;
+}
+
+void MapReader::allow(std::string_view key) {
+    if (std::find(m_known.begin(), m_known.end(), key) == m_known.end()) m_known.emplace_back(key);
+}
+
+const Node* MapReader::require(std::string_view key, std::string_view expected) {
+    const Node* n = get(key);
+    if (!n && m_valid)
+        m_diagnostics.error(m_node.where, key_path(key), "required key is missing", std::string(expected),
+                            fmt::format("add '{}: ...'", key));
+    return n;
+}
+
+bool MapReader::read(std::string_view key, int& out, int min, int max) {
+    const Node* n = get(key);
+    if (!n) return false;
+    std::string k = key_path(key);
+    std::optional<std::int64_t> v = as_int(*n, k, m_diagnostics);
+    if (!v) return false;
+    if (*v < min || *v > max) {
+        std::string expected = max == INT_MAX ? fmt::format("an integer >= {}", min)
+                                              : fmt::format("an integer from {} to {}", min, max);
+        m_diagnostics.error(n->where, k, fmt::format("value {} is out of range", *v), expected);
+        return false;
+    }
+    out = static_cast<int>(*v);
+    return true;
+}
+
+bool MapReader::read(std::string_view key, double& out, double min) {
+    const Node* n = get(key);
+    if (!n) return false;
+    std::string k = key_path(key);
+    std::optional<double> v = as_double(*n, k, m_diagnostics);
+    if (!v) return false;
+    if (*v < min) {
+        m_diagnostics.error(n->where, k, fmt::format("value {} is out of range", n->scalar),
+                            fmt::format("a number >= {}", min));
+        return false;
+    }
+    out = *v;
+    return true;
+}
+
+bool MapReader::read(std::string_view key, bool& out) {
+    const Node* n = get(key);
+    if (!n) return false;
+    std::optional<bool> v = as_bool(*n, key_path(key), m_diagnostics);
+    if (!v) return false;
+    out = *v;
+    return true;
+}
+
+bool MapReader::read(std::string_view key, std::optional<bool>& out) {
+    bool v = false;
+    if (!read(key, v)) return false;
+    out = v;
+    return true;
+}
+
+bool MapReader::read(std::string_view key, std::string& out) {
+    const Node* n = get(key);
+    if (!n) return false;
+    std::optional<std::string> v = as_string(*n, key_path(key), m_diagnostics);
+    if (!v) return false;
+    out = *v;
+    return true;
+}
+
+bool MapReader::read(std::string_view key, std::vector<std::string>& out) {
+    const Node* n = get(key);
+    if (!n) return false;
+    std::string k = key_path(key);
+    if (!n->is_sequence()) {
+        type_error(m_diagnostics, *n, k, "a list of strings");
+        return false;
+    }
+    std::vector<std::string> values;
+    bool ok = true;
+    for (std::size_t i = 0; i < n->items.size(); ++i) {
+        std::optional<std::string> v = as_string(n->items[i], fmt::format("{}[{}]", k, i), m_diagnostics);
+        if (v)
+            values.push_back(*v);
+        else
+            ok = false;
+    }
+    if (ok) out = std::move(values);
+    return ok;
+}
+
+bool MapReader::read(std::string_view key, std::vector<int>& out, int min) {
+    const Node* n = get(key);
+    if (!n) return false;
+    std::string k = key_path(key);
+    if (!n->is_sequence()) {
+        type_error(m_diagnostics, *n, k, "a list of integers");
+        return false;
+    }
+    std::vector<int> values;
+    bool ok = true;
+    for (std::size_t i = 0; i < n->items.size(); ++i) {
+        std::string ik = fmt::format("{}[{}]", k, i);
+        std::optional<std::int64_t> v = as_int(n->items[i], ik, m_diagnostics);
+        if (!v) {
+            ok = false;
+        } else if (*v < min || *v > INT_MAX) {
+            m_diagnostics.error(n->items[i].where, ik, fmt::format("value {} is out of range", *v),
+                                fmt::format("an integer >= {}", min));
+            ok = false;
+        } else {
+            values.push_back(static_cast<int>(*v));
+        }
+    }
+    if (ok) out = std::move(values);
+    return ok;
+}
+
+bool MapReader::read_enum(std::string_view key, std::string& out, const std::vector<std::string>& allowed) {
+    const Node* n = get(key);
+    if (!n) return false;
+    std::string k = key_path(key);
+    std::optional<std::string> v = as_string(*n, k, m_diagnostics);
+    if (!v) return false;
+    if (std::find(allowed.begin(), allowed.end(), *v) == allowed.end()) {
+        m_diagnostics.error(n->where, k, fmt::format("unknown value '{}'", *v), fmt::format("one of {}", quoted_list(allowed)),
+                            did_you_mean(*v, allowed));
+        return false;
+    }
+    out = *v;
+    return true;
+}
+
+void MapReader::finish() {
+    if (!m_node.is_map()) return;
+    for (const Entry& e : m_node.entries) {
+        if (std::find(m_known.begin(), m_known.end(), e.key) != m_known.end()) continue;
+        std::string hint = did_you_mean(e.key, m_known);
+        std::vector<std::string> sorted = m_known;
+        std::sort(sorted.begin(), sorted.end());
+        if (hint.empty()) hint = fmt::format("known keys here: {}", quoted_list(sorted, ", "));
+        m_diagnostics.error(e.key_where, key_path(e.key), "unknown key", {}, hint);
+    }
+}
+
+}  // namespace trainbench::yaml

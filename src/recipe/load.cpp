@@ -1,0 +1,647 @@
+// Loading a recipe: extends chains, overrides, catalog references, schema.
+#include <trainbench/recipe.hpp>
+
+#include "catalog/catalog_yaml.hpp"
+#include "core/yaml_reader.hpp"
+#include "recipe/schema.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <regex>
+
+namespace fs = std::filesystem;
+
+namespace trainbench::recipe {
+
+using yaml::MapReader;
+using yaml::Node;
+
+int Recipe::data_parallel() const {
+    int model_parallel = parallelism.tensor * parallelism.pipeline * parallelism.context;
+    int total = total_gpus();
+    if (model_parallel <= 0 || total <= 0 || total % model_parallel != 0) return 0;
+    return total / model_parallel;
+}
+
+Override parse_override(std::string_view text) {
+    std::size_t eq = text.find('=');
+    if (eq == std::string_view::npos)
+        throw UsageError(fmt::format("override '{}' has no '='", text), "write -s key=value, e.g. -s nodes=2");
+    Override o;
+    o.key = std::string(text.substr(0, eq));
+    o.value = std::string(text.substr(eq + 1));
+    o.text = std::string(text);
+    // trim spaces around the key
+    while (!o.key.empty() && o.key.back() == ' ') o.key.pop_back();
+    while (!o.key.empty() && o.key.front() == ' ') o.key.erase(o.key.begin());
+    if (o.key.empty()) throw UsageError(fmt::format("override '{}' has an empty key", text), "write -s key=value");
+    if (o.key.front() == '.' || o.key.back() == '.' || o.key.find("..") != std::string::npos)
+        throw UsageError(fmt::format("override '{}' has a malformed key '{}'", text, o.key),
+                         "keys are dotted paths such as parallelism.tensor");
+    return o;
+}
+
+namespace {
+
+// ---------------------------------------------------------------- extends
+
+std::string display_of(const fs::path& p) { return p.lexically_normal().string(); }
+
+Node load_tree(const fs::path& file, const std::string& display, std::vector<fs::path>& stack,
+               std::vector<std::string>& stack_names, Diagnostics& d, const SourceLocation& from) {
+    Node root = yaml::parse_file(file, display, d, from);
+    if (root.is_null()) return root;
+    if (!root.is_map()) {
+        yaml::type_error(d, root, {}, "a map of recipe keys");
+        return Node{};
+    }
+    yaml::Entry* ext = root.find_entry("extends");
+    if (!ext) return root;
+    Node ext_value = ext->value;
+    root.erase("extends");
+    std::vector<const Node*> entries;
+    if (ext_value.is_scalar()) {
+        entries.push_back(&ext_value);
+    } else if (ext_value.is_sequence()) {
+        for (const Node& i : ext_value.items) entries.push_back(&i);
+    } else if (!ext_value.is_null()) {
+        yaml::type_error(d, ext_value, "extends", "a file path or a list of file paths");
+    }
+    Node base = Node::make_map(root.where);
+    for (const Node* e : entries) {
+        if (!e->is_scalar() || e->scalar.empty()) {
+            yaml::type_error(d, *e, "extends", "a file path (relative to this file)");
+            continue;
+        }
+        fs::path target = file.parent_path() / e->scalar;
+        std::string target_display = display_of(fs::path(display).parent_path() / e->scalar);
+        std::error_code ec;
+        if (!fs::is_regular_file(target, ec)) {
+            d.error(e->where, "extends", fmt::format("extends file '{}' not found", e->scalar), "an existing YAML file",
+                    fmt::format("paths are relative to the file that extends; resolved to '{}'", target_display));
+            continue;
+        }
+        fs::path canonical = fs::weakly_canonical(target, ec);
+        if (std::find(stack.begin(), stack.end(), canonical) != stack.end()) {
+            std::string chain;
+            auto it = std::find(stack.begin(), stack.end(), canonical);
+            for (auto i = static_cast<std::size_t>(it - stack.begin()); i < stack_names.size(); ++i)
+                chain += stack_names[i] + " -> ";
+            chain += target_display;
+            d.error(e->where, "extends", fmt::format("extends cycle: {}", chain), {}, "remove one of the extends entries");
+            continue;
+        }
+        if (stack.size() > 32) {
+            d.error(e->where, "extends", "extends chain is too deep", "at most 32 levels");
+            continue;
+        }
+        stack.push_back(canonical);
+        stack_names.push_back(target_display);
+        Node sub = load_tree(target, target_display, stack, stack_names, d, e->where);
+        stack.pop_back();
+        stack_names.pop_back();
+        if (sub.is_map()) yaml::merge(base, sub);
+    }
+    yaml::merge(base, root);
+    return base;
+}
+
+// ---------------------------------------------------------------- overrides
+
+std::vector<std::string> split_dots(const std::string& key) {
+    std::vector<std::string> parts;
+    std::size_t start = 0;
+    while (true) {
+        std::size_t dot = key.find('.', start);
+        parts.push_back(key.substr(start, dot - start));
+        if (dot == std::string::npos) break;
+        start = dot + 1;
+    }
+    return parts;
+}
+
+void apply_override(Node& root, const Override& o, Diagnostics& d) {
+    SourceLocation where;
+    where.override_text = o.text;
+    Node value = yaml::parse_value(o.value, where, d);
+    if (value.is_null() && !o.value.empty() && o.value != "null" && o.value != "~") return;  // parse error reported
+    std::vector<std::string> parts = split_dots(o.key);
+    Node* cur = &root;
+    if (!cur->is_map()) *cur = Node::make_map(where);
+    for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
+        Node* next = cur->find(parts[i]);
+        if (!next) {
+            next = &cur->set(parts[i], Node::make_map(where), where);
+        } else if (next->is_scalar() && i == 0 && (parts[i] == "target" || parts[i] == "model")) {
+            // `-s target.gpus_per_node=4` on `target: name`: an inline edit of that entry.
+            Node edit = Node::make_map(next->where);
+            edit.set("base", *next, next->where);
+            *next = std::move(edit);
+        } else if (next->is_null()) {
+            *next = Node::make_map(where);
+        } else if (!next->is_map()) {
+            std::string prefix;
+            for (std::size_t j = 0; j <= i; ++j) prefix = yaml::join_key(prefix, parts[j]);
+            d.error(where, o.key, fmt::format("cannot set a key inside '{}', which is {}", prefix, next->describe()),
+                    "a dotted path through maps");
+            return;
+        }
+        cur = next;
+    }
+    Node* existing = cur->find(parts.back());
+    if (existing && existing->is_map() && value.is_map())
+        yaml::merge(*existing, value);
+    else
+        cur->set(parts.back(), std::move(value), where);
+}
+
+// ---------------------------------------------------------------- decoding
+
+class Decoder {
+public:
+    Decoder(const catalog::Catalog& cat, Recipe& r, Diagnostics& d) : m_cat(cat), m_r(r), m_d(d) {}
+
+    void decode(const Node& root) {
+        MapReader top(root, {}, m_d);
+        if (!top.valid()) return;
+        top.allow("extends");
+        if (const Node* v = top.require("version", "1")) {
+            if (auto n = yaml::as_int(*v, "version", m_d)) {
+                if (*n != 1)
+                    m_d.error(v->where, "version", fmt::format("unsupported recipe version {}", *n), "1",
+                              "this trainbench reads version 1 recipes; a newer trainbench may read this one");
+            }
+        }
+        if (const Node* n = top.require("name", "a name such as 'gpt3-126m-p4d-2n'")) {
+            if (auto s = yaml::as_string(*n, "name", m_d)) {
+                static const std::regex re("[a-z0-9][a-z0-9._-]*");
+                if (!std::regex_match(*s, re) || s->size() > 100)
+                    m_d.error(n->where, "name", fmt::format("invalid name '{}'", *s),
+                              "lower-case letters, digits, '.', '_' or '-', starting with a letter or digit",
+                              "the name is used in run directories and job names");
+                else
+                    m_r.name = *s;
+            }
+        }
+        top.read("description", m_r.description);
+        decode_target(top);
+        decode_model(top);
+        top.read_enum("framework", m_r.framework, framework_names());
+        top.read("nodes", m_r.nodes, 1, 100000);
+        top.read("gpus_per_node", m_r.gpus_per_node, 1, 1024);
+        if (const Node* p = top.get("parallelism")) {
+            MapReader pr(*p, "parallelism", m_d);
+            pr.read("tensor", m_r.parallelism.tensor, 1, 1024);
+            pr.read("pipeline", m_r.parallelism.pipeline, 1, 4096);
+            pr.read("virtual_pipeline", m_r.parallelism.virtual_pipeline, 0, 1024);
+            pr.read("context", m_r.parallelism.context, 1, 1024);
+            pr.read("expert", m_r.parallelism.expert, 1, 4096);
+            pr.read("sequence_parallel", m_r.parallelism.sequence_parallel);
+            pr.finish();
+        }
+        if (const Node* b = top.get("batch")) {
+            MapReader br(*b, "batch", m_d);
+            br.read("micro", m_r.batch.micro, 1);
+            br.read("global", m_r.batch.global, 1);
+            br.finish();
+        }
+        std::string precision;
+        if (top.read_enum("precision", precision, catalog::precision_names()))
+            m_r.precision = *catalog::parse_precision(precision);
+        top.read("steps", m_r.steps, 1);
+        if (const Node* rc = top.get("recompute")) {
+            MapReader rr(*rc, "recompute", m_d);
+            rr.read_enum("granularity", m_r.recompute.granularity, {"none", "selective", "full"});
+            rr.read_enum("method", m_r.recompute.method, {"block", "uniform"});
+            rr.read("num_layers", m_r.recompute.num_layers, 0);
+            rr.finish();
+        }
+        top.read("distributed_optimizer", m_r.distributed_optimizer);
+        decode_data(top);
+        decode_container(top);
+        decode_env(top);
+        if (const Node* p = top.get("profiling")) {
+            MapReader pr(*p, "profiling", m_d);
+            pr.read("nsys", m_r.profiling.nsys);
+            pr.read("start_step", m_r.profiling.start_step, 0);
+            pr.read("end_step", m_r.profiling.end_step, 0);
+            pr.read("ranks", m_r.profiling.ranks, 0);
+            pr.finish();
+        }
+        decode_metrics(top);
+        decode_expect(top);
+        decode_slurm(top);
+        decode_kubernetes(top);
+        if (const Node* l = top.get("launch")) {
+            MapReader lr(*l, "launch", m_d);
+            lr.read("command", m_r.launch.command);
+            lr.read("entrypoint", m_r.launch.entrypoint);
+            lr.read("workdir", m_r.launch.workdir);
+            lr.read("extra_args", m_r.launch.extra_args);
+            lr.read_enum("log_format", m_r.launch.log_format, log_format_names());
+            lr.finish();
+        }
+        decode_stages(top);
+        top.finish();
+    }
+
+private:
+    void decode_target(MapReader& top) {
+        const Node* n = top.require("target", "a target of recipes/catalog/targets/ or {base: <target>, ...}");
+        if (!n) return;
+        std::vector<std::string> names = m_cat.target_names();
+        auto lookup = [&](const Node& name_node, const std::string& key) -> bool {
+            auto name = yaml::as_string(name_node, key, m_d);
+            if (!name) return false;
+            const catalog::Target* t = m_cat.find_target(*name);
+            if (!t) {
+                m_d.error(name_node.where, key, fmt::format("unknown target '{}'", *name),
+                          fmt::format("one of {}", quoted_list(names)), did_you_mean(*name, names));
+                return false;
+            }
+            m_r.target = *t;
+            m_r.target_name = *name;
+            return true;
+        };
+        if (n->is_scalar()) {
+            lookup(*n, "target");
+        } else if (n->is_map()) {
+            MapReader tr(*n, "target", m_d);
+            const Node* base = tr.require("base", "the catalog target this one edits");
+            tr.allow("name");
+            bool ok = base && lookup(*base, "target.base");
+            catalog::Target scratch;
+            catalog::detail::read_target_fields(tr, ok ? m_r.target : scratch, m_cat.gpu_names());
+            tr.finish();
+        } else {
+            yaml::type_error(m_d, *n, "target", "a target name or {base: <target>, ...}");
+        }
+        if (!m_r.target_name.empty()) {
+            if (const catalog::Gpu* g = m_cat.find_gpu(m_r.target.gpu)) m_r.gpu = *g;
+        }
+    }
+
+    void decode_model(MapReader& top) {
+        const Node* n = top.require("model", "a model of recipes/catalog/models/ or {base: <model>, layers: ...}");
+        if (!n) return;
+        std::vector<std::string> names = m_cat.model_names();
+        auto lookup = [&](const Node& name_node, const std::string& key) -> bool {
+            auto name = yaml::as_string(name_node, key, m_d);
+            if (!name) return false;
+            const catalog::Model* m = m_cat.find_model(*name);
+            if (!m) {
+                m_d.error(name_node.where, key, fmt::format("unknown model '{}'", *name),
+                          fmt::format("one of {}", quoted_list(names)), did_you_mean(*name, names));
+                return false;
+            }
+            m_r.model = *m;
+            m_r.model_name = *name;
+            return true;
+        };
+        if (n->is_scalar()) {
+            lookup(*n, "model");
+        } else if (n->is_map()) {
+            MapReader mr(*n, "model", m_d);
+            const Node* base = mr.get("base");
+            bool ok = true;
+            if (base) {
+                ok = lookup(*base, "model.base");
+            } else {
+                m_r.model = catalog::Model{};
+                m_r.model.name = "custom";
+                m_r.model.family = "custom";
+                m_r.model.where = n->where;
+            }
+            std::string name;
+            if (mr.read("name", name)) m_r.model.name = name;
+            catalog::detail::read_model_fields(mr, m_r.model);
+            mr.finish();
+            if (ok) catalog::detail::check_model(m_r.model, n->where, "model", m_d);
+        } else {
+            yaml::type_error(m_d, *n, "model", "a model name or {base: <model>, ...}");
+        }
+    }
+
+    void decode_data(MapReader& top) {
+        const Node* n = top.get("data");
+        if (!n) return;
+        if (n->is_scalar()) {
+            if (n->scalar == "mock") {
+                m_r.data.kind = "mock";
+            } else {
+                m_d.error(n->where, "data", fmt::format("unknown data '{}'", n->scalar),
+                          "'mock' or {kind: prefixes, prefixes: [{weight: 1.0, prefix: /path/name_text_document}]}",
+                          did_you_mean(n->scalar, {"mock"}));
+            }
+            return;
+        }
+        MapReader dr(*n, "data", m_d);
+        if (!dr.valid()) return;
+        bool kind_set = dr.read_enum("kind", m_r.data.kind, {"mock", "prefixes"});
+        if (const Node* ps = dr.get("prefixes")) {
+            if (!ps->is_sequence()) {
+                yaml::type_error(m_d, *ps, "data.prefixes", "a list of {weight: <number>, prefix: <path>}");
+            } else {
+                for (std::size_t i = 0; i < ps->items.size(); ++i) {
+                    MapReader pr(ps->items[i], fmt::format("data.prefixes[{}]", i), m_d);
+                    if (!pr.valid()) continue;
+                    DataPrefix p;
+                    pr.read("weight", p.weight, 0.0);
+                    if (!pr.require("prefix", "a Megatron .bin/.idx path prefix")) {
+                        pr.finish();
+                        continue;
+                    }
+                    pr.read("prefix", p.prefix);
+                    pr.finish();
+                    m_r.data.prefixes.push_back(p);
+                }
+            }
+            if (!kind_set) m_r.data.kind = "prefixes";
+        }
+        dr.read("tokenizer", m_r.data.tokenizer);
+        dr.read("vocab_file", m_r.data.vocab_file);
+        dr.read("merge_file", m_r.data.merge_file);
+        dr.finish();
+        if (m_r.data.kind == "prefixes" && m_r.data.prefixes.empty() && dr.valid())
+            m_d.error(n->where, "data.prefixes", "data kind 'prefixes' needs at least one prefix",
+                      "a list of {weight: <number>, prefix: <path>}");
+    }
+
+    void decode_container(MapReader& top) {
+        m_r.container.runtime = m_r.target.container_runtime.empty() ? "none" : m_r.target.container_runtime;
+        if (const Node* c = top.get("container")) {
+            MapReader cr(*c, "container", m_d);
+            cr.read_enum("runtime", m_r.container.runtime, catalog::detail::container_runtime_names());
+            cr.read("image", m_r.container.image);
+            cr.read("mounts", m_r.container.mounts);
+            cr.read("mount_home", m_r.container.mount_home);
+            cr.finish();
+        }
+        // The target's default mounts come first (e.g. /opt/microsoft for the topology file).
+        std::vector<std::string> mounts = m_r.target.default_mounts;
+        for (const std::string& m : m_r.container.mounts)
+            if (std::find(mounts.begin(), mounts.end(), m) == mounts.end()) mounts.push_back(m);
+        m_r.container.mounts = std::move(mounts);
+    }
+
+    void decode_env(MapReader& top) {
+        const Node* n = top.get("env");
+        if (!n) return;
+        if (!n->is_map()) {
+            yaml::type_error(m_d, *n, "env", "a map of NAME: value");
+            return;
+        }
+        static const std::regex name_re("[A-Za-z_][A-Za-z0-9_]*");
+        for (const yaml::Entry& e : n->entries) {
+            std::string k = yaml::join_key("env", e.key);
+            if (!std::regex_match(e.key, name_re)) {
+                m_d.error(e.key_where, k, fmt::format("invalid environment variable name '{}'", e.key),
+                          "letters, digits and '_', not starting with a digit");
+                continue;
+            }
+            if (!e.value.is_scalar()) {
+                yaml::type_error(m_d, e.value, k, "a string or number");
+                continue;
+            }
+            m_r.env.emplace_back(e.key, e.value.scalar);
+        }
+    }
+
+    void decode_metrics(MapReader& top) {
+        const Node* n = top.get("metrics");
+        if (!n) return;
+        MapReader mr(*n, "metrics", m_d);
+        mr.read_enum("source", m_r.metrics.source, metrics_source_names());
+        mr.read("path", m_r.metrics.path);
+        std::vector<int> window;
+        if (mr.read("window", window, 0)) {
+            if (window.size() != 2) {
+                m_d.error(mr.get("window")->where, "metrics.window",
+                          fmt::format("window has {} value{}", window.size(), window.size() == 1 ? "" : "s"),
+                          "[first_step, last_step]");
+            } else {
+                m_r.metrics.window_start = window[0];
+                m_r.metrics.window_end = window[1];
+            }
+        }
+        mr.read_enum("flops", m_r.metrics.flops, flops_names());
+        mr.finish();
+    }
+
+    void decode_expect(MapReader& top) {
+        const Node* n = top.get("expect");
+        if (!n) return;
+        if (!n->is_map()) {
+            yaml::type_error(m_d, *n, "expect", "a map of figure: {value, tolerance} or {min, max}");
+            return;
+        }
+        const std::vector<std::string>& figures = figure_names();
+        for (const yaml::Entry& e : n->entries) {
+            std::string k = yaml::join_key("expect", e.key);
+            if (std::find(figures.begin(), figures.end(), e.key) == figures.end()) {
+                m_d.error(e.key_where, k, fmt::format("unknown figure '{}'", e.key), fmt::format("one of {}", quoted_list(figures)),
+                          did_you_mean(e.key, figures));
+                continue;
+            }
+            MapReader er(e.value, k, m_d);
+            if (!er.valid()) continue;
+            Expectation x;
+            x.figure = e.key;
+            x.where = e.key_where;
+            double v = 0;
+            if (er.read("value", v)) x.value = v;
+            if (er.read("min", v)) x.min = v;
+            if (er.read("max", v)) x.max = v;
+            if (const Node* t = er.get("tolerance")) {
+                std::string tk = yaml::join_key(k, "tolerance");
+                if (t->is_scalar() && !t->scalar.empty() && t->scalar.back() == '%') {
+                    Node number = *t;
+                    number.scalar.pop_back();
+                    number.quoted = false;
+                    Diagnostics scratch;
+                    auto pct = yaml::as_double(number, tk, scratch);
+                    if (pct && *pct >= 0) {
+                        x.tolerance = *pct / 100.0;
+                        x.tolerance_is_relative = true;
+                    } else {
+                        m_d.error(t->where, tk, fmt::format("invalid tolerance {}", t->describe()),
+                                  "a percentage such as '5%' or an absolute number");
+                    }
+                } else if (auto abs = yaml::as_double(*t, tk, m_d)) {
+                    if (*abs < 0)
+                        m_d.error(t->where, tk, "negative tolerance", "a number >= 0");
+                    else
+                        x.tolerance = *abs;
+                }
+            }
+            er.finish();
+            if (!x.value && !x.min && !x.max)
+                m_d.error(e.key_where, k, "expectation states no bound", "{value: X, tolerance: 5%} or {min: X} / {max: X}");
+            if (x.tolerance && !x.value)
+                m_d.error(e.key_where, k, "tolerance without a value", "{value: X, tolerance: ...}");
+            if (x.min && x.max && *x.min > *x.max)
+                m_d.error(e.key_where, k, fmt::format("min {} is greater than max {}", *x.min, *x.max), "min <= max");
+            m_r.expectations.push_back(x);
+        }
+    }
+
+    void decode_slurm(MapReader& top) {
+        Slurm& s = m_r.slurm;
+        const catalog::SlurmDefaults& t = m_r.target.slurm;
+        if (const Node* n = top.get("slurm")) {
+            MapReader sr(*n, "slurm", m_d);
+            sr.read("partition", s.partition);
+            sr.read("account", s.account);
+            sr.read("qos", s.qos);
+            if (sr.read("time", s.time)) {
+                static const std::regex time_re("([0-9]+-)?[0-9]{1,2}:[0-9]{2}:[0-9]{2}|[0-9]+");
+                if (!std::regex_match(s.time, time_re)) {
+                    m_d.error(sr.get("time")->where, "slurm.time", fmt::format("invalid time limit '{}'", s.time),
+                              "'HH:MM:SS', 'D-HH:MM:SS' or minutes");
+                }
+            }
+            sr.read("exclusive", s.exclusive);
+            sr.read("mem", s.mem);
+            sr.read("use_gres", s.use_gres);
+            sr.read("constraint", s.constraint);
+            sr.read("job_name_prefix", s.job_name_prefix);
+            sr.read("cpus_per_task", s.cpus_per_task, 0);
+            sr.finish();
+        }
+        // Unset values come from the target.
+        if (s.partition.empty()) s.partition = t.partition;
+        if (s.account.empty()) s.account = t.account;
+        if (s.time.empty()) s.time = t.time;
+        if (!s.exclusive) s.exclusive = t.exclusive;
+        if (s.mem.empty()) s.mem = t.mem;
+        if (!s.use_gres) s.use_gres = t.use_gres;
+        if (s.cpus_per_task == 0) s.cpus_per_task = t.cpus_per_task;
+    }
+
+    void decode_kubernetes(MapReader& top) {
+        Kubernetes& k = m_r.kubernetes;
+        if (const Node* n = top.get("kubernetes")) {
+            MapReader kr(*n, "kubernetes", m_d);
+            kr.read("namespace", k.namespace_name);
+            kr.read("queue", k.queue);
+            kr.read("service_account", k.service_account);
+            kr.read("image_pull_secrets", k.image_pull_secrets);
+            if (const Node* ns = kr.get("node_selector")) {
+                if (!ns->is_map()) {
+                    yaml::type_error(m_d, *ns, "kubernetes.node_selector", "a map of label: value");
+                } else {
+                    for (const yaml::Entry& e : ns->entries)
+                        if (auto v = yaml::as_string(e.value, "kubernetes.node_selector." + e.key, m_d))
+                            k.node_selector[e.key] = *v;
+                }
+            }
+            kr.finish();
+        }
+        if (k.namespace_name.empty()) k.namespace_name = m_r.target.kubernetes.namespace_name;
+        if (k.node_selector.empty()) k.node_selector = m_r.target.kubernetes.node_selector;
+    }
+
+    void decode_stages(MapReader& top) {
+        const Node* n = top.get("stages");
+        if (!n) return;
+        if (!n->is_sequence()) {
+            yaml::type_error(m_d, *n, "stages", "a list of {name, kind, dependency, options}");
+            return;
+        }
+        const std::vector<std::string>& kinds = stage_kind_names();
+        for (std::size_t i = 0; i < n->items.size(); ++i) {
+            std::string k = fmt::format("stages[{}]", i);
+            MapReader sr(n->items[i], k, m_d);
+            if (!sr.valid()) continue;
+            Stage s;
+            s.where = n->items[i].where;
+            if (sr.require("name", "a stage name such as 'train'")) sr.read("name", s.name);
+            if (!sr.read_enum("kind", s.kind, kinds)) {
+                if (!sr.get("kind") && std::find(kinds.begin(), kinds.end(), s.name) != kinds.end())
+                    s.kind = s.name;
+                else if (!sr.get("kind"))
+                    sr.require("kind", fmt::format("one of {}", quoted_list(kinds)));
+            }
+            sr.read_enum("dependency", s.dependency, {"afterok", "afterany", "afternotok", "none"});
+            if (const Node* o = sr.get("options")) {
+                if (!o->is_map())
+                    yaml::type_error(m_d, *o, k + ".options", "a map of stage settings");
+                else
+                    s.options = yaml::to_json(*o);
+            }
+            sr.finish();
+            for (const Stage& other : m_r.stages)
+                if (!s.name.empty() && other.name == s.name)
+                    m_d.error(s.where, k + ".name", fmt::format("duplicate stage name '{}'", s.name), "unique stage names");
+            m_r.stages.push_back(std::move(s));
+        }
+    }
+
+    const catalog::Catalog& m_cat;
+    Recipe& m_r;
+    Diagnostics& m_d;
+};
+
+// ---------------------------------------------------------------- origins
+
+void record_origins(const Node& n, const std::string& key, std::map<std::string, SourceLocation>& out) {
+    if (n.is_map()) {
+        if (!key.empty()) out[key] = n.where;
+        for (const yaml::Entry& e : n.entries) record_origins(e.value, yaml::join_key(key, e.key), out);
+        return;
+    }
+    out[key] = n.where;
+    if (n.is_sequence())
+        for (std::size_t i = 0; i < n.items.size(); ++i)
+            if (n.items[i].is_map()) record_origins(n.items[i], fmt::format("{}[{}]", key, i), out);
+}
+
+void fill_from(const nlohmann::ordered_json& j, const std::string& key, const SourceLocation& where,
+               std::map<std::string, SourceLocation>& out) {
+    if (j.is_object()) {
+        for (const auto& [k, v] : j.items()) fill_from(v, yaml::join_key(key, k), where, out);
+        return;
+    }
+    if (!out.count(key)) out[key] = where;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- entry point
+
+Recipe load_recipe(const fs::path& file, const catalog::Catalog& catalog, const LoadOptions& options) {
+    Diagnostics d;
+    std::string display = file.string();
+    std::vector<fs::path> stack;
+    std::vector<std::string> stack_names;
+    std::error_code ec;
+    if (!fs::is_regular_file(file, ec))
+        throw InputError(fmt::format("recipe '{}' not found", display), "give the path of a recipe YAML file");
+    stack.push_back(fs::weakly_canonical(file, ec));
+    stack_names.push_back(display);
+    Node root = load_tree(file, display, stack, stack_names, d, {});
+    if (d.has_errors() && root.is_null()) d.throw_if_errors(fmt::format("invalid recipe '{}'", display));
+    for (const Override& o : options.overrides) apply_override(root, o, d);
+
+    Recipe r;
+    r.file = file;
+    Decoder(catalog, r, d).decode(root);
+    record_origins(root, {}, r.origins);
+    r.resolved = to_json(r);
+    // Values that came from the catalog entry rather than the recipe.
+    if (!r.target_name.empty()) fill_from(r.resolved["target"], "target", r.target.where, r.origins);
+    if (!r.model_name.empty()) fill_from(r.resolved["model"], "model", r.model.where, r.origins);
+    d.throw_if_errors(fmt::format("invalid recipe '{}'", display));
+    return r;
+}
+
+Recipe load_valid_recipe(const fs::path& file, const catalog::Catalog& catalog, const LoadOptions& options) {
+    Recipe r = load_recipe(file, catalog, options);
+    Diagnostics d;
+    validate_recipe(r, d);
+    d.throw_if_errors(fmt::format("invalid recipe '{}'", file.string()));
+    return r;
+}
+
+}  // namespace trainbench::recipe

@@ -1,0 +1,204 @@
+#include "recipe/schema.hpp"
+
+#include <fmt/format.h>
+
+namespace trainbench::recipe {
+
+const std::vector<std::string>& framework_names() {
+    static const std::vector<std::string> v = {"nemo", "megatron-lm", "metaseq", "tinygpt", "custom"};
+    return v;
+}
+const std::vector<std::string>& metrics_source_names() {
+    static const std::vector<std::string> v = {"auto",   "dllogger", "tensorboard", "megatron",
+                                               "nemo",   "metaseq",  "nccl-tests"};
+    return v;
+}
+const std::vector<std::string>& flops_names() {
+    static const std::vector<std::string> v = {"gpu-recipes", "megatron", "megatron-2024", "nemo", "narayanan2021"};
+    return v;
+}
+const std::vector<std::string>& figure_names() {
+    static const std::vector<std::string> v = {"step_time_s",    "tokens_per_s", "tokens_per_s_per_gpu",
+                                               "samples_per_s",  "tflops_per_gpu", "mfu",
+                                               "loss",           "busbw_gbs"};
+    return v;
+}
+const std::vector<std::string>& stage_kind_names() {
+    static const std::vector<std::string> v = {"validate", "prepare-data", "train"};
+    return v;
+}
+const std::vector<std::string>& log_format_names() {
+    static const std::vector<std::string> v = {"dllogger", "tensorboard", "megatron", "nemo", "metaseq", "nccl-tests"};
+    return v;
+}
+
+namespace {
+
+nlohmann::ordered_json env_json(const catalog::EnvList& env) {
+    nlohmann::ordered_json o = nlohmann::ordered_json::object();
+    for (const auto& [k, v] : env) o[k] = v;
+    return o;
+}
+
+nlohmann::ordered_json target_json(const catalog::Target& t) {
+    nlohmann::ordered_json j;
+    j["name"] = t.name;
+    j["description"] = t.description;
+    j["cloud"] = t.cloud;
+    j["instance"] = t.instance;
+    j["scheduler"] = std::string(catalog::to_string(t.scheduler));
+    j["gpus_per_node"] = t.gpus_per_node;
+    j["cpus_per_node"] = t.cpus_per_node;
+    j["host_memory_gib"] = t.host_memory_gib;
+    j["gpu"] = t.gpu;
+    j["fabric"] = t.fabric;
+    j["container_runtime"] = t.container_runtime;
+    j["env"] = env_json(t.env);
+    j["topology_file"] = t.topology_file;
+    j["default_mounts"] = t.default_mounts;
+    j["nccl_busbw_threshold_gbs"] = t.nccl_busbw_threshold_gbs;
+    j["slurm"] = {{"partition", t.slurm.partition}, {"account", t.slurm.account},   {"exclusive", t.slurm.exclusive},
+                  {"mem", t.slurm.mem},             {"use_gres", t.slurm.use_gres}, {"time", t.slurm.time},
+                  {"cpus_per_task", t.slurm.cpus_per_task}};
+    nlohmann::ordered_json sel = nlohmann::ordered_json::object();
+    for (const auto& [k, v] : t.kubernetes.node_selector) sel[k] = v;
+    j["kubernetes"] = {{"namespace", t.kubernetes.namespace_name}, {"gpu_resource", t.kubernetes.gpu_resource},
+                       {"shm_size", t.kubernetes.shm_size},        {"host_network", t.kubernetes.host_network},
+                       {"network_stack", t.kubernetes.network_stack}, {"node_selector", sel}};
+    return j;
+}
+
+nlohmann::ordered_json model_json(const catalog::Model& m) {
+    nlohmann::ordered_json j;
+    j["name"] = m.name;
+    j["family"] = m.family;
+    j["description"] = m.description;
+    j["layers"] = m.layers;
+    j["hidden"] = m.hidden;
+    j["heads"] = m.heads;
+    j["kv_heads"] = m.kv_heads;
+    j["ffn"] = m.ffn;
+    j["seq_length"] = m.seq_length;
+    j["vocab"] = m.vocab;
+    j["activation"] = m.activation;
+    j["position"] = m.position;
+    j["tied_embeddings"] = m.tied_embeddings;
+    j["experts"] = m.experts;
+    j["moe_top_k"] = m.moe_top_k;
+    return j;
+}
+
+}  // namespace
+
+nlohmann::ordered_json to_json(const Recipe& r) {
+    nlohmann::ordered_json j;
+    j["version"] = r.version;
+    j["name"] = r.name;
+    j["description"] = r.description;
+    j["target"] = target_json(r.target);
+    j["model"] = model_json(r.model);
+    j["framework"] = r.framework;
+    j["nodes"] = r.nodes;
+    j["gpus_per_node"] = r.gpus_per_node_effective();
+    j["parallelism"] = {{"tensor", r.parallelism.tensor},
+                        {"pipeline", r.parallelism.pipeline},
+                        {"virtual_pipeline", r.parallelism.virtual_pipeline},
+                        {"context", r.parallelism.context},
+                        {"expert", r.parallelism.expert},
+                        {"sequence_parallel", r.parallelism.sequence_parallel}};
+    j["batch"] = {{"micro", r.batch.micro}, {"global", r.batch.global}};
+    j["precision"] = std::string(catalog::to_string(r.precision));
+    j["steps"] = r.steps;
+    j["recompute"] = {{"granularity", r.recompute.granularity},
+                      {"method", r.recompute.method},
+                      {"num_layers", r.recompute.num_layers}};
+    j["distributed_optimizer"] = r.distributed_optimizer;
+    nlohmann::ordered_json data;
+    data["kind"] = r.data.kind;
+    nlohmann::ordered_json prefixes = nlohmann::ordered_json::array();
+    for (const DataPrefix& p : r.data.prefixes) prefixes.push_back({{"weight", p.weight}, {"prefix", p.prefix}});
+    data["prefixes"] = prefixes;
+    data["tokenizer"] = r.data.tokenizer;
+    data["vocab_file"] = r.data.vocab_file;
+    data["merge_file"] = r.data.merge_file;
+    j["data"] = data;
+    j["container"] = {{"runtime", r.container.runtime},
+                      {"image", r.container.image},
+                      {"mounts", r.container.mounts},
+                      {"mount_home", r.container.mount_home}};
+    j["env"] = env_json(r.env);
+    j["profiling"] = {{"nsys", r.profiling.nsys},
+                      {"start_step", r.profiling.start_step},
+                      {"end_step", r.profiling.end_step},
+                      {"ranks", r.profiling.ranks}};
+    j["metrics"] = {{"source", r.metrics.source},
+                    {"path", r.metrics.path},
+                    {"window", {r.metrics.window_start, r.metrics.window_end}},
+                    {"flops", r.metrics.flops}};
+    nlohmann::ordered_json expect = nlohmann::ordered_json::object();
+    for (const Expectation& x : r.expectations) {
+        nlohmann::ordered_json e = nlohmann::ordered_json::object();
+        if (x.value) e["value"] = *x.value;
+        if (x.tolerance) {
+            if (x.tolerance_is_relative)
+                e["tolerance"] = fmt::format("{:g}%", *x.tolerance * 100.0);
+            else
+                e["tolerance"] = *x.tolerance;
+        }
+        if (x.min) e["min"] = *x.min;
+        if (x.max) e["max"] = *x.max;
+        expect[x.figure] = e;
+    }
+    j["expect"] = expect;
+    j["slurm"] = {{"partition", r.slurm.partition},
+                  {"account", r.slurm.account},
+                  {"qos", r.slurm.qos},
+                  {"time", r.slurm.time},
+                  {"exclusive", r.slurm.exclusive.value_or(true)},
+                  {"mem", r.slurm.mem},
+                  {"use_gres", r.slurm.use_gres.value_or(false)},
+                  {"constraint", r.slurm.constraint},
+                  {"job_name_prefix", r.slurm.job_name_prefix},
+                  {"cpus_per_task", r.slurm.cpus_per_task}};
+    nlohmann::ordered_json sel = nlohmann::ordered_json::object();
+    for (const auto& [k, v] : r.kubernetes.node_selector) sel[k] = v;
+    j["kubernetes"] = {{"namespace", r.kubernetes.namespace_name},
+                       {"queue", r.kubernetes.queue},
+                       {"service_account", r.kubernetes.service_account},
+                       {"image_pull_secrets", r.kubernetes.image_pull_secrets},
+                       {"node_selector", sel}};
+    j["launch"] = {{"command", r.launch.command},
+                   {"entrypoint", r.launch.entrypoint},
+                   {"workdir", r.launch.workdir},
+                   {"extra_args", r.launch.extra_args},
+                   {"log_format", r.launch.log_format}};
+    nlohmann::ordered_json stages = nlohmann::ordered_json::array();
+    for (const Stage& s : r.stages) {
+        nlohmann::ordered_json st;
+        st["name"] = s.name;
+        st["kind"] = s.kind;
+        st["dependency"] = s.dependency;
+        st["options"] = s.options.is_null() ? nlohmann::ordered_json::object() : s.options;
+        stages.push_back(st);
+    }
+    j["stages"] = stages;
+    return j;
+}
+
+const SourceLocation* find_origin(const Recipe& r, const std::string& key) {
+    std::string k = key;
+    while (true) {
+        auto it = r.origins.find(k);
+        if (it != r.origins.end()) return &it->second;
+        std::size_t cut = k.find_last_of(".[");
+        if (cut == std::string::npos || cut == 0) return nullptr;
+        k = k.substr(0, cut);
+    }
+}
+
+SourceLocation origin_of(const Recipe& r, const std::string& key) {
+    if (const SourceLocation* s = find_origin(r, key)) return *s;
+    return SourceLocation{r.file.string(), 0, 0, {}};
+}
+
+}  // namespace trainbench::recipe

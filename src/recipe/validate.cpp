@@ -1,0 +1,294 @@
+// Semantic checks of a loaded recipe and the per-GPU memory estimate.
+#include <trainbench/recipe.hpp>
+
+#include "recipe/schema.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace trainbench::recipe {
+
+namespace {
+
+constexpr double k_gib = 1024.0 * 1024.0 * 1024.0;
+
+bool uses_fused_attention(const Recipe& r) {
+    // NeMo and Megatron-LM (Transformer Engine / flash attention) never store
+    // the a*s*s attention scores; the 2022 stacks (metaseq) and unknown ones do.
+    return r.framework == "nemo" || r.framework == "megatron-lm";
+}
+
+double ceil_div(double a, double b) { return std::ceil(a / b); }
+
+}  // namespace
+
+MemoryEstimate estimate_memory(const Recipe& r) {
+    MemoryEstimate e;
+    const catalog::Model& m = r.model;
+    if (m.layers <= 0 || m.hidden <= 0 || m.heads <= 0) return e;
+    const double h = m.hidden, L = m.layers, a = m.heads, f = m.ffn_size();
+    const double s_full = m.seq_length;
+    const double t = std::max(1, r.parallelism.tensor), p = std::max(1, r.parallelism.pipeline);
+    const double c = std::max(1, r.parallelism.context), b = std::max(1, r.batch.micro);
+    const double ep = std::max(1, r.parallelism.expert);
+    const double v = r.parallelism.virtual_pipeline;
+    const double kv_dim = m.kv_head_count() * (h / a);
+    // Megatron pads the vocabulary to a multiple of 128 * tensor.
+    const double pad = 128.0 * t;
+    const double V = std::ceil(std::max(1, m.vocab) / pad) * pad;
+
+    // ---- parameters
+    const bool gated = m.activation == "swiglu";
+    const double attn = h * (h + 2 * kv_dim) + (h + 2 * kv_dim) + h * h + h;
+    double mlp = (gated ? 3.0 : 2.0) * h * f + (gated ? 2.0 : 1.0) * f + h;
+    double mlp_per_gpu = mlp;
+    if (m.experts > 0) {
+        mlp_per_gpu = mlp * m.experts / ep + h * m.experts;  // experts sharded over expert parallel, plus the router
+        mlp = mlp * m.experts + h * m.experts;
+    }
+    const double layer = attn + mlp + 4 * h;
+    const double embedding = V * h + (m.position == "learned" ? s_full * h : 0.0);
+    const double output = m.tied_embeddings ? 0.0 : V * h;
+    e.parameters = L * layer + embedding + output + 2 * h;
+
+    const double layers_per_stage = ceil_div(L, p);
+    const double layer_per_gpu = (attn + 4 * h) / t + mlp_per_gpu / t;
+    const double first = layers_per_stage * layer_per_gpu + embedding / t;
+    // With tied embeddings and pipeline > 1 the last stage keeps its own copy of the word embeddings.
+    const double last = layers_per_stage * layer_per_gpu + (p > 1 ? V * h / t : 0.0) + 2 * h;
+    e.parameters_per_gpu = p > 1 ? std::max(first, last) : first + output / t + 2 * h;
+
+    // ---- weights, gradients, optimizer (Megatron accounting, mixed precision Adam)
+    const double P = e.parameters_per_gpu;
+    const int dp_int = r.data_parallel();
+    const double dp = dp_int > 0 ? dp_int : 1;
+    const bool full_precision = r.precision == catalog::Precision::fp32 || r.precision == catalog::Precision::tf32;
+    const double weight_bytes = full_precision ? 4 : 2;  // fp8 training keeps bf16 weights
+    const double grad_bytes = 4;                           // fp32 main gradients
+    const double optimizer_bytes = full_precision ? 8 : 12;  // (fp32 master +) Adam m and v
+    e.weights = weight_bytes * P;
+    e.gradients = grad_bytes * P;
+    e.optimizer = optimizer_bytes * P;
+    if (r.distributed_optimizer || r.framework == "metaseq") e.optimizer /= dp;
+    if (r.framework == "metaseq") {  // FSDP shards parameters and gradients too
+        e.weights /= dp;
+        e.gradients /= dp;
+    }
+
+    // ---- activations (Korthikanti et al. 2022), bytes per layer per micro batch
+    const double s = s_full / c;
+    const double sbh = s * b * h;
+    const bool sp = r.parallelism.sequence_parallel && t > 1;
+    const double scores = 5.0 * a * s / h;  // the attention score/softmax/dropout term
+    const double none_full_attn = sp ? sbh * (34.0 + scores) / t : sbh * (10.0 + 24.0 / t + scores / t);
+    const double selective = sp ? sbh * 34.0 / t : sbh * (10.0 + 24.0 / t);
+    const double full = sp ? 2.0 * sbh / t : 2.0 * sbh;
+    const double none = uses_fused_attention(r) ? selective : none_full_attn;
+
+    double per_stage = 0;
+    if (r.recompute.granularity == "full") {
+        double n = r.recompute.num_layers;
+        if (r.recompute.method == "uniform") {
+            double group = std::max(1.0, n);
+            // each group of `group` layers keeps only its input; one group is recomputed at a time
+            per_stage = ceil_div(layers_per_stage, group) * full + group * none;
+        } else {
+            double recomputed = n <= 0 ? layers_per_stage : std::min(n, layers_per_stage);
+            per_stage = recomputed * full + (layers_per_stage - recomputed) * none;
+        }
+    } else if (r.recompute.granularity == "selective") {
+        per_stage = layers_per_stage * selective;
+    } else {
+        per_stage = layers_per_stage * none;
+    }
+    // The first stage holds the activations of up to `pipeline` micro batches in flight (1F1B);
+    // interleaving adds (p-1)/(p*v) of that.
+    double in_flight = 1;
+    if (p > 1) {
+        double microbatches = dp_int > 0 ? r.batch.global / (b * dp) : p;
+        in_flight = std::max(1.0, std::min(p, microbatches));
+    }
+    const double interleave = v > 0 && p > 1 ? 1.0 + (p - 1.0) / (p * v) : 1.0;
+    const double logits = p > 1 ? 0.0 : 4.0 * s * b * V / t;  // fp32 logits of the output layer (last stage)
+    auto total_acts = [&](double per_layer_stage) { return per_layer_stage * in_flight * interleave + logits; };
+    e.activations = total_acts(per_stage);
+    e.activations_no_recompute = total_acts(layers_per_stage * none_full_attn);
+    e.activations_full_recompute = total_acts(layers_per_stage * full);
+
+    e.total = e.weights + e.gradients + e.optimizer + e.activations;
+    e.capacity = r.gpu.memory_gib * k_gib;
+    return e;
+}
+
+void validate_recipe(const Recipe& r, Diagnostics& d) {
+    auto at = [&](const std::string& key) { return origin_of(r, key); };
+    const Parallelism& par = r.parallelism;
+    const catalog::Model& m = r.model;
+    const int total = r.total_gpus();
+    const int gpn = r.gpus_per_node_effective();
+
+    if (r.gpus_per_node > r.target.gpus_per_node)
+        d.error(at("gpus_per_node"), "gpus_per_node",
+                fmt::format("{} GPUs per node, but target '{}' has {}", r.gpus_per_node, r.target.name,
+                            r.target.gpus_per_node),
+                fmt::format("at most {}", r.target.gpus_per_node));
+    if (r.nodes < 1) d.error(at("nodes"), "nodes", fmt::format("{} nodes", r.nodes), "an integer >= 1");
+
+    const int model_parallel = par.tensor * par.pipeline * par.context;
+    const bool mp_divides = model_parallel > 0 && total % model_parallel == 0;
+    if (!mp_divides) {
+        std::string key = par.pipeline > 1 && !find_origin(r, "parallelism.tensor") ? "parallelism.pipeline"
+                                                                                     : "parallelism.tensor";
+        d.error(at(key), key,
+                fmt::format("tensor {} x pipeline {} x context {} = {} does not divide the {} GPUs ({} nodes x {})",
+                            par.tensor, par.pipeline, par.context, model_parallel, total, r.nodes, gpn),
+                "tensor x pipeline x context dividing nodes x gpus_per_node",
+                "change the node count or the model parallelism");
+    }
+    if (m.heads > 0 && m.heads % par.tensor != 0)
+        d.error(at("parallelism.tensor"), "parallelism.tensor",
+                fmt::format("{} attention heads are not divisible by tensor parallel {}", m.heads, par.tensor),
+                "a tensor size that divides the heads");
+    if (m.kv_heads > 0 && m.kv_heads % par.tensor != 0 && par.tensor % m.kv_heads != 0)
+        d.error(at("parallelism.tensor"), "parallelism.tensor",
+                fmt::format("{} kv heads are not divisible by tensor parallel {}", m.kv_heads, par.tensor),
+                "a tensor size that divides the kv heads");
+    if (m.layers > 0 && m.layers % par.pipeline != 0)
+        d.error(at("parallelism.pipeline"), "parallelism.pipeline",
+                fmt::format("{} layers are not divisible by pipeline parallel {}", m.layers, par.pipeline),
+                "a pipeline size that divides the layers");
+    if (par.virtual_pipeline > 0) {
+        if (par.pipeline < 2)
+            d.error(at("parallelism.virtual_pipeline"), "parallelism.virtual_pipeline",
+                    "an interleaved (virtual) pipeline needs pipeline > 1", "pipeline >= 2 or virtual_pipeline 0");
+        else if (m.layers > 0 && m.layers % (par.pipeline * par.virtual_pipeline) != 0)
+            d.error(at("parallelism.virtual_pipeline"), "parallelism.virtual_pipeline",
+                    fmt::format("{} layers are not divisible by pipeline {} x virtual_pipeline {} = {} model chunks",
+                                m.layers, par.pipeline, par.virtual_pipeline, par.pipeline * par.virtual_pipeline),
+                    "pipeline x virtual_pipeline dividing the layers");
+    }
+    if (par.sequence_parallel && par.tensor < 2)
+        d.error(at("parallelism.sequence_parallel"), "parallelism.sequence_parallel",
+                "sequence parallelism needs tensor parallel > 1", "tensor >= 2, or sequence_parallel: false");
+    if (par.context > 1 && m.seq_length % (2 * par.context) != 0)
+        d.error(at("parallelism.context"), "parallelism.context",
+                fmt::format("sequence length {} is not divisible by 2 x context parallel {}", m.seq_length, par.context),
+                "a context size with seq_length % (2 x context) == 0");
+    if (par.expert > 1) {
+        if (m.experts == 0)
+            d.error(at("parallelism.expert"), "parallelism.expert",
+                    fmt::format("expert parallel {} on a dense model", par.expert), "1 for a model without experts");
+        else if (m.experts % par.expert != 0)
+            d.error(at("parallelism.expert"), "parallelism.expert",
+                    fmt::format("{} experts are not divisible by expert parallel {}", m.experts, par.expert),
+                    "an expert size that divides the experts");
+    }
+
+    const int dp = r.data_parallel();
+    if (dp > 0) {
+        long long unit = static_cast<long long>(r.batch.micro) * dp;
+        if (r.batch.global % unit != 0)
+            d.error(at("batch.global"), "batch.global",
+                    fmt::format("global batch {} is not divisible by micro batch {} x data parallel {} = {}",
+                                r.batch.global, r.batch.micro, dp, unit),
+                    fmt::format("a multiple of {}", unit), fmt::format("e.g. batch.global: {}", std::max(unit, (r.batch.global / unit + 1) * unit)));
+    }
+
+    const bool cpu = r.gpu.family == "cpu";
+    if (!cpu && !r.gpu.name.empty() && !r.gpu.supports(r.precision))
+        d.error(at("precision"), "precision",
+                fmt::format("GPU '{}' of target '{}' has no {} support", r.gpu.name, r.target.name,
+                            catalog::to_string(r.precision)),
+                "a precision the GPU supports", r.precision == catalog::Precision::fp8 ? "fp8 needs H100/H200; use bf16" : "");
+
+    if (r.metrics.window_start > r.metrics.window_end)
+        d.error(at("metrics.window"), "metrics.window",
+                fmt::format("window [{}, {}] starts after it ends", r.metrics.window_start, r.metrics.window_end),
+                "[first_step, last_step] with first <= last");
+    else if (r.metrics.window_end > r.steps)
+        d.error(at("metrics.window"), "metrics.window",
+                fmt::format("window [{}, {}] goes beyond the {} steps", r.metrics.window_start, r.metrics.window_end,
+                            r.steps),
+                fmt::format("a last step <= steps ({})", r.steps), "raise steps or end the window earlier");
+    if (r.profiling.nsys) {
+        if (r.profiling.start_step >= r.profiling.end_step)
+            d.error(at("profiling.start_step"), "profiling.start_step",
+                    fmt::format("profiling starts at step {} but ends at {}", r.profiling.start_step, r.profiling.end_step),
+                    "start_step < end_step");
+        else if (r.profiling.end_step > r.steps)
+            d.error(at("profiling.end_step"), "profiling.end_step",
+                    fmt::format("profiling ends at step {}, after the last step {}", r.profiling.end_step, r.steps),
+                    fmt::format("end_step <= steps ({})", r.steps));
+        for (int rank : r.profiling.ranks)
+            if (rank >= total && total > 0)
+                d.error(at("profiling.ranks"), "profiling.ranks", fmt::format("rank {} does not exist ({} ranks)", rank, total),
+                        fmt::format("ranks below {}", total));
+    }
+
+    if (r.recompute.granularity == "full" && r.recompute.num_layers > 0 && par.pipeline > 0 && m.layers > 0 &&
+        r.recompute.num_layers > m.layers / par.pipeline)
+        d.error(at("recompute.num_layers"), "recompute.num_layers",
+                fmt::format("{} layers to recompute, but a pipeline stage has {}", r.recompute.num_layers,
+                            m.layers / par.pipeline),
+                fmt::format("at most {}", m.layers / par.pipeline));
+
+    // framework-specific requirements
+    if (r.framework == "custom") {
+        if (r.launch.command.empty())
+            d.error(at("launch"), "launch.command", "framework 'custom' needs the training command",
+                    "launch.command: [argv...]");
+        if (r.launch.log_format.empty())
+            d.error(at("launch"), "launch.log_format", "framework 'custom' needs the format of its log",
+                    fmt::format("one of {}", quoted_list(log_format_names())));
+    } else if (!r.launch.command.empty()) {
+        d.error(at("launch.command"), "launch.command",
+                fmt::format("launch.command replaces the whole training command and is only for framework 'custom' (this is '{}')", r.framework),
+                "launch.extra_args to add arguments", "use launch.extra_args, or framework: custom");
+    }
+    if (r.framework == "metaseq") {
+        if (par.pipeline != 1)
+            d.error(at("parallelism.pipeline"), "parallelism.pipeline", "metaseq has no pipeline parallelism", "1");
+        if (par.context != 1)
+            d.error(at("parallelism.context"), "parallelism.context", "metaseq has no context parallelism", "1");
+        if (gpn < 2)
+            d.error(at("gpus_per_node"), "gpus_per_node", "metaseq's launcher needs at least 2 GPUs per node", ">= 2");
+    }
+
+    // container runtime against the scheduler
+    const std::string& rt = r.container.runtime;
+    const catalog::Scheduler sched = r.target.scheduler;
+    if ((rt == "pyxis" || rt == "enroot") && sched != catalog::Scheduler::slurm)
+        d.error(at("container.runtime"), "container.runtime",
+                fmt::format("runtime '{}' needs a Slurm target; '{}' uses {}", rt, r.target.name, catalog::to_string(sched)),
+                sched == catalog::Scheduler::kubernetes ? "'containerd'" : "'none'");
+    if (rt == "containerd" && sched != catalog::Scheduler::kubernetes)
+        d.error(at("container.runtime"), "container.runtime",
+                fmt::format("runtime 'containerd' is for Kubernetes targets; '{}' uses {}", r.target.name,
+                            catalog::to_string(sched)),
+                "'pyxis', 'enroot' or 'none'");
+    if (rt != "none" && r.container.image.empty())
+        d.error(at("container"), "container.image", fmt::format("container runtime '{}' needs an image", rt),
+                "a registry image or a .sqsh path", "set container.image, or container.runtime: none");
+
+    // memory fit (skipped on the CPU 'GPU' of the local targets, whose memory is unknown)
+    if (!cpu && r.gpu.memory_gib > 0 && m.layers > 0) {
+        MemoryEstimate e = estimate_memory(r);
+        if (!e.fits()) {
+            std::string key = find_origin(r, "parallelism") ? "parallelism" : "model";
+            d.error(at(key), "memory",
+                    fmt::format("estimated {:.1f} GiB per GPU does not fit in the {:.1f} GiB of '{}' (weights {:.1f}, "
+                                "gradients {:.1f}, optimizer {:.1f}, activations {:.1f} GiB with recompute '{}'; "
+                                "{:.2f}B parameters, {:.2f}B per GPU)",
+                                e.total / k_gib, e.capacity / k_gib, r.gpu.name, e.weights / k_gib, e.gradients / k_gib,
+                                e.optimizer / k_gib, e.activations / k_gib, r.recompute.granularity, e.parameters / 1e9,
+                                e.parameters_per_gpu / 1e9),
+                    "a configuration that fits in GPU memory",
+                    "raise parallelism.tensor/pipeline or nodes, set distributed_optimizer: true, "
+                    "recompute: {granularity: full}, or lower batch.micro");
+        }
+    }
+}
+
+}  // namespace trainbench::recipe
