@@ -91,7 +91,7 @@ def parse_args(argv):
 
 def expand_nodelist(nodelist):
     """Host names of a Slurm node list such as 'gpu-[1-2,5],login1'. Uses
-    `scontrol show hostnames` when available, else a parser for the common forms."""
+    `scontrol show hostnames` when available, else parse_nodelist."""
     if shutil.which("scontrol"):
         try:
             out = subprocess.run(["scontrol", "show", "hostnames", nodelist], capture_output=True, text=True,
@@ -100,6 +100,11 @@ def expand_nodelist(nodelist):
                 return out
         except (subprocess.SubprocessError, OSError):
             pass
+    return parse_nodelist(nodelist)
+
+
+def parse_nodelist(nodelist):
+    """The common forms of a Slurm host list: 'a,b', 'gpu-[1-3,7]', 'n[01-10]x' (zero padding kept)."""
     hosts = []
     # split at commas outside brackets
     for part in re.findall(r"[^,\[]+(?:\[[^\]]*\][^,\[]*)*", nodelist):
@@ -339,6 +344,12 @@ def run(args):
             f"data-parallel size {world} = {per_rank}; choose a global batch that is a multiple of {per_rank}")
     accumulation = args.global_batch // per_rank
 
+    local_ranks = tasks_on_this_node() or (world if launcher != "slurm" else 1)
+    threads = args.threads or max(1, usable_cores() // max(1, local_ranks))
+    # OpenBLAS (Debian's BLAS for python3-torch) and OpenMP size their pools when loaded.
+    os.environ["OMP_NUM_THREADS"] = str(threads)
+    os.environ["OPENBLAS_NUM_THREADS"] = str(threads)
+
     import torch  # after the checks: importing torch takes seconds
     import torch.distributed as dist
     from torch.nn.parallel import DistributedDataParallel
@@ -347,8 +358,6 @@ def run(args):
     from data import MockTokens
     from model import TinyGPT, megatron_flops_per_iteration
 
-    local_ranks = tasks_on_this_node() or (world if launcher != "slurm" else 1)
-    threads = args.threads or max(1, usable_cores() // max(1, local_ranks))
     torch.set_num_threads(threads)
 
     if args.precision == "bf16" and not hasattr(torch, "autocast"):
