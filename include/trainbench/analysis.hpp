@@ -1,0 +1,318 @@
+// analysis: turning parsed step times into figures of merit that can be
+// trusted and compared. FLOPs per sample under named conventions (each one a
+// row of a table: gpu-recipes, megatron, megatron-2024, nemo, narayanan2021),
+// the GPU peak each convention divides by, step-time statistics over an
+// inclusive step window with warm-up detection, derived throughput figures,
+// expectation checks, and a cross-check of the configuration a log declares
+// against the one the user or recipe gave. Everything ends in one value type,
+// RunSummary, that the report module formats.
+//
+// Formulas, sources and test vectors: docs/metrics.md.
+//
+// analysis depends on metrics (LogData) and recipe/catalog value types only;
+// it never prints and never reads files except read_dllogger_step_records().
+#pragma once
+
+#include <trainbench/catalog.hpp>
+#include <trainbench/core.hpp>
+#include <trainbench/metrics.hpp>
+#include <trainbench/recipe.hpp>
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace trainbench::analysis {
+
+// "bf16", "fp8", ... (same spelling as catalog::to_string, kept here so the
+// analysis library stands alone).
+[[nodiscard]] std::string_view precision_name(catalog::Precision p);
+
+// ---------------------------------------------------------------- FLOPs
+// What a FLOPs formula needs besides the architecture.
+struct FlopsInput {
+    catalog::Model model;          // name (gpu-recipes keys on it), family, shape
+    int seq_length = 0;            // 0 = model.seq_length
+    int tensor_parallel = 1;       // Megatron pads the vocabulary to a multiple of divisor * TP
+    int vocab_divisible_by = 128;  // --make-vocab-size-divisible-by
+
+    [[nodiscard]] int seq() const { return seq_length > 0 ? seq_length : model.seq_length; }
+};
+
+// FLOPs of one sample (one sequence), forward + backward.
+struct FlopsResult {
+    double per_sample = 0;
+    int vocab_used = 0;            // the vocabulary size the formula used (padded or fixed); 0 = n/a
+    std::string formula;           // the expression evaluated, for the report
+    std::string note;              // anything the user should know ("constant from its table", ...)
+};
+
+using FlopsFunction = FlopsResult (*)(const FlopsInput&);
+
+struct FlopsConvention {
+    std::string_view name;           // "gpu-recipes", "megatron", ...
+    std::string_view description;    // one line for --help and the report
+    FlopsFunction per_sample;
+    bool hardware_flops_like = false;  // counts recomputation (narayanan2021): not model FLOPs
+};
+
+// The table of conventions, in documentation order.
+[[nodiscard]] const std::vector<FlopsConvention>& flops_conventions();
+[[nodiscard]] std::vector<std::string> flops_convention_names();
+// Throws InputError naming the known conventions (with did-you-mean).
+[[nodiscard]] const FlopsConvention& find_flops_convention(std::string_view name);
+
+// gpu-recipes' MODEL_FLOPS_PER_SAMPLE, verbatim (data_defs.py at 534ed01).
+[[nodiscard]] const std::map<std::string, double>& gpu_recipes_model_flops();
+
+// Megatron's padded vocabulary: ceil(v / (divisor * tp)) * divisor * tp.
+[[nodiscard]] int padded_vocab(int vocab, int divisible_by, int tensor_parallel);
+
+// ---------------------------------------------------------------- peaks
+struct Peak {
+    std::string gpu;          // GPU family key ("h100", "cpu")
+    std::string precision;    // "bf16", "fp8", ...
+    double tflops = 0;        // dense TFLOPS per GPU used as the MFU denominator
+    std::string source;       // where the number comes from, said in every report
+};
+
+struct PeakRequest {
+    std::string convention;                // peaks differ per convention where tools differ
+    std::string gpu_family;                // "h100", "a100", "cpu", ...
+    catalog::Precision precision = catalog::Precision::bf16;
+    std::optional<double> override_tflops; // --peak from the user
+    std::optional<double> measured_tflops; // cpu: the workload's matmul calibration (peak_tflops_measured)
+    std::optional<double> catalog_tflops;  // the catalog's value, used for GPUs the table lacks
+};
+
+// The peak for (convention, GPU family, precision). Throws InputError for an
+// unknown combination (naming what exists), never returns zero.
+[[nodiscard]] Peak resolve_peak(const PeakRequest& request);
+
+// One row of the peak table (for docs/tests and `--help`).
+struct PeakRow {
+    std::string_view table;   // "default" or "gpu-recipes"
+    std::string_view gpu;
+    catalog::Precision precision;
+    double tflops;
+};
+[[nodiscard]] const std::vector<PeakRow>& peak_table();
+
+// ---------------------------------------------------------------- step statistics
+struct StepSample {
+    std::int64_t step = 0;
+    double seconds = 0;
+};
+
+struct StepWindow {
+    std::int64_t start = 10;  // inclusive
+    std::int64_t end = 30;    // inclusive
+};
+// "10:30" -> {10, 30}; throws UsageError on anything else (end < start too).
+[[nodiscard]] StepWindow parse_window(std::string_view text);
+
+struct StepStats {
+    StepWindow window;
+    std::size_t count = 0;            // records used
+    double mean = 0;                  // arithmetic mean over records in the window
+    double median = 0;
+    double min = 0;
+    double max = 0;
+    double p10 = 0;                   // linear interpolation between order statistics
+    double p90 = 0;
+    double stddev = 0;                // sample standard deviation (n-1); 0 for one record
+    std::vector<std::int64_t> steps_used;
+    std::size_t total_records = 0;    // in the whole log
+    std::int64_t first_step = 0;      // of the whole log
+    std::int64_t last_step = 0;
+    std::vector<std::int64_t> warmup_steps;   // leading steps slower than the steady state
+    std::int64_t steady_state_from = 0;       // first step after warm-up
+    double steady_state_median = 0;           // median of the second half of the log
+    bool window_includes_warmup = false;
+};
+
+// Statistics of the records whose step lies in [window.start, window.end]
+// (records, not unique steps: a duplicated step counts twice, as gpu-recipes
+// does). Throws InputError when no record falls in the window, naming the
+// steps the log has.
+[[nodiscard]] StepStats step_statistics(const std::vector<StepSample>& records, StepWindow window);
+
+// Warm-up: the leading steps whose time exceeds the steady-state median (the
+// median of the second half of the records) by more than `threshold` (0.2 =
+// 20%). Returns the index of the first steady-state record.
+[[nodiscard]] std::size_t detect_warmup(const std::vector<StepSample>& records, double threshold = 0.2);
+
+// The step-time series of a parsed log (metrics::names::step_time_s), one record per step.
+[[nodiscard]] std::vector<StepSample> step_samples(const metrics::LogData& log);
+
+// Reads a DLLogger file record by record the way gpu-recipes'
+// process_training_results.py does (every DLLL line with an integer step and a
+// "train_step_timing in s" value; duplicates kept, file order). Throws
+// RuntimeError when the file cannot be read.
+[[nodiscard]] std::vector<StepSample> read_dllogger_step_records(const std::filesystem::path& path);
+
+// ---------------------------------------------------------------- inputs
+// A configuration value and where it came from ("--gpus", "recipe", "log
+// cfg/global_batch_size", "catalog").
+template <class T>
+struct Given {
+    std::optional<T> value;
+    std::string origin;
+    [[nodiscard]] bool has() const { return value.has_value(); }
+};
+
+struct Inputs {
+    std::string label;                 // run id or log file name
+    catalog::Model model;              // model.name empty = unknown
+    std::string model_origin;
+    int gpus = 0;
+    std::string gpus_origin;
+    std::string gpu_family;            // "h100", "cpu"
+    std::string gpu_name;              // catalog name or the family
+    catalog::Precision precision = catalog::Precision::bf16;
+    std::string precision_origin;
+    int global_batch = 0;
+    std::string global_batch_origin;
+    int seq_len = 0;
+    std::string seq_len_origin;
+    int tensor_parallel = 1;
+    int pipeline_parallel = 1;
+    int micro_batch = 0;
+    StepWindow window;
+    std::string window_origin;
+    std::string convention = "megatron";
+    std::string convention_origin;
+    std::optional<double> peak_override;  // --peak
+    double train_tokens = 300e9;          // for days_to_train
+    std::optional<double> catalog_peak;   // the catalog GPU's dense peak for the precision
+};
+
+// ---------------------------------------------------------------- cross-check
+// One configuration key the log declares, compared with what was given.
+struct CrossCheck {
+    std::string key;         // "global_batch", "tensor_parallel", ...
+    std::string log_key;     // "cfg/global_batch_size"
+    std::string logged;      // the log's value
+    std::string given;       // flags/recipe value ("" when nothing was given)
+    std::string origin;      // where `given` came from
+    bool match = true;
+};
+
+// Keys a DLLogger PARAMETER record (NeMo cfg/..., trainer/..., or bare names)
+// may declare, mapped to our names. First hit wins.
+struct DeclaredConfig {
+    std::map<std::string, std::string> values;   // our key -> logged value text
+    std::map<std::string, std::string> log_keys; // our key -> the log's key
+    [[nodiscard]] std::optional<double> number(const std::string& key) const;
+};
+[[nodiscard]] DeclaredConfig declared_config(const metrics::LogData& log);
+
+// Fills gaps in `inputs` from the log (origin "log <key>"), then compares
+// every declared key with what was given. Mismatches have match == false.
+[[nodiscard]] std::vector<CrossCheck> cross_check(Inputs& inputs, const DeclaredConfig& declared);
+
+// ---------------------------------------------------------------- expectations
+struct ExpectationResult {
+    std::string figure;
+    std::optional<double> actual;
+    bool passed = false;
+    std::string rule;     // "25.1 ± 5% [23.845, 26.355]", ">= 0.35"
+    std::string message;  // "" when passed; else why
+    SourceLocation where;
+};
+
+// Figures an expectation may name (the numeric fields of Derived/StepStats).
+[[nodiscard]] const std::vector<std::string>& expectation_figures();
+
+// ---------------------------------------------------------------- summary
+struct Derived {
+    double tokens_per_step = 0;
+    double tokens_per_s = 0;
+    double tokens_per_s_per_gpu = 0;
+    double samples_per_s = 0;
+    double flops_per_sample = 0;
+    double flops_per_step = 0;
+    double tflops_per_gpu = 0;
+    double mfu = 0;
+    double train_tokens = 0;
+    double days_to_train = 0;
+};
+
+struct Provenance {
+    std::string tool_version;
+    std::string log_format;
+    std::vector<std::string> log_files;
+    std::uint64_t records = 0;
+    std::uint64_t skipped = 0;
+    std::uint64_t corrupt = 0;
+    std::string step_source;         // "records" (gpu-recipes) or "series"
+    std::string run_dir;             // empty for bare logs
+    std::string run_id;
+    std::string recipe_name;
+    std::string recipe_file;
+    std::string created;             // run.json's creation time
+    std::string git_commit;
+};
+
+struct Finding {
+    Severity severity = Severity::warning;
+    std::string message;
+};
+
+struct SeriesPoint {
+    std::int64_t step = 0;
+    double value = 0;
+};
+
+struct RunSummary {
+    Inputs inputs;
+    std::string convention;            // = inputs.convention, resolved
+    std::string convention_description;
+    bool hardware_flops_like = false;
+    FlopsResult flops;
+    Peak peak;
+    StepStats stats;
+    Derived derived;
+    std::vector<ExpectationResult> expectations;
+    std::vector<CrossCheck> cross_checks;
+    std::vector<Finding> findings;
+    Provenance provenance;
+    std::vector<SeriesPoint> step_times;   // every step of the log (plots)
+    std::vector<SeriesPoint> loss;         // loss per step (plots), may be empty
+    std::string resolved_recipe;           // YAML text for the HTML report; empty for bare logs
+
+    [[nodiscard]] bool expectations_passed() const;
+    // A named figure (expectation_figures()), nullopt for unknown names.
+    [[nodiscard]] std::optional<double> figure(std::string_view name) const;
+};
+
+// Derived figures from a mean step time (formula order as gpu-recipes:
+// F_sample * B / t / N / 1e12).
+[[nodiscard]] Derived derive(double step_time_s, double flops_per_sample, int global_batch, int seq_len,
+                             int gpus, double peak_tflops, double train_tokens);
+
+// Checks each expectation against the summary. Throws InputError for a figure
+// that does not exist (located, with did-you-mean).
+[[nodiscard]] std::vector<ExpectationResult> check_expectations(const RunSummary& summary,
+                                                                const std::vector<recipe::Expectation>& expectations);
+
+struct AnalysisRequest {
+    Inputs inputs;
+    std::vector<StepSample> step_records;         // what the window mean is taken over
+    const metrics::LogData* log = nullptr;        // for declared config, loss, measured peak
+    std::vector<recipe::Expectation> expectations;
+    Provenance provenance;
+    std::string resolved_recipe;
+};
+
+// The whole analysis: fills gaps from the log and cross-checks, picks the
+// convention and peak, computes statistics and derived figures, checks
+// expectations. Throws InputError (UsageError for missing flags) with a hint
+// naming the flag that would fix it.
+[[nodiscard]] RunSummary analyse(AnalysisRequest request);
+
+}  // namespace trainbench::analysis

@@ -1,0 +1,145 @@
+// Step-time statistics over an inclusive step window, warm-up detection,
+// and the two ways of getting step records out of a log.
+#include <trainbench/analysis.hpp>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <numeric>
+#include <sstream>
+
+namespace trainbench::analysis {
+
+namespace {
+
+// Linear interpolation between order statistics (NumPy's default).
+double percentile(const std::vector<double>& sorted, double p) {
+    if (sorted.empty()) return 0;
+    const double pos = p * static_cast<double>(sorted.size() - 1);
+    const auto lo = static_cast<std::size_t>(std::floor(pos));
+    const std::size_t hi = std::min(lo + 1, sorted.size() - 1);
+    const double frac = pos - static_cast<double>(lo);
+    return sorted[lo] + (sorted[hi] - sorted[lo]) * frac;
+}
+
+std::int64_t parse_int(std::string_view text, std::string_view what) {
+    std::int64_t v = 0;
+    const char* end = text.data() + text.size();
+    auto [ptr, ec] = std::from_chars(text.data(), end, v);
+    if (ec != std::errc{} || ptr != end || text.empty())
+        throw UsageError(fmt::format("invalid step window '{}': '{}' is not a step number", what, text),
+                         "write the window as START:END, e.g. --window 10:30");
+    return v;
+}
+
+}  // namespace
+
+StepWindow parse_window(std::string_view text) {
+    const auto colon = text.find(':');
+    if (colon == std::string_view::npos)
+        throw UsageError(fmt::format("invalid step window '{}'", text), "write the window as START:END, e.g. --window 10:30");
+    StepWindow w{parse_int(text.substr(0, colon), text), parse_int(text.substr(colon + 1), text)};
+    if (w.end < w.start)
+        throw UsageError(fmt::format("invalid step window '{}': the end is before the start", text),
+                         "write the window as START:END with START <= END");
+    return w;
+}
+
+std::size_t detect_warmup(const std::vector<StepSample>& records, double threshold) {
+    if (records.size() < 4) return 0;
+    std::vector<double> tail;
+    for (std::size_t i = records.size() / 2; i < records.size(); ++i) tail.push_back(records[i].seconds);
+    std::sort(tail.begin(), tail.end());
+    const double steady = percentile(tail, 0.5);
+    for (std::size_t i = 0; i < records.size(); ++i)
+        if (records[i].seconds <= steady * (1 + threshold)) return i;
+    return 0;
+}
+
+StepStats step_statistics(const std::vector<StepSample>& records, StepWindow window) {
+    StepStats st;
+    st.window = window;
+    st.total_records = records.size();
+    if (records.empty())
+        throw InputError("the log has no step times",
+                         "check the log format (--format) and that the run got past its first step");
+    st.first_step = records.front().step;
+    st.last_step = records.front().step;
+    for (const auto& r : records) {
+        st.first_step = std::min(st.first_step, r.step);
+        st.last_step = std::max(st.last_step, r.step);
+    }
+    std::vector<double> values;
+    double sum = 0;
+    for (const auto& r : records) {
+        if (r.step < window.start || r.step > window.end) continue;
+        sum += r.seconds;  // file order, as gpu-recipes accumulates
+        values.push_back(r.seconds);
+        st.steps_used.push_back(r.step);
+    }
+    if (values.empty())
+        throw InputError(fmt::format("no step-time record in the step window {}..{}; the log has steps {}..{}",
+                                     window.start, window.end, st.first_step, st.last_step),
+                         fmt::format("choose a window inside the log, e.g. --window {}:{}", st.first_step, st.last_step));
+    st.count = values.size();
+    st.mean = sum / static_cast<double>(values.size());
+    std::vector<double> sorted(values.begin(), values.end());
+    std::sort(sorted.begin(), sorted.end());
+    const auto [lo, hi] = std::minmax_element(values.begin(), values.end());
+    st.min = *lo;
+    st.max = *hi;
+    st.median = percentile(sorted, 0.5);
+    st.p10 = percentile(sorted, 0.1);
+    st.p90 = percentile(sorted, 0.9);
+    if (values.size() > 1) {
+        double ss = 0;
+        for (double v : values) ss += (v - st.mean) * (v - st.mean);
+        st.stddev = std::sqrt(ss / static_cast<double>(values.size() - 1));
+    }
+    const std::size_t steady = detect_warmup(records);
+    for (std::size_t i = 0; i < steady; ++i) st.warmup_steps.push_back(records[i].step);
+    st.steady_state_from = steady < records.size() ? records[steady].step : st.first_step;
+    {
+        std::vector<double> tail;
+        for (std::size_t i = records.size() / 2; i < records.size(); ++i) tail.push_back(records[i].seconds);
+        std::sort(tail.begin(), tail.end());
+        st.steady_state_median = percentile(tail, 0.5);
+    }
+    st.window_includes_warmup =
+        std::any_of(st.warmup_steps.begin(), st.warmup_steps.end(),
+                    [&](std::int64_t s) { return s >= window.start && s <= window.end; });
+    return st;
+}
+
+std::vector<StepSample> step_samples(const metrics::LogData& log) {
+    std::vector<StepSample> out;
+    auto it = log.series.find(std::string(metrics::names::step_time_s));
+    if (it == log.series.end()) return out;
+    out.reserve(it->second.points.size());
+    for (const metrics::Point& p : it->second.points) out.push_back({p.step, p.value});
+    return out;
+}
+
+std::vector<StepSample> read_dllogger_step_records(const std::filesystem::path& path) {
+    const std::string text = read_file(path);
+    std::vector<StepSample> out;
+    std::istringstream in(text);
+    std::string line;
+    while (std::getline(in, line)) {
+        if (line.size() < 5 || line.compare(0, 4, "DLLL") != 0) continue;
+        nlohmann::json record = nlohmann::json::parse(line.begin() + 4, line.end(), nullptr, false);
+        if (record.is_discarded() || !record.is_object()) continue;
+        auto step = record.find("step");
+        auto data = record.find("data");
+        if (step == record.end() || !step->is_number_integer() || data == record.end() || !data->is_object()) continue;
+        auto timing = data->find("train_step_timing in s");
+        if (timing == data->end() || !timing->is_number()) continue;
+        out.push_back({step->get<std::int64_t>(), timing->get<double>()});
+    }
+    return out;
+}
+
+}  // namespace trainbench::analysis

@@ -1,0 +1,422 @@
+// The whole analysis of one run: gaps filled from the log and cross-checked,
+// FLOPs and peak, statistics, derived figures, expectations.
+#include <trainbench/analysis.hpp>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+namespace trainbench::analysis {
+
+// ---------------------------------------------------------------- declared config
+namespace {
+
+struct DeclaredKey {
+    const char* key;
+    std::vector<const char*> log_keys;
+};
+
+const std::vector<DeclaredKey>& declared_keys() {
+    static const std::vector<DeclaredKey> keys = {
+        {"global_batch", {"cfg/global_batch_size", "model/global_batch_size", "global_batch_size"}},
+        {"micro_batch", {"cfg/micro_batch_size", "model/micro_batch_size", "micro_batch_size"}},
+        {"tensor_parallel", {"cfg/tensor_model_parallel_size", "tensor_model_parallel_size"}},
+        {"pipeline_parallel", {"cfg/pipeline_model_parallel_size", "pipeline_model_parallel_size"}},
+        {"virtual_pipeline", {"cfg/virtual_pipeline_model_parallel_size", "virtual_pipeline_model_parallel_size"}},
+        {"seq_len", {"cfg/encoder_seq_length", "cfg/data/seq_length", "encoder_seq_length", "seq_length", "seq_len"}},
+        {"layers", {"cfg/num_layers", "num_layers", "n_layer"}},
+        {"hidden", {"cfg/hidden_size", "hidden_size", "n_embd"}},
+        {"ffn", {"cfg/ffn_hidden_size", "ffn_hidden_size"}},
+        {"heads", {"cfg/num_attention_heads", "num_attention_heads", "n_head"}},
+        {"kv_heads", {"cfg/num_query_groups", "num_query_groups"}},
+        {"vocab", {"vocab_size", "padded_vocab_size"}},
+        {"vocab_divisible_by", {"cfg/make_vocab_size_divisible_by", "make_vocab_size_divisible_by"}},
+        {"nodes", {"trainer/num_nodes", "num_nodes", "nodes"}},
+        {"gpus_per_node", {"trainer/devices", "devices", "gpus_per_node"}},
+        {"gpus", {"world_size", "num_gpus"}},
+        {"fp8", {"cfg/fp8", "fp8"}},
+        {"precision", {"peak_precision", "cfg/precision", "trainer/precision", "precision"}},
+        {"peak_tflops_measured", {"peak_tflops_measured"}},
+        {"model", {"model", "model_name"}},
+    };
+    return keys;
+}
+
+// The value of a JSON text as plain text: "\"bf16\"" -> bf16, "2048" -> 2048.
+std::string plain(const std::string& json_text) {
+    auto j = nlohmann::json::parse(json_text, nullptr, false);
+    if (j.is_discarded()) return json_text;
+    if (j.is_string()) return j.get<std::string>();
+    if (j.is_null()) return "";
+    if (j.is_number_float()) {
+        const double v = j.get<double>();
+        if (std::floor(v) == v && std::fabs(v) < 1e15) return fmt::format("{}", static_cast<long long>(v));
+        return fmt::format("{}", v);
+    }
+    return j.dump();
+}
+
+std::optional<double> to_number(const std::string& text) {
+    try {
+        std::size_t used = 0;
+        double v = std::stod(text, &used);
+        if (used == text.size()) return v;
+    } catch (const std::exception&) {
+    }
+    return std::nullopt;
+}
+
+// "bf16-mixed", "16", "bf16", "fp8" -> our precision.
+std::optional<catalog::Precision> precision_from_log(const std::string& text) {
+    using catalog::Precision;
+    if (text.rfind("bf16", 0) == 0) return Precision::bf16;
+    if (text == "16" || text == "16-mixed" || text.rfind("fp16", 0) == 0) return Precision::fp16;
+    if (text.rfind("fp8", 0) == 0) return Precision::fp8;
+    if (text == "32" || text == "fp32" || text == "32-true") return Precision::fp32;
+    if (text == "tf32") return Precision::tf32;
+    return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<double> DeclaredConfig::number(const std::string& key) const {
+    auto it = values.find(key);
+    if (it == values.end()) return std::nullopt;
+    return to_number(it->second);
+}
+
+DeclaredConfig declared_config(const metrics::LogData& log) {
+    DeclaredConfig out;
+    for (const DeclaredKey& k : declared_keys()) {
+        for (const char* log_key : k.log_keys) {
+            auto it = log.parameters.find(log_key);
+            if (it == log.parameters.end()) continue;
+            std::string v = plain(it->second);
+            if (v.empty()) continue;
+            out.values[k.key] = v;
+            out.log_keys[k.key] = log_key;
+            break;
+        }
+    }
+    return out;
+}
+
+// ---------------------------------------------------------------- cross-check
+namespace {
+
+struct IntField {
+    const char* key;
+    int* value;
+    std::string* origin;
+};
+
+}  // namespace
+
+std::vector<CrossCheck> cross_check(Inputs& inputs, const DeclaredConfig& declared) {
+    std::vector<CrossCheck> checks;
+    auto log_origin = [&](const std::string& key) { return "log " + declared.log_keys.at(key); };
+
+    // Total GPUs as the log declares them.
+    DeclaredConfig d = declared;
+    if (!d.values.count("gpus") && d.number("nodes") && d.number("gpus_per_node")) {
+        d.values["gpus"] = fmt::format("{}", static_cast<long long>(*d.number("nodes") * *d.number("gpus_per_node")));
+        d.log_keys["gpus"] = declared.log_keys.at("nodes") + " x " + declared.log_keys.at("gpus_per_node");
+    }
+    auto origin_of = [&](const std::string& key) {
+        return key == "gpus" && !declared.values.count("gpus") && d.values.count("gpus") ? "log " + d.log_keys.at("gpus")
+                                                                                          : log_origin(key);
+    };
+
+    std::string tp_origin, pp_origin, mb_origin;
+    const std::vector<IntField> fields = {
+        {"global_batch", &inputs.global_batch, &inputs.global_batch_origin},
+        {"seq_len", &inputs.seq_len, &inputs.seq_len_origin},
+        {"gpus", &inputs.gpus, &inputs.gpus_origin},
+        {"micro_batch", &inputs.micro_batch, &mb_origin},
+    };
+    for (const IntField& f : fields) {
+        auto logged = d.number(f.key);
+        if (!logged) continue;
+        CrossCheck c;
+        c.key = f.key;
+        c.log_key = d.log_keys.at(f.key);
+        c.logged = d.values.at(f.key);
+        if (*f.value > 0) {
+            c.given = fmt::format("{}", *f.value);
+            c.origin = f.origin->empty() ? "given" : *f.origin;
+            c.match = static_cast<double>(*f.value) == *logged;
+        } else {
+            *f.value = static_cast<int>(*logged);
+            *f.origin = origin_of(f.key);
+            c.given = c.logged;
+            c.origin = *f.origin;
+        }
+        checks.push_back(std::move(c));
+    }
+    // Parallelism: recipe values (origin set) are compared, defaults are filled.
+    const std::vector<std::pair<const char*, int*>> par = {{"tensor_parallel", &inputs.tensor_parallel},
+                                                           {"pipeline_parallel", &inputs.pipeline_parallel}};
+    for (const auto& [key, value] : par) {
+        auto logged = d.number(key);
+        if (!logged) continue;
+        CrossCheck c{key, d.log_keys.at(key), d.values.at(key), fmt::format("{}", *value), "", true};
+        if (inputs.convention_origin == "recipe" || inputs.model_origin == "recipe") c.origin = "recipe";
+        if (c.origin.empty()) {
+            *value = static_cast<int>(*logged);
+            c.given = c.logged;
+            c.origin = log_origin(key);
+        } else {
+            c.match = static_cast<double>(*value) == *logged;
+        }
+        checks.push_back(std::move(c));
+    }
+    // Architecture: compared with the model when one was given.
+    const catalog::Model& m = inputs.model;
+    const std::vector<std::pair<const char*, int>> arch = {
+        {"layers", m.layers}, {"hidden", m.hidden}, {"heads", m.heads}, {"ffn", m.layers > 0 ? m.ffn_size() : 0},
+        {"kv_heads", m.heads > 0 ? m.kv_head_count() : 0}};
+    for (const auto& [key, value] : arch) {
+        auto logged = d.number(key);
+        if (!logged || value <= 0) continue;
+        checks.push_back({key, d.log_keys.at(key), d.values.at(key), fmt::format("{}", value),
+                          inputs.model_origin.empty() ? "model" : inputs.model_origin,
+                          static_cast<double>(value) == *logged});
+    }
+    // Precision: cfg/fp8 true means FP8 whatever cfg/precision says.
+    std::optional<catalog::Precision> logged_precision;
+    std::string precision_key;
+    if (d.values.count("fp8") && d.values.at("fp8") == "true") {
+        logged_precision = catalog::Precision::fp8;
+        precision_key = "fp8";
+    } else if (d.values.count("precision")) {
+        logged_precision = precision_from_log(d.values.at("precision"));
+        precision_key = "precision";
+    }
+    if (logged_precision) {
+        CrossCheck c{"precision", d.log_keys.at(precision_key), d.values.at(precision_key),
+                     std::string(precision_name(inputs.precision)), inputs.precision_origin, true};
+        if (inputs.precision_origin.empty() || inputs.precision_origin == "default") {
+            inputs.precision = *logged_precision;
+            inputs.precision_origin = log_origin(precision_key);
+            c.given = std::string(precision_name(inputs.precision));
+            c.origin = inputs.precision_origin;
+        } else {
+            c.match = inputs.precision == *logged_precision;
+        }
+        checks.push_back(std::move(c));
+    }
+    return checks;
+}
+
+// ---------------------------------------------------------------- figures & expectations
+const std::vector<std::string>& expectation_figures() {
+    static const std::vector<std::string> names = {
+        "step_time_s",     "step_time_median_s", "step_time_min_s", "step_time_max_s", "step_time_p10_s",
+        "step_time_p90_s", "step_time_stddev_s", "tokens_per_s",    "tokens_per_s_per_gpu",
+        "samples_per_s",   "tflops_per_gpu",     "mfu",             "days_to_train",   "final_loss",
+    };
+    return names;
+}
+
+std::optional<double> RunSummary::figure(std::string_view name) const {
+    if (name == "step_time_s") return stats.mean;
+    if (name == "step_time_median_s") return stats.median;
+    if (name == "step_time_min_s") return stats.min;
+    if (name == "step_time_max_s") return stats.max;
+    if (name == "step_time_p10_s") return stats.p10;
+    if (name == "step_time_p90_s") return stats.p90;
+    if (name == "step_time_stddev_s") return stats.stddev;
+    if (name == "tokens_per_s") return derived.tokens_per_s;
+    if (name == "tokens_per_s_per_gpu") return derived.tokens_per_s_per_gpu;
+    if (name == "samples_per_s") return derived.samples_per_s;
+    if (name == "tflops_per_gpu") return derived.tflops_per_gpu;
+    if (name == "mfu") return derived.mfu;
+    if (name == "days_to_train") return derived.days_to_train;
+    if (name == "final_loss") {
+        if (loss.empty()) return std::nullopt;
+        return loss.back().value;
+    }
+    return std::nullopt;
+}
+
+bool RunSummary::expectations_passed() const {
+    return std::all_of(expectations.begin(), expectations.end(), [](const ExpectationResult& e) { return e.passed; });
+}
+
+std::vector<ExpectationResult> check_expectations(const RunSummary& summary,
+                                                  const std::vector<recipe::Expectation>& expectations) {
+    std::vector<ExpectationResult> out;
+    const auto& known = expectation_figures();
+    for (const recipe::Expectation& e : expectations) {
+        if (std::find(known.begin(), known.end(), e.figure) == known.end()) {
+            Diagnostics diags;
+            diags.error(e.where, "expect." + e.figure, fmt::format("unknown figure '{}'", e.figure),
+                        "one of " + quoted_list(known, " or "), did_you_mean(e.figure, known));
+            diags.throw_if_errors("invalid expectation");
+        }
+        ExpectationResult r;
+        r.figure = e.figure;
+        r.where = e.where;
+        r.actual = summary.figure(e.figure);
+        std::vector<std::string> rules;
+        double lo = -INFINITY, hi = INFINITY;
+        if (e.value) {
+            const double tol = e.tolerance.value_or(0);
+            const double abs_tol = e.tolerance_is_relative ? std::fabs(*e.value) * tol / 100.0 : tol;
+            lo = *e.value - abs_tol;
+            hi = *e.value + abs_tol;
+            rules.push_back(e.tolerance_is_relative
+                                ? fmt::format("{:g} ± {:g}% [{:.6g}, {:.6g}]", *e.value, tol, lo, hi)
+                                : fmt::format("{:g} ± {:g} [{:.6g}, {:.6g}]", *e.value, tol, lo, hi));
+        }
+        if (e.min) {
+            lo = std::max(lo, *e.min);
+            rules.push_back(fmt::format(">= {:g}", *e.min));
+        }
+        if (e.max) {
+            hi = std::min(hi, *e.max);
+            rules.push_back(fmt::format("<= {:g}", *e.max));
+        }
+        for (std::size_t i = 0; i < rules.size(); ++i) r.rule += (i ? ", " : "") + rules[i];
+        if (!r.actual) {
+            r.passed = false;
+            r.message = fmt::format("the run has no value for '{}'", e.figure);
+        } else if (*r.actual < lo) {
+            r.message = fmt::format("{:.6g} is below {:.6g}", *r.actual, lo);
+        } else if (*r.actual > hi) {
+            r.message = fmt::format("{:.6g} is above {:.6g}", *r.actual, hi);
+        } else {
+            r.passed = true;
+        }
+        out.push_back(std::move(r));
+    }
+    return out;
+}
+
+// ---------------------------------------------------------------- derive & analyse
+Derived derive(double step_time_s, double flops_per_sample, int global_batch, int seq_len, int gpus,
+               double peak_tflops, double train_tokens) {
+    Derived d;
+    const double b = global_batch;
+    const double n = gpus;
+    d.tokens_per_step = b * seq_len;
+    d.tokens_per_s = d.tokens_per_step / step_time_s;
+    d.tokens_per_s_per_gpu = d.tokens_per_s / n;
+    d.samples_per_s = b / step_time_s;
+    d.flops_per_sample = flops_per_sample;
+    d.flops_per_step = flops_per_sample * b;
+    d.tflops_per_gpu = flops_per_sample * b / step_time_s / n / 1e12;  // gpu-recipes' order of operations
+    d.mfu = peak_tflops > 0 ? d.tflops_per_gpu / peak_tflops : 0;
+    d.train_tokens = train_tokens;
+    d.days_to_train = train_tokens / d.tokens_per_s / 86400.0;
+    return d;
+}
+
+RunSummary analyse(AnalysisRequest request) {
+    RunSummary s;
+    Inputs& in = request.inputs;
+    DeclaredConfig declared;
+    if (request.log) declared = declared_config(*request.log);
+
+    // The model: given, or built from the architecture the log declares.
+    if (in.model.name.empty() && in.model.layers <= 0 && declared.number("layers") && declared.number("hidden") &&
+        declared.number("heads")) {
+        in.model.name = "log-declared";
+        in.model.family = "gpt3";
+        in.model.layers = static_cast<int>(*declared.number("layers"));
+        in.model.hidden = static_cast<int>(*declared.number("hidden"));
+        in.model.heads = static_cast<int>(*declared.number("heads"));
+        if (auto f = declared.number("ffn")) in.model.ffn = static_cast<int>(*f);
+        if (auto g = declared.number("kv_heads")) in.model.kv_heads = static_cast<int>(*g);
+        if (auto v = declared.number("vocab")) in.model.vocab = static_cast<int>(*v);
+        else in.model.vocab = 50257;
+        in.model_origin = "log";
+        s.findings.push_back({Severity::note, "model shape taken from the log's parameters (vocabulary " +
+                                                  std::to_string(in.model.vocab) + ")"});
+    }
+    s.cross_checks = cross_check(in, declared);
+    for (const CrossCheck& c : s.cross_checks)
+        if (!c.match)
+            s.findings.push_back({Severity::warning,
+                                  fmt::format("the log declares {} = {} ('{}') but {} says {}", c.key, c.logged,
+                                              c.log_key, c.origin, c.given)});
+
+    if (in.model.name.empty() && in.model.layers <= 0)
+        throw UsageError("the model is unknown: the log does not declare it", "give it with --model NAME (a catalog model)");
+    if (in.gpus <= 0) throw UsageError("the number of GPUs is unknown: the log does not declare it", "give it with --gpus N");
+    if (in.global_batch <= 0)
+        throw UsageError("the global batch size is unknown: the log does not declare it", "give it with --global-batch N");
+    if (in.seq_len <= 0) {
+        in.seq_len = in.model.seq_length;
+        in.seq_len_origin = "model " + in.model.name;
+    }
+    if (in.seq_len <= 0) throw UsageError("the sequence length is unknown", "give it with --seq N");
+    if (in.gpu_family.empty()) throw UsageError("the GPU is unknown", "give it with --gpu NAME (e.g. h100, a100, cpu)");
+
+    const FlopsConvention& conv = find_flops_convention(in.convention);
+    s.convention = std::string(conv.name);
+    s.convention_description = std::string(conv.description);
+    s.hardware_flops_like = conv.hardware_flops_like;
+
+    FlopsInput fi;
+    fi.model = in.model;
+    fi.seq_length = in.seq_len;
+    fi.tensor_parallel = std::max(in.tensor_parallel, 1);
+    if (auto div = declared.number("vocab_divisible_by")) fi.vocab_divisible_by = static_cast<int>(*div);
+    s.flops = conv.per_sample(fi);
+    if (conv.name == "gpu-recipes" && in.model.seq_length > 0 && in.seq_len != in.model.seq_length)
+        s.findings.push_back({Severity::warning,
+                              fmt::format("gpu-recipes' constant assumes the model's sequence length {}, the run used {}",
+                                          in.model.seq_length, in.seq_len)});
+    if (conv.hardware_flops_like)
+        s.findings.push_back({Severity::note, "narayanan2021 counts activation recomputation: TFLOPS and MFU are "
+                                              "hardware-FLOPs-like and overstate model FLOPs utilisation"});
+
+    PeakRequest pr;
+    pr.convention = s.convention;
+    pr.gpu_family = in.gpu_family;
+    pr.precision = in.precision;
+    pr.override_tflops = in.peak_override;
+    pr.catalog_tflops = in.catalog_peak;
+    if (in.gpu_family == "cpu") {
+        pr.measured_tflops = declared.number("peak_tflops_measured");
+        if (declared.values.count("precision"))
+            if (auto p = precision_from_log(declared.values.at("precision"))) pr.precision = *p;
+    }
+    s.peak = resolve_peak(pr);
+
+    s.stats = step_statistics(request.step_records, in.window);
+    if (s.stats.window_includes_warmup)
+        s.findings.push_back({Severity::warning,
+                              fmt::format("the step window {}..{} includes warm-up steps (steady state from step {})",
+                                          in.window.start, in.window.end, s.stats.steady_state_from)});
+    if (s.stats.last_step < in.window.end)
+        s.findings.push_back({Severity::note, fmt::format("the log ends at step {}, before the window's end {}",
+                                                          s.stats.last_step, in.window.end)});
+    s.derived = derive(s.stats.mean, s.flops.per_sample, in.global_batch, in.seq_len, in.gpus, s.peak.tflops,
+                       in.train_tokens);
+
+    // Series for plots: one point per step (the later record wins).
+    for (const StepSample& r : request.step_records) {
+        if (!s.step_times.empty() && s.step_times.back().step == r.step) s.step_times.back().value = r.seconds;
+        else s.step_times.push_back({r.step, r.seconds});
+    }
+    std::stable_sort(s.step_times.begin(), s.step_times.end(),
+                     [](const SeriesPoint& a, const SeriesPoint& b) { return a.step < b.step; });
+    if (request.log) {
+        auto it = request.log->series.find(std::string(metrics::names::loss));
+        if (it != request.log->series.end())
+            for (const metrics::Point& p : it->second.points) s.loss.push_back({p.step, p.value});
+    }
+
+    s.inputs = in;
+    s.provenance = std::move(request.provenance);
+    s.resolved_recipe = std::move(request.resolved_recipe);
+    s.expectations = check_expectations(s, request.expectations);
+    return s;
+}
+
+}  // namespace trainbench::analysis
