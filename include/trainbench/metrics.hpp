@@ -86,10 +86,15 @@ struct LogData {
     std::vector<std::filesystem::path> files;
     std::map<std::string, Series> series;            // by Series::name
     std::map<std::string, std::string> parameters;   // metadata the log declares (DLLogger PARAMETER), JSON text values
+    std::map<std::string, double> summary;           // run-level values logged without a step (DLLogger step [])
     std::optional<NcclResult> nccl;
     ParseStats stats;
 
     [[nodiscard]] const Series* find(std::string_view name) const;
+    // A parameter as a number (JSON number, bool, or a string holding a number), or nullopt.
+    [[nodiscard]] std::optional<double> parameter_number(std::string_view name) const;
+    // A parameter as text: a JSON string unquoted and unescaped, anything else as its JSON text.
+    [[nodiscard]] std::optional<std::string> parameter_text(std::string_view name) const;
     // Adds (or replaces, for a repeated step) one point, keeping step order.
     void add_point(std::string_view name, std::string_view source_name, Point p);
 };

@@ -1,0 +1,285 @@
+#include "metrics/common.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+
+namespace trainbench::metrics::detail {
+
+const std::vector<NameMapping>& canonical_names() {
+    static const std::vector<NameMapping> table = {
+        // NeMo / Lightning (DLLogger data keys, TensorBoard tags, progress lines)
+        {"train_step_timing in s", names::step_time_s},
+        {"train_step_timing", names::step_time_s},
+        {"reduced_train_loss", names::loss},
+        {"lr", names::learning_rate},
+        {"consumed_samples", names::consumed_samples},
+        {"grad_norm", names::grad_norm},
+        {"global_batch_size", names::global_batch},
+        {"TFLOPS_per_GPU", names::tflops_per_gpu},
+        // Megatron-LM stdout keys
+        {"consumed samples", names::consumed_samples},
+        {"learning rate", names::learning_rate},
+        {"global batch size", names::global_batch},
+        {"lm loss", names::loss},
+        {"loss scale", names::loss_scale},
+        {"grad norm", names::grad_norm},
+        {"number of skipped iterations", names::skipped_iterations},
+        {"throughput per GPU (TFLOP/s/GPU)", names::tflops_per_gpu},
+        {"samples per second", names::samples_per_s},
+        // Megatron-LM TensorBoard tags (iteration-time is in seconds)
+        {"iteration-time", names::step_time_s},
+        {"learning-rate", names::learning_rate},
+        {"loss-scale", names::loss_scale},
+        {"grad-norm", names::grad_norm},
+        {"batch-size", names::global_batch},
+        {"throughput", names::tflops_per_gpu},
+        // fairseq / metaseq
+        {"wps", names::tokens_per_s},
+        {"loss", names::loss},
+        {"gnorm", names::grad_norm},
+        {"loss_scale", names::loss_scale},
+        {"bsz", names::global_batch},
+    };
+    return table;
+}
+
+void insert_point(Series& series, const Point& p) {
+    auto& v = series.points;
+    if (v.empty() || v.back().step < p.step) {
+        v.push_back(p);
+        return;
+    }
+    if (v.back().step == p.step) {
+        v.back() = p;
+        return;
+    }
+    auto it = std::lower_bound(v.begin(), v.end(), p.step,
+                               [](const Point& a, std::int64_t step) { return a.step < step; });
+    if (it != v.end() && it->step == p.step)
+        *it = p;
+    else
+        v.insert(it, p);
+}
+
+SeriesSink::SeriesSink(LogData& out, const ParseOptions& options, const std::vector<NameMapping>& mapping)
+    : m_out(out), m_options(options), m_mapping(mapping) {}
+
+bool SeriesSink::selected(std::string_view name, std::string_view source_name) const {
+    if (m_options.tags.empty()) return true;
+    return std::any_of(m_options.tags.begin(), m_options.tags.end(),
+                       [&](const std::string& t) { return t == name || t == source_name; });
+}
+
+Series* SeriesSink::create(std::string_view name, std::string_view source_name) {
+    if (!selected(name, source_name)) return nullptr;
+    auto it = m_out.series.find(std::string(name));
+    if (it == m_out.series.end()) {
+        Series s;
+        s.name = std::string(name);
+        s.source_name = std::string(source_name);
+        it = m_out.series.emplace(s.name, std::move(s)).first;
+    }
+    return &it->second;
+}
+
+Series* SeriesSink::resolve(std::string_view source_name) {
+    if (m_last < m_cache.size() && m_cache[m_last].source == source_name) return m_cache[m_last].series;
+    for (std::size_t i = 0; i < m_cache.size(); ++i) {
+        if (m_cache[i].source == source_name) {
+            m_last = i;
+            return m_cache[i].series;
+        }
+    }
+    std::string_view name = source_name;
+    for (const NameMapping& m : m_mapping) {
+        if (m.source == source_name) {
+            // The first source of a canonical series keeps it; another source
+            // with the same meaning keeps its own name.
+            auto existing = m_out.series.find(std::string(m.canonical));
+            if (existing == m_out.series.end() || existing->second.source_name == source_name) name = m.canonical;
+            break;
+        }
+    }
+    Series* s = create(name, source_name);
+    m_cache.push_back({std::string(source_name), s});
+    m_last = m_cache.size() - 1;
+    return s;
+}
+
+Series* SeriesSink::resolve_as(std::string_view name, std::string_view source_name) {
+    std::string key = std::string("\x01") + std::string(name);  // cache key that no source name uses
+    for (const Entry& e : m_cache)
+        if (e.source == key) return e.series;
+    Series* s = create(name, source_name);
+    m_cache.push_back({std::move(key), s});
+    return s;
+}
+
+void SeriesSink::commit() {
+    for (auto& [s, p] : m_staged) insert_point(*s, p);
+    m_staged.clear();
+}
+
+void SeriesSink::commit_with_wall(double wall) {
+    for (auto& [s, p] : m_staged) {
+        if (std::isnan(p.wall_time)) p.wall_time = wall;
+        insert_point(*s, p);
+    }
+    m_staged.clear();
+}
+
+void warn(ParseStats& stats, std::string message) {
+    if (stats.warnings.size() < k_max_warnings) stats.warnings.push_back(std::move(message));
+}
+
+std::string_view trim(std::string_view s) {
+    while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r' || s.front() == '\n')) s.remove_prefix(1);
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r' || s.back() == '\n')) s.remove_suffix(1);
+    return s;
+}
+
+namespace {
+
+// from_chars for doubles, also accepting a leading '+'. Returns the end of the number.
+const char* scan_double(const char* first, const char* last, double& value) {
+    const char* p = first;
+    bool plus = false;
+    if (p < last && *p == '+') {
+        plus = true;
+        ++p;
+    }
+    auto [end, ec] = std::from_chars(p, last, value);
+    if (ec == std::errc::result_out_of_range) {
+        // Overflow: from_chars leaves value untouched; report +-inf / 0 like strtod.
+        bool neg = (p < last && *p == '-');
+        value = neg ? -HUGE_VAL : HUGE_VAL;
+        for (const char* q = p; q < end; ++q)
+            if (*q == 'e' || *q == 'E') {
+                if (q + 1 < end && q[1] == '-') value = neg ? -0.0 : 0.0;
+                break;
+            }
+        return end;
+    }
+    if (ec != std::errc()) return first;
+    if (plus && (*p == '-')) return first;
+    return end;
+}
+
+}  // namespace
+
+std::optional<double> to_number(std::string_view s) {
+    s = trim(s);
+    if (s.empty()) return std::nullopt;
+    double v = 0;
+    const char* end = scan_double(s.data(), s.data() + s.size(), v);
+    if (end != s.data() + s.size()) return std::nullopt;
+    return v;
+}
+
+std::optional<double> leading_number(std::string_view s) {
+    while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
+    if (s.empty()) return std::nullopt;
+    double v = 0;
+    const char* end = scan_double(s.data(), s.data() + s.size(), v);
+    if (end == s.data()) return std::nullopt;
+    return v;
+}
+
+std::optional<std::int64_t> to_integer(std::string_view s) {
+    s = trim(s);
+    if (!s.empty() && s.front() == '+') s.remove_prefix(1);
+    std::int64_t v = 0;
+    auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec != std::errc() || end != s.data() + s.size() || s.empty()) return std::nullopt;
+    return v;
+}
+
+std::optional<std::int64_t> integral(double v) {
+    if (!std::isfinite(v) || v < -9.2e18 || v > 9.2e18) return std::nullopt;
+    double r = std::nearbyint(v);
+    if (r != v) return std::nullopt;
+    return static_cast<std::int64_t>(r);
+}
+
+namespace {
+
+bool digits(std::string_view s, std::size_t pos, std::size_t n, int& out) {
+    if (pos + n > s.size()) return false;
+    int v = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        char c = s[pos + i];
+        if (c < '0' || c > '9') return false;
+        v = v * 10 + (c - '0');
+    }
+    out = v;
+    return true;
+}
+
+// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm).
+std::int64_t days_from_civil(std::int64_t y, unsigned m, unsigned d) {
+    y -= m <= 2;
+    const std::int64_t era = (y >= 0 ? y : y - 399) / 400;
+    const auto yoe = static_cast<unsigned>(y - era * 400);
+    const unsigned doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
+    const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + static_cast<std::int64_t>(doe) - 719468;
+}
+
+}  // namespace
+
+std::optional<double> parse_datetime(std::string_view s) {
+    int y = 0, mo = 0, d = 0, h = 0, mi = 0, se = 0;
+    if (!digits(s, 0, 4, y) || s.size() < 19 || s[4] != '-' || !digits(s, 5, 2, mo) || s[7] != '-' ||
+        !digits(s, 8, 2, d) || (s[10] != ' ' && s[10] != 'T') || !digits(s, 11, 2, h) || s[13] != ':' ||
+        !digits(s, 14, 2, mi) || s[16] != ':' || !digits(s, 17, 2, se))
+        return std::nullopt;
+    if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || se > 60) return std::nullopt;
+    double t = static_cast<double>(days_from_civil(y, static_cast<unsigned>(mo), static_cast<unsigned>(d)) * 86400 +
+                                   h * 3600 + mi * 60 + se);
+    std::size_t pos = 19;
+    if (pos < s.size() && (s[pos] == '.' || s[pos] == ',')) {
+        double scale = 0.1;
+        ++pos;
+        while (pos < s.size() && s[pos] >= '0' && s[pos] <= '9') {
+            t += (s[pos] - '0') * scale;
+            scale /= 10;
+            ++pos;
+        }
+    }
+    if (pos < s.size() && (s[pos] == '+' || s[pos] == '-')) {
+        int oh = 0, om = 0;
+        bool neg = s[pos] == '-';
+        if (digits(s, pos + 1, 2, oh)) {
+            std::size_t p = pos + 3;
+            if (p < s.size() && s[p] == ':') ++p;
+            if (!digits(s, p, 2, om)) om = 0;
+            double off = oh * 3600.0 + om * 60.0;
+            t += neg ? off : -off;
+        }
+    }
+    return t;
+}
+
+void strip_ansi(std::string_view in, std::string& out) {
+    out.clear();
+    std::size_t i = 0;
+    while (i < in.size()) {
+        char c = in[i];
+        if (c != '\x1b') {
+            out.push_back(c);
+            ++i;
+            continue;
+        }
+        ++i;
+        if (i < in.size() && in[i] == '[') {
+            ++i;
+            while (i < in.size() && !((in[i] >= '@' && in[i] <= '~') && in[i] != '[')) ++i;
+            if (i < in.size()) ++i;
+        } else if (i < in.size()) {
+            ++i;
+        }
+    }
+}
+
+}  // namespace trainbench::metrics::detail

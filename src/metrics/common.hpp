@@ -1,0 +1,92 @@
+// Private to metrics: what every parser shares. The series sink (canonical
+// names, tag selection, per-line staging), counted warnings, and small text
+// helpers (numbers, dates, trimming, prefixes).
+#pragma once
+
+#include <trainbench/metrics.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace trainbench::metrics::detail {
+
+// source name -> canonical name, for one family of logs.
+struct NameMapping {
+    std::string_view source;
+    std::string_view canonical;
+};
+
+// The one table of known names: NeMo / Lightning (DLLogger, TensorBoard, NeMo
+// stdout), Megatron (stdout keys and TensorBoard tags), fairseq / metaseq.
+// Megatron's "elapsed time per iteration (ms)" is converted by its parser.
+[[nodiscard]] const std::vector<NameMapping>& canonical_names();
+
+// Inserts a point in step order; a repeated step replaces the earlier value.
+void insert_point(Series& series, const Point& p);
+
+// Where parsers put values. Resolves a source name once (canonical mapping,
+// --tags selection) and caches the Series*; points can be staged for a line
+// and committed only when the whole line was understood.
+class SeriesSink {
+public:
+    SeriesSink(LogData& out, const ParseOptions& options, const std::vector<NameMapping>& mapping);
+
+    // The series for `source_name`, or nullptr when --tags excludes it.
+    Series* resolve(std::string_view source_name);
+    // Same, but stores it under an explicit name (e.g. a derived series).
+    Series* resolve_as(std::string_view name, std::string_view source_name);
+
+    void stage(Series* s, const Point& p) {
+        if (s) m_staged.emplace_back(s, p);
+    }
+    void commit();
+    // Commits, giving staged points without a wall time this one.
+    void commit_with_wall(double wall);
+    void discard() { m_staged.clear(); }
+    void add(Series* s, const Point& p) {
+        if (s) insert_point(*s, p);
+    }
+    [[nodiscard]] LogData& data() { return m_out; }
+
+private:
+    Series* create(std::string_view name, std::string_view source_name);
+    bool selected(std::string_view name, std::string_view source_name) const;
+
+    LogData& m_out;
+    const ParseOptions& m_options;
+    const std::vector<NameMapping>& m_mapping;
+    struct Entry {
+        std::string source;
+        Series* series;
+    };
+    std::vector<Entry> m_cache;
+    std::size_t m_last = 0;
+    std::vector<std::pair<Series*, Point>> m_staged;
+};
+
+// Records a warning (at most k_max_warnings are kept; every one is counted by the caller).
+inline constexpr std::size_t k_max_warnings = 20;
+void warn(ParseStats& stats, std::string message);
+
+// ---------------------------------------------------------------- text
+[[nodiscard]] std::string_view trim(std::string_view s);
+[[nodiscard]] inline bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+// A whole string as a number ("1.5", "-3e+06", "nan", "inf", "+2"); nullopt otherwise.
+[[nodiscard]] std::optional<double> to_number(std::string_view s);
+// The number at the start of s (after spaces), ignoring what follows ("962 (1.50)", "100%").
+[[nodiscard]] std::optional<double> leading_number(std::string_view s);
+// A whole string as a signed integer.
+[[nodiscard]] std::optional<std::int64_t> to_integer(std::string_view s);
+// "YYYY-MM-DD HH:MM:SS[.ffffff][+HH:MM]" (or 'T' between) as Unix seconds; a
+// missing offset is taken as UTC.
+[[nodiscard]] std::optional<double> parse_datetime(std::string_view s);
+// Removes ANSI escape sequences (CSI "ESC [ ... letter" and two-byte escapes).
+void strip_ansi(std::string_view in, std::string& out);
+// A double rounded to the nearest int64 when it holds an integral value in range.
+[[nodiscard]] std::optional<std::int64_t> integral(double v);
+
+}  // namespace trainbench::metrics::detail

@@ -1,0 +1,378 @@
+// NVIDIA DLLogger JSON lines: "DLLL {...}" (JSONStreamBackend) or plain JSON
+// lines. LOG records become points, PARAMETER records become parameters,
+// METADATA records are read and ignored. Parsed in place with simdjson
+// on-demand; bare NaN/Infinity (Python json.dumps) are rewritten on a copy of
+// the rare line that needs it.
+#include "metrics/common.hpp"
+#include "metrics/parsers.hpp"
+
+#include <fmt/format.h>
+#include <simdjson.h>
+
+#include <array>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <map>
+
+namespace trainbench::metrics::detail {
+
+namespace {
+
+namespace od = simdjson::ondemand;
+constexpr double k_nan = std::numeric_limits<double>::quiet_NaN();
+
+// DLLogger list steps ([epoch, iter], [epoch, iter, val_iter]) as one
+// increasing step: the last element plus, per list length, the sum of the
+// largest last element of each earlier epoch.
+class ListSteps {
+public:
+    std::int64_t map(const std::int64_t* elems, std::size_t n) {
+        State& s = m_states[n];
+        std::int64_t epoch = elems[0], last = elems[n - 1];
+        if (!s.started) {
+            s.started = true;
+            s.epoch = epoch;
+        }
+        if (epoch > s.epoch) {
+            s.offset += s.max_last;
+            s.max_last = 0;
+            s.epoch = epoch;
+        }
+        s.max_last = std::max(s.max_last, last);
+        return s.offset + last;
+    }
+
+private:
+    struct State {
+        bool started = false;
+        std::int64_t epoch = 0, offset = 0, max_last = 0;
+    };
+    std::map<std::size_t, State> m_states;
+};
+
+enum class StepKind { none, integer, list, parameter, other };
+enum class Outcome { ok, ignored, error };
+
+class DlloggerParser {
+public:
+    DlloggerParser(std::string_view label, const ParseOptions& options, LogData& out)
+        : m_label(label), m_out(out), m_sink(out, options, canonical_names()) {}
+
+    void run(Source& source);
+
+private:
+    Outcome parse_json(const char* json, std::size_t len, std::size_t capacity);
+    bool read_step(od::value v);
+    bool read_data(od::object data);
+    bool read_parameters(od::object data);
+    bool stage_value(std::string_view key, od::value v);
+
+    std::string_view m_label;
+    LogData& m_out;
+    SeriesSink m_sink;
+    od::parser m_parser;
+    od::parser m_aux;  // for a "data" object that precedes "step"
+    ListSteps m_list_steps;
+    std::string m_scratch;
+    std::string m_name;
+
+    // the record being read
+    StepKind m_kind = StepKind::none;
+    std::int64_t m_step = 0;
+    std::array<std::int64_t, 8> m_list{};
+    std::size_t m_list_len = 0;
+    std::vector<std::pair<std::string, double>> m_summary;
+    std::vector<std::pair<std::string, std::string>> m_params;
+};
+
+// Copies `in` to `out` with bare NaN / Infinity / -Infinity (outside strings)
+// turned into strings. Returns false when there was nothing to rewrite.
+bool rewrite_non_finite(std::string_view in, std::string& out) {
+    out.clear();
+    out.reserve(in.size() + 16 + k_padding);
+    bool changed = false, in_string = false;
+    for (std::size_t i = 0; i < in.size(); ++i) {
+        char c = in[i];
+        if (in_string) {
+            out.push_back(c);
+            if (c == '\\' && i + 1 < in.size()) out.push_back(in[++i]);
+            else if (c == '"') in_string = false;
+            continue;
+        }
+        if (c == '"') {
+            in_string = true;
+            out.push_back(c);
+            continue;
+        }
+        std::string_view rest = in.substr(i);
+        std::string_view word;
+        if (starts_with(rest, "NaN")) word = "NaN";
+        else if (starts_with(rest, "-Infinity")) word = "-Infinity";
+        else if (starts_with(rest, "Infinity")) word = "Infinity";
+        if (!word.empty()) {
+            out.push_back('"');
+            out.append(word);
+            out.push_back('"');
+            i += word.size() - 1;
+            changed = true;
+            continue;
+        }
+        out.push_back(c);
+    }
+    return changed;
+}
+
+std::optional<double> non_finite_word(std::string_view s) {
+    if (s == "NaN") return k_nan;
+    if (s == "Infinity") return std::numeric_limits<double>::infinity();
+    if (s == "-Infinity") return -std::numeric_limits<double>::infinity();
+    return std::nullopt;
+}
+
+bool DlloggerParser::read_step(od::value v) {
+    od::json_type type{};
+    if (v.type().get(type)) return false;
+    switch (type) {
+    case od::json_type::number: {
+        double d = 0;
+        if (v.get_double().get(d)) return false;
+        if (auto i = integral(d)) {
+            m_kind = StepKind::integer;
+            m_step = *i;
+        } else {
+            m_kind = StepKind::other;
+        }
+        return true;
+    }
+    case od::json_type::string: {
+        std::string_view s;
+        if (v.get_string().get(s)) return false;
+        m_kind = (s == "PARAMETER") ? StepKind::parameter : StepKind::other;
+        return true;
+    }
+    case od::json_type::array: {
+        od::array arr;
+        if (v.get_array().get(arr)) return false;
+        m_list_len = 0;
+        bool ok = true;
+        for (auto element : arr) {
+            double d = 0;
+            if (element.get_double().get(d)) return false;
+            auto i = integral(d);
+            if (!i || m_list_len == m_list.size()) ok = false;
+            else m_list[m_list_len++] = *i;
+        }
+        m_kind = ok ? StepKind::list : StepKind::other;
+        return true;
+    }
+    default:
+        m_kind = StepKind::other;
+        return true;
+    }
+}
+
+bool DlloggerParser::stage_value(std::string_view key, od::value v) {
+    od::json_type type{};
+    if (v.type().get(type)) return false;
+    double d = 0;
+    if (type == od::json_type::number) {
+        if (v.get_double().get(d)) return false;
+    } else if (type == od::json_type::string) {
+        std::string_view s;
+        if (v.get_string().get(s)) return false;
+        auto nf = non_finite_word(s);
+        if (!nf) return true;
+        d = *nf;
+    } else {
+        return true;  // strings, bools, lists, null: not a scalar series
+    }
+    if (m_kind == StepKind::integer) {
+        m_sink.stage(m_sink.resolve(key), Point{m_step, d, k_nan});
+    } else if (m_kind == StepKind::list && m_list_len == 0) {
+        m_summary.emplace_back(std::string(key), d);
+    } else if (m_kind == StepKind::list && m_list_len == 1) {
+        m_name.assign("epoch/").append(key);
+        m_sink.stage(m_sink.resolve_as(m_name, key), Point{m_list[0], d, k_nan});
+    } else if (m_kind == StepKind::list) {
+        m_sink.stage(m_sink.resolve(key), Point{m_list_steps.map(m_list.data(), m_list_len), d, k_nan});
+    }
+    return true;
+}
+
+bool DlloggerParser::read_data(od::object data) {
+    if (m_kind == StepKind::list && m_list_len >= 2) {
+        // map the step once per record, not per value
+        std::int64_t step = m_list_steps.map(m_list.data(), m_list_len);
+        m_kind = StepKind::integer;
+        m_step = step;
+    }
+    for (auto field : data) {
+        std::string_view key;
+        if (field.unescaped_key().get(key)) return false;
+        od::value v;
+        if (field.value().get(v)) return false;
+        if (!stage_value(key, v)) return false;
+    }
+    return true;
+}
+
+bool DlloggerParser::read_parameters(od::object data) {
+    for (auto field : data) {
+        std::string_view key;
+        if (field.unescaped_key().get(key)) return false;
+        od::value v;
+        if (field.value().get(v)) return false;
+        od::json_type type{};
+        if (v.type().get(type)) return false;
+        std::string_view raw;
+        if (type == od::json_type::object) {
+            od::object o;
+            if (v.get_object().get(o) || o.raw_json().get(raw)) return false;
+        } else if (type == od::json_type::array) {
+            od::array a;
+            if (v.get_array().get(a) || a.raw_json().get(raw)) return false;
+        } else {
+            raw = v.raw_json_token();
+            // a string the NaN rewrite produced is a number again
+            if (type == od::json_type::string) {
+                std::string_view s;
+                if (v.get_string().get(s)) return false;
+                if (non_finite_word(s) && trim(raw).size() == s.size() + 2) raw = s;
+            }
+        }
+        m_params.emplace_back(std::string(key), std::string(trim(raw)));
+    }
+    return true;
+}
+
+Outcome DlloggerParser::parse_json(const char* json, std::size_t len, std::size_t capacity) {
+    m_kind = StepKind::none;
+    m_list_len = 0;
+    m_summary.clear();
+    m_params.clear();
+    m_sink.discard();
+    od::document doc;
+    if (m_parser.iterate(json, len, capacity).get(doc)) return Outcome::error;
+    od::object obj;
+    if (doc.get_object().get(obj)) return Outcome::error;
+
+    double wall = k_nan;
+    std::string_view datetime;
+    std::string_view type = "LOG";
+    std::string_view deferred_data;  // raw "data" seen before "step"
+    bool has_data = false;
+    for (auto field : obj) {
+        std::string_view key;
+        if (field.unescaped_key().get(key)) return Outcome::error;
+        od::value v;
+        if (field.value().get(v)) return Outcome::error;
+        if (key == "timestamp") {
+            od::json_type t{};
+            if (v.type().get(t)) return Outcome::error;
+            if (t == od::json_type::string) {
+                std::string_view s;
+                if (v.get_string().get(s)) return Outcome::error;
+                if (auto n = to_number(s)) wall = *n;
+            } else if (t == od::json_type::number) {
+                if (v.get_double().get(wall)) return Outcome::error;
+            }
+        } else if (key == "datetime") {
+            if (v.get_string().get(datetime)) datetime = {};
+        } else if (key == "type") {
+            if (v.get_string().get(type)) return Outcome::error;
+        } else if (key == "step") {
+            if (!read_step(v)) return Outcome::error;
+        } else if (key == "data") {
+            od::object data;
+            if (v.get_object().get(data)) return Outcome::error;
+            has_data = true;
+            if (m_kind == StepKind::none) {
+                if (data.raw_json().get(deferred_data)) return Outcome::error;
+            } else if (m_kind == StepKind::parameter) {
+                if (!read_parameters(data)) return Outcome::error;
+            } else {
+                if (!read_data(data)) return Outcome::error;
+            }
+        }
+        // elapsedtime, metric, metadata and unknown keys are skipped
+    }
+    if (type == "METADATA") {
+        m_sink.discard();
+        return Outcome::ok;
+    }
+    if (type != "LOG" || !has_data || m_kind == StepKind::none || m_kind == StepKind::other) {
+        m_sink.discard();
+        return Outcome::ignored;
+    }
+    if (!deferred_data.empty()) {
+        // "data" came before "step": parse it again now that the step is known.
+        // It lies inside the padded line buffer, so the padding rule holds.
+        std::size_t cap = capacity - static_cast<std::size_t>(deferred_data.data() - json);
+        od::document d2;
+        od::object data;
+        if (m_aux.iterate(deferred_data.data(), deferred_data.size(), cap).get(d2) || d2.get_object().get(data))
+            return Outcome::error;
+        // read_data uses m_parser-independent state only
+        if (m_kind == StepKind::parameter ? !read_parameters(data) : !read_data(data)) return Outcome::error;
+    }
+    if (std::isnan(wall) && !datetime.empty())
+        if (auto t = parse_datetime(datetime)) wall = *t;
+    for (auto& [name, value] : m_summary) m_out.summary[name] = value;
+    for (auto& [name, value] : m_params) m_out.parameters[name] = value;
+    m_sink.commit_with_wall(wall);
+    return Outcome::ok;
+}
+
+void DlloggerParser::run(Source& source) {
+    LineReader reader(source);
+    LineReader::Line line;
+    ParseStats& st = m_out.stats;
+    while (reader.next(line)) {
+        if (line.overlong) {
+            ++st.skipped;
+            warn(st, fmt::format("{}:{}: line longer than the maximum, skipped", m_label, line.number));
+            continue;
+        }
+        std::string_view t = line.text;
+        std::size_t i = 0;
+        while (i < t.size() && (t[i] == ' ' || t[i] == '\t')) ++i;
+        if (t.substr(i, 4) == "DLLL") i += 4;
+        while (i < t.size() && (t[i] == ' ' || t[i] == '\t')) ++i;
+        std::string_view json = t.substr(i);
+        while (!json.empty() && (json.back() == '\r' || json.back() == ' ' || json.back() == '\t')) json.remove_suffix(1);
+        if (json.empty()) continue;
+        if (json.front() != '{') {
+            ++st.skipped;
+            continue;
+        }
+        std::size_t capacity = line.capacity - static_cast<std::size_t>(json.data() - t.data());
+        Outcome r = parse_json(json.data(), json.size(), capacity);
+        if (r == Outcome::error && rewrite_non_finite(json, m_scratch)) {
+            std::size_t n = m_scratch.size();
+            m_scratch.resize(n + k_padding, '\0');
+            r = parse_json(m_scratch.data(), n, m_scratch.size());
+        }
+        if (r == Outcome::ok) {
+            ++st.records;
+        } else if (r == Outcome::ignored) {
+            ++st.skipped;
+        } else if (!line.complete) {
+            st.truncated_tail = true;
+            warn(st, fmt::format("{}:{}: last line is incomplete (still being written?), ignored", m_label, line.number));
+        } else {
+            ++st.corrupt;
+            warn(st, fmt::format("{}:{}: invalid JSON record, skipped", m_label, line.number));
+        }
+    }
+    st.bytes += reader.bytes();
+}
+
+}  // namespace
+
+void parse_dllogger(Source& source, std::string_view label, const ParseOptions& options, LogData& out) {
+    DlloggerParser parser(label, options, out);
+    parser.run(source);
+}
+
+}  // namespace trainbench::metrics::detail

@@ -1,0 +1,247 @@
+// The format table, detection from content and file name, and parse_logs.
+#include "metrics/common.hpp"
+#include "metrics/crc32c.hpp"
+#include "metrics/parsers.hpp"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <cctype>
+#include <cstring>
+
+namespace fs = std::filesystem;
+
+namespace trainbench::metrics {
+
+namespace {
+
+struct FormatRow {
+    FormatInfo info;
+    detail::StreamParseFn parse;
+    std::vector<std::string_view> aliases;
+};
+
+const std::vector<FormatRow>& format_rows() {
+    static const std::vector<FormatRow> rows = {
+        {{"dllogger", "NVIDIA DLLogger JSON lines ('DLLL {...}' or plain JSON): NeMo 1.x dllogger.json"},
+         detail::parse_dllogger, {"dllogger.json", "dlll"}},
+        {{"tensorboard", "TensorBoard event files (events.out.tfevents.*), a file or a directory of them"},
+         detail::parse_tensorboard, {"tfevents", "tb"}},
+        {{"megatron", "Megatron-LM stdout iteration lines ('iteration i/N | ... |')"}, detail::parse_megatron, {"megatron-lm"}},
+        {{"nemo", "NeMo 2 progress lines ('Training epoch E, iteration n/N | ...') and NeMo 1 / Lightning tqdm bars"},
+         detail::parse_nemo, {"lightning", "tqdm"}},
+        {{"metaseq", "fairseq / metaseq train_inner lines (--log-format json or simple)"}, detail::parse_metaseq, {"fairseq"}},
+        {{"nccl-tests", "nccl-tests output (all_reduce_perf, ...): per-size rows and the average bus bandwidth"},
+         detail::parse_nccl_tests, {"nccl", "nccl_tests"}},
+    };
+    return rows;
+}
+
+const FormatRow* find_row(std::string_view name) {
+    for (const FormatRow& r : format_rows()) {
+        if (r.info.name == name) return &r;
+        for (std::string_view a : r.aliases)
+            if (a == name) return &r;
+    }
+    return nullptr;
+}
+
+std::vector<std::string> format_names() {
+    std::vector<std::string> names;
+    for (const FormatRow& r : format_rows()) names.push_back(r.info.name);
+    return names;
+}
+
+class StreamLogParser : public LogParser {
+public:
+    StreamLogParser(std::string name, detail::StreamParseFn fn) : m_name(std::move(name)), m_fn(fn) {}
+
+    void parse(const fs::path& path, const ParseOptions& options, LogData& out) override {
+        std::error_code ec;
+        if (m_name == "tensorboard" && fs::is_directory(path, ec)) {
+            auto files = detail::tensorboard_files(path);
+            if (files.empty())
+                throw RuntimeError(fmt::format("no TensorBoard event files under '{}'", path.string()),
+                                   "event files are named events.out.tfevents.*");
+            for (const fs::path& f : files) parse_file(f, options, out);
+            return;
+        }
+        parse_file(path, options, out);
+    }
+
+private:
+    void parse_file(const fs::path& path, const ParseOptions& options, LogData& out) {
+        detail::FileSource source(path);
+        m_fn(source, path.string(), options, out);
+        out.files.push_back(path);
+    }
+
+    std::string m_name;
+    detail::StreamParseFn m_fn;
+};
+
+std::uint32_t load_u32(const unsigned char* p) {
+    return static_cast<std::uint32_t>(p[0]) | (static_cast<std::uint32_t>(p[1]) << 8) |
+           (static_cast<std::uint32_t>(p[2]) << 16) | (static_cast<std::uint32_t>(p[3]) << 24);
+}
+
+bool contains(std::string_view s, std::string_view what) { return s.find(what) != std::string_view::npos; }
+
+}  // namespace
+
+namespace detail {
+
+StreamParseFn stream_parser(std::string_view format) {
+    const FormatRow* r = find_row(format);
+    return r ? r->parse : nullptr;
+}
+
+void parse_buffer(std::string_view format, std::string_view data, const ParseOptions& options, LogData& out,
+                  std::size_t chunk) {
+    StreamParseFn fn = stream_parser(format);
+    if (!fn) throw InputError(fmt::format("unknown log format '{}'", format));
+    MemorySource source(data, chunk);
+    fn(source, "<memory>", options, out);
+    out.format = find_row(format)->info.name;
+}
+
+std::optional<std::string> detect_from_content(std::string_view file_name, std::string_view head) {
+    if (file_name.find("tfevents") != std::string_view::npos) return "tensorboard";
+    if (head.size() >= 12) {
+        const auto* h = reinterpret_cast<const unsigned char*>(head.data());
+        if (masked_crc32c(h, 8) == load_u32(h + 8)) return "tensorboard";
+    }
+    // Count evidence line by line ('\r' separates tqdm updates).
+    std::array<int, 6> score{};  // dllogger, nccl, metaseq, nemo, megatron, (unused)
+    std::size_t pos = 0;
+    int lines = 0;
+    while (pos < head.size() && lines < 200000) {
+        std::size_t end = head.find_first_of("\r\n", pos);
+        if (end == std::string_view::npos) end = head.size();
+        std::string_view line = head.substr(pos, end - pos);
+        pos = end + 1;
+        ++lines;
+        std::string_view t = trim(line);
+        if (t.empty()) continue;
+        if (starts_with(t, "DLLL {") || starts_with(t, "DLLL{")) score[0] += 3;
+        else if (t.front() == '{' && contains(t, "\"step\"") && contains(t, "\"data\"")) score[0] += 2;
+        if (contains(t, "# nThread") || contains(t, "Avg bus bandwidth") || contains(t, "nccl-tests version") ||
+            contains(t, "Collective test starting") || (contains(t, "out-of-place") && contains(t, "in-place")))
+            score[1] += 3;
+        if (contains(t, "| train_inner |") || contains(t, "| valid | {") || contains(t, "| train | {")) score[2] += 3;
+        else if (contains(t, "| epoch ") && contains(t, " / ") && contains(t, "loss=")) score[2] += 2;
+        if (contains(t, "Training epoch ") && contains(t, ", iteration ")) score[3] += 3;
+        else if (contains(t, "%|") && contains(t, "Epoch ") &&
+                 (contains(t, "reduced_train_loss") || contains(t, "train_step_timing") || contains(t, "global_step")))
+            score[3] += 3;
+        if (contains(t, "iteration") && (contains(t, "elapsed time per iteration") || contains(t, "consumed samples")))
+            score[4] += 3;
+    }
+    static constexpr std::array<std::string_view, 5> names = {"dllogger", "nccl-tests", "metaseq", "nemo", "megatron"};
+    std::size_t best = 0;
+    for (std::size_t i = 1; i < names.size(); ++i)
+        if (score[i] > score[best]) best = i;
+    if (score[best] > 0) return std::string(names[best]);
+    // Nothing conclusive in the content: the file name.
+    std::string lower(file_name);
+    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (contains(lower, "dllogger")) return "dllogger";
+    if (contains(lower, "nccl") || contains(lower, "_perf")) return "nccl-tests";
+    return std::nullopt;
+}
+
+}  // namespace detail
+
+const std::vector<FormatInfo>& formats() {
+    static const std::vector<FormatInfo> infos = [] {
+        std::vector<FormatInfo> v;
+        for (const FormatRow& r : format_rows()) v.push_back(r.info);
+        return v;
+    }();
+    return infos;
+}
+
+std::unique_ptr<LogParser> make_parser(std::string_view format) {
+    const FormatRow* r = find_row(format);
+    if (!r) return nullptr;
+    return std::make_unique<StreamLogParser>(r->info.name, r->parse);
+}
+
+std::optional<std::string> detect_format(const fs::path& path) {
+    std::error_code ec;
+    if (fs::is_directory(path, ec)) {
+        if (!detail::tensorboard_files(path).empty()) return "tensorboard";
+        return std::nullopt;
+    }
+    std::string name = path.filename().string();
+    if (name.find("tfevents") != std::string::npos) return "tensorboard";
+    detail::FileSource source(path);
+    // Look at up to 8 MiB: Megatron and NeMo print long preambles before the first step.
+    constexpr std::size_t k_chunk = 1 << 20;
+    std::string head(k_chunk, '\0');
+    std::size_t got = 0;
+    while (got < head.size()) {
+        std::size_t n = source.read(head.data() + got, head.size() - got);
+        if (n == 0) break;
+        got += n;
+    }
+    head.resize(got);
+    if (auto f = detail::detect_from_content(name, head)) return f;
+    for (int i = 1; i < 8 && got == k_chunk; ++i) {
+        std::string more(k_chunk, '\0');
+        got = 0;
+        while (got < more.size()) {
+            std::size_t n = source.read(more.data() + got, more.size() - got);
+            if (n == 0) break;
+            got += n;
+        }
+        more.resize(got);
+        if (auto f = detail::detect_from_content("", more)) {
+            if (*f != "tensorboard") return f;  // a CRC match mid-file is chance, not a format
+        }
+    }
+    return std::nullopt;
+}
+
+LogData parse_logs(const std::vector<fs::path>& paths, const ParseOptions& options) {
+    if (paths.empty()) throw UsageError("no log files given", "name one or more log files or directories");
+    std::string format = options.format.empty() ? std::string("auto") : options.format;
+    if (format != "auto") {
+        const FormatRow* r = find_row(format);
+        if (!r)
+            throw InputError(fmt::format("unknown log format '{}'", format),
+                             [&] {
+                                 std::string hint = did_you_mean(format, format_names());
+                                 return hint.empty() ? "known formats: " + quoted_list(format_names()) : hint;
+                             }());
+        format = r->info.name;
+    } else {
+        std::optional<std::string> first;
+        fs::path first_path;
+        for (const fs::path& p : paths) {
+            std::error_code ec;
+            if (!fs::exists(p, ec))
+                throw RuntimeError(fmt::format("cannot open '{}': no such file or directory", p.string()));
+            auto f = detect_format(p);
+            if (!f)
+                throw InputError(fmt::format("cannot tell the log format of '{}'", p.string()),
+                                 "name it with --format " + quoted_list(format_names()));
+            if (first && *first != *f)
+                throw InputError(fmt::format("'{}' looks like {} but '{}' looks like {}", first_path.string(), *first,
+                                             p.string(), *f),
+                                 "parse files of one format at a time, or force one with --format");
+            if (!first) {
+                first = f;
+                first_path = p;
+            }
+        }
+        format = *first;
+    }
+    LogData out;
+    out.format = format;
+    auto parser = make_parser(format);
+    for (const fs::path& p : paths) parser->parse(p, options, out);
+    return out;
+}
+
+}  // namespace trainbench::metrics

@@ -1,0 +1,160 @@
+#include "metrics/input.hpp"
+
+#include <trainbench/core.hpp>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace trainbench::metrics::detail {
+
+FileSource::FileSource(const std::filesystem::path& path) : m_path(path) {
+    m_fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (m_fd < 0)
+        throw RuntimeError(fmt::format("cannot open '{}': {}", path.string(), std::strerror(errno)),
+                           "check the path and its permissions");
+    struct stat st {};
+    if (::fstat(m_fd, &st) == 0) {
+        if (S_ISDIR(st.st_mode)) {
+            ::close(m_fd);
+            m_fd = -1;
+            throw RuntimeError(fmt::format("'{}' is a directory", path.string()),
+                               "only TensorBoard logs can be read from a directory; name a file");
+        }
+        m_size = static_cast<std::uint64_t>(st.st_size);
+    }
+#ifdef POSIX_FADV_SEQUENTIAL
+    ::posix_fadvise(m_fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+#endif
+}
+
+FileSource::~FileSource() {
+    if (m_fd >= 0) ::close(m_fd);
+}
+
+std::size_t FileSource::read(char* dst, std::size_t n) {
+    for (;;) {
+        ssize_t got = ::read(m_fd, dst, n);
+        if (got >= 0) return static_cast<std::size_t>(got);
+        if (errno == EINTR) continue;
+        throw RuntimeError(fmt::format("cannot read '{}': {}", m_path.string(), std::strerror(errno)));
+    }
+}
+
+std::size_t MemorySource::read(char* dst, std::size_t n) {
+    std::size_t take = std::min({n, m_chunk, m_data.size() - m_pos});
+    if (take) std::memcpy(dst, m_data.data() + m_pos, take);
+    m_pos += take;
+    return take;
+}
+
+ByteWindow::ByteWindow(Source& source, std::size_t initial, std::size_t max_window)
+    : m_source(source), m_cap(std::max<std::size_t>(initial, 64)), m_max(std::max(max_window, m_cap)) {
+    m_buf = std::make_unique<char[]>(m_cap + k_padding);
+}
+
+bool ByteWindow::fill() {
+    if (m_eof) return false;
+    if (m_pos > 0) {
+        std::size_t live = m_end - m_pos;
+        if (live) std::memmove(m_buf.get(), m_buf.get() + m_pos, live);
+        m_pos = 0;
+        m_end = live;
+    }
+    if (m_end == m_cap) {
+        if (m_cap >= m_max) return false;
+        std::size_t cap = std::min(m_cap * 2, m_max);
+        auto bigger = std::make_unique<char[]>(cap + k_padding);
+        std::memcpy(bigger.get(), m_buf.get(), m_end);
+        m_buf = std::move(bigger);
+        m_cap = cap;
+    }
+    std::size_t got = m_source.read(m_buf.get() + m_end, m_cap - m_end);
+    if (got == 0) {
+        m_eof = true;
+        return false;
+    }
+    m_end += got;
+    return true;
+}
+
+bool ByteWindow::ensure(std::size_t n) {
+    while (available() < n)
+        if (!fill()) return false;
+    return true;
+}
+
+void ByteWindow::advance(std::size_t n) {
+    std::size_t here = std::min(n, available());
+    m_pos += here;
+    m_offset += here;
+    n -= here;
+    while (n > 0) {
+        if (!fill()) return;
+        here = std::min(n, available());
+        m_pos += here;
+        m_offset += here;
+        n -= here;
+    }
+}
+
+bool LineReader::next(Line& line) {
+    for (;;) {
+        const char* d = m_window.data();
+        std::size_t avail = m_window.available();
+        if (m_scan < avail) {
+            const void* nl = std::memchr(d + m_scan, '\n', avail - m_scan);
+            if (nl) {
+                auto len = static_cast<std::size_t>(static_cast<const char*>(nl) - d);
+                line.text = std::string_view(d, len);
+                line.number = ++m_line;
+                line.complete = true;
+                line.overlong = false;
+                line.capacity = m_window.capacity_from_data();
+                m_window.advance(len + 1);
+                m_scan = 0;
+                return true;
+            }
+            m_scan = avail;
+        }
+        if (m_window.fill()) continue;
+        d = m_window.data();
+        avail = m_window.available();
+        if (m_window.eof()) {
+            if (avail == 0) return false;
+            line.text = std::string_view(d, avail);
+            line.number = ++m_line;
+            line.complete = false;
+            line.overlong = false;
+            line.capacity = m_window.capacity_from_data();
+            m_window.advance(avail);
+            m_scan = 0;
+            return true;
+        }
+        // The window is full and holds no '\n': drop the line up to its end.
+        line.text = {};
+        line.number = ++m_line;
+        line.complete = true;
+        line.overlong = true;
+        line.capacity = 0;
+        for (;;) {
+            m_window.advance(m_window.available());
+            if (!m_window.fill()) break;
+            const char* p = m_window.data();
+            const void* nl = std::memchr(p, '\n', m_window.available());
+            if (nl) {
+                m_window.advance(static_cast<std::size_t>(static_cast<const char*>(nl) - p) + 1);
+                break;
+            }
+        }
+        m_scan = 0;
+        return true;
+    }
+}
+
+}  // namespace trainbench::metrics::detail

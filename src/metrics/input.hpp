@@ -1,0 +1,109 @@
+// Private to metrics: streaming input in constant memory. A Source yields
+// bytes (a file through read(2), or a memory buffer in chunks of a chosen size
+// so tests and fuzzers exercise chunk boundaries); LineReader and
+// RecordBuffer sit on a fixed-size buffer that only grows up to a cap.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string_view>
+
+namespace trainbench::metrics::detail {
+
+// Bytes that are always readable (and zero-initialised once) past the end of
+// buffered data, so simdjson can parse a line in place.
+inline constexpr std::size_t k_padding = 64;
+
+class Source {
+public:
+    virtual ~Source() = default;
+    // Reads up to `n` bytes into `dst`; 0 means end of input.
+    virtual std::size_t read(char* dst, std::size_t n) = 0;
+};
+
+// A file read with read(2). Throws RuntimeError when it cannot be opened.
+class FileSource : public Source {
+public:
+    explicit FileSource(const std::filesystem::path& path);
+    ~FileSource() override;
+    FileSource(const FileSource&) = delete;
+    FileSource& operator=(const FileSource&) = delete;
+    std::size_t read(char* dst, std::size_t n) override;
+    [[nodiscard]] std::uint64_t size() const { return m_size; }
+
+private:
+    int m_fd = -1;
+    std::uint64_t m_size = 0;
+    std::filesystem::path m_path;
+};
+
+// A memory buffer handed out at most `chunk` bytes per read.
+class MemorySource : public Source {
+public:
+    explicit MemorySource(std::string_view data, std::size_t chunk = 1 << 20) : m_data(data), m_chunk(chunk ? chunk : 1) {}
+    std::size_t read(char* dst, std::size_t n) override;
+
+private:
+    std::string_view m_data;
+    std::size_t m_pos = 0;
+    std::size_t m_chunk;
+};
+
+// A byte window over a Source: ensure(n) makes n bytes readable at data()
+// (reading and compacting as needed, growing the buffer up to max_window).
+class ByteWindow {
+public:
+    explicit ByteWindow(Source& source, std::size_t initial = 1 << 20, std::size_t max_window = 64u << 20);
+    // True when `n` bytes are available at data(); false at end of input or
+    // when n exceeds the maximum window.
+    bool ensure(std::size_t n);
+    [[nodiscard]] const char* data() const { return m_buf.get() + m_pos; }
+    [[nodiscard]] std::size_t available() const { return m_end - m_pos; }
+    // Consumes n bytes (n may exceed what is buffered: the rest is read and dropped).
+    void advance(std::size_t n);
+    // Bytes consumed so far (the offset of data() in the input).
+    [[nodiscard]] std::uint64_t offset() const { return m_offset; }
+    [[nodiscard]] bool eof() const { return m_eof; }
+    // Capacity from data() to the end of the allocation (>= available() + k_padding).
+    [[nodiscard]] std::size_t capacity_from_data() const { return m_cap + k_padding - m_pos; }
+    // Reads more data at the end (compacting first); false when nothing more can be read.
+    bool fill();
+    [[nodiscard]] std::size_t max_window() const { return m_max; }
+
+private:
+    Source& m_source;
+    std::unique_ptr<char[]> m_buf;
+    std::size_t m_cap;
+    std::size_t m_max;
+    std::size_t m_pos = 0;
+    std::size_t m_end = 0;
+    std::uint64_t m_offset = 0;
+    bool m_eof = false;
+};
+
+// Lines split on '\n' (a trailing '\r' is kept; callers trim). A line longer
+// than the maximum window is skipped whole and reported as `overlong`.
+class LineReader {
+public:
+    explicit LineReader(Source& source, std::size_t initial = 1 << 20, std::size_t max_line = 16u << 20)
+        : m_window(source, initial, max_line) {}
+
+    struct Line {
+        std::string_view text;
+        std::uint64_t number = 0;    // 1-based
+        bool complete = true;        // false for a last line without '\n'
+        bool overlong = false;       // text is empty: the line exceeded the maximum and was dropped
+        std::size_t capacity = 0;    // readable bytes from text.data() (>= text.size() + k_padding)
+    };
+    bool next(Line& line);
+    [[nodiscard]] std::uint64_t bytes() const { return m_window.offset(); }
+
+private:
+    ByteWindow m_window;
+    std::uint64_t m_line = 0;
+    std::size_t m_scan = 0;  // bytes of the current line already searched for '\n'
+};
+
+}  // namespace trainbench::metrics::detail

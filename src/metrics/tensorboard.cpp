@@ -1,0 +1,438 @@
+// TensorBoard event files: TFRecord framing (masked CRC-32C on the length and
+// on the data) around serialized Event protos. The protos are read with a
+// small wire-format reader that touches only the fields scalars need
+// (Event.wall_time/step/summary, Summary.value, Value.tag/simple_value/tensor,
+// TensorProto dtype/shape/content/typed values) and skips everything else by
+// wire type: no allocation per record, no generated code (docs/performance.md).
+#include "metrics/common.hpp"
+#include "metrics/crc32c.hpp"
+#include "metrics/parsers.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+namespace fs = std::filesystem;
+
+namespace trainbench::metrics::detail {
+
+namespace {
+
+constexpr double k_nan = std::numeric_limits<double>::quiet_NaN();
+constexpr std::size_t k_max_record = 64u << 20;  // larger records (graphs) are skipped unread
+
+std::uint64_t load_u64(const unsigned char* p) {
+    std::uint64_t v = 0;
+    for (int i = 7; i >= 0; --i) v = (v << 8) | p[i];
+    return v;
+}
+std::uint32_t load_u32(const unsigned char* p) {
+    return static_cast<std::uint32_t>(p[0]) | (static_cast<std::uint32_t>(p[1]) << 8) |
+           (static_cast<std::uint32_t>(p[2]) << 16) | (static_cast<std::uint32_t>(p[3]) << 24);
+}
+
+// Protobuf wire format, read-only, bounds-checked.
+struct Wire {
+    const unsigned char* p;
+    const unsigned char* end;
+
+    Wire(const unsigned char* b, std::size_t n) : p(b), end(b + n) {}
+    explicit Wire(std::string_view s) : Wire(reinterpret_cast<const unsigned char*>(s.data()), s.size()) {}
+
+    [[nodiscard]] bool done() const { return p >= end; }
+
+    bool varint(std::uint64_t& v) {
+        v = 0;
+        for (unsigned shift = 0; shift < 64; shift += 7) {
+            if (p >= end) return false;
+            unsigned char b = *p++;
+            v |= static_cast<std::uint64_t>(b & 0x7fu) << shift;
+            if (!(b & 0x80u)) return true;
+        }
+        return false;
+    }
+    bool fixed32(std::uint32_t& v) {
+        if (end - p < 4) return false;
+        v = load_u32(p);
+        p += 4;
+        return true;
+    }
+    bool fixed64(std::uint64_t& v) {
+        if (end - p < 8) return false;
+        v = load_u64(p);
+        p += 8;
+        return true;
+    }
+    bool bytes(std::string_view& s) {
+        std::uint64_t n = 0;
+        if (!varint(n) || n > static_cast<std::uint64_t>(end - p)) return false;
+        s = std::string_view(reinterpret_cast<const char*>(p), static_cast<std::size_t>(n));
+        p += n;
+        return true;
+    }
+    bool tag(std::uint32_t& field, std::uint32_t& wire_type) {
+        std::uint64_t t = 0;
+        if (!varint(t) || t > 0xffffffffu) return false;
+        field = static_cast<std::uint32_t>(t >> 3);
+        wire_type = static_cast<std::uint32_t>(t & 7u);
+        return field != 0;
+    }
+    bool skip(std::uint32_t wire_type) {
+        std::uint64_t v = 0;
+        std::uint32_t v32 = 0;
+        std::string_view s;
+        switch (wire_type) {
+        case 0: return varint(v);
+        case 1: return fixed64(v);
+        case 2: return bytes(s);
+        case 5: return fixed32(v32);
+        default: return false;  // groups (3, 4) are not used by these protos
+        }
+    }
+};
+
+double f32(std::uint32_t bits) { return static_cast<double>(std::bit_cast<float>(bits)); }
+
+double half_to_double(std::uint32_t h) {
+    std::uint32_t sign = (h >> 15) & 1u, exp = (h >> 10) & 0x1fu, mant = h & 0x3ffu;
+    double v = 0;
+    if (exp == 0) v = std::ldexp(static_cast<double>(mant), -24);
+    else if (exp == 31) v = mant ? k_nan : std::numeric_limits<double>::infinity();
+    else v = std::ldexp(static_cast<double>(mant | 0x400u), static_cast<int>(exp) - 25);
+    return sign ? -v : v;
+}
+
+double bf16_to_double(std::uint32_t b) { return f32((b & 0xffffu) << 16); }
+
+enum DataType : std::uint64_t {
+    dt_float = 1, dt_double = 2, dt_int32 = 3, dt_uint8 = 4, dt_int16 = 5, dt_int8 = 6,
+    dt_int64 = 9, dt_bool = 10, dt_bfloat16 = 14, dt_half = 19,
+};
+
+// The number of elements a TensorShapeProto describes (1 for rank 0); -1 when unknown.
+std::int64_t element_count(std::string_view shape) {
+    Wire w(shape);
+    std::int64_t count = 1;
+    std::uint32_t f = 0, wt = 0;
+    while (!w.done()) {
+        if (!w.tag(f, wt)) return -1;
+        if (f == 2 && wt == 2) {
+            std::string_view dim;
+            if (!w.bytes(dim)) return -1;
+            Wire d(dim);
+            std::int64_t size = 1;
+            while (!d.done()) {
+                std::uint32_t df = 0, dwt = 0;
+                if (!d.tag(df, dwt)) return -1;
+                if (df == 1 && dwt == 0) {
+                    std::uint64_t v = 0;
+                    if (!d.varint(v)) return -1;
+                    size = static_cast<std::int64_t>(v);
+                } else if (!d.skip(dwt)) {
+                    return -1;
+                }
+            }
+            if (size < 0) return -1;
+            if (size != 1) count = (size == 0) ? 0 : 2;  // only "one element" matters
+        } else if (f == 3 && wt == 0) {
+            std::uint64_t unknown = 0;
+            if (!w.varint(unknown)) return -1;
+            if (unknown) return -1;
+        } else if (!w.skip(wt)) {
+            return -1;
+        }
+    }
+    return count;
+}
+
+// A scalar from a TensorProto, or nullopt when it is not one.
+std::optional<double> tensor_scalar(std::string_view tensor, bool& malformed) {
+    Wire w(tensor);
+    std::uint64_t dtype = 0;
+    std::int64_t count = 1;
+    std::string_view content;
+    std::optional<double> typed;   // first typed value
+    std::size_t typed_count = 0;
+    std::uint32_t f = 0, wt = 0;
+    auto add_typed = [&](double v) {
+        if (typed_count++ == 0) typed = v;
+    };
+    while (!w.done()) {
+        if (!w.tag(f, wt)) {
+            malformed = true;
+            return std::nullopt;
+        }
+        bool ok = true;
+        std::string_view s;
+        std::uint64_t v = 0;
+        std::uint32_t v32 = 0;
+        if (f == 1 && wt == 0) {
+            ok = w.varint(dtype);
+        } else if (f == 2 && wt == 2) {
+            ok = w.bytes(s);
+            if (ok) count = element_count(s);
+        } else if (f == 4 && wt == 2) {
+            ok = w.bytes(content);
+        } else if (f == 5 && wt == 5) {  // float_val, unpacked
+            ok = w.fixed32(v32);
+            if (ok) add_typed(f32(v32));
+        } else if (f == 5 && wt == 2) {  // float_val, packed
+            ok = w.bytes(s);
+            for (std::size_t i = 0; ok && i + 4 <= s.size(); i += 4)
+                add_typed(f32(load_u32(reinterpret_cast<const unsigned char*>(s.data() + i))));
+        } else if (f == 6 && wt == 1) {  // double_val
+            ok = w.fixed64(v);
+            if (ok) add_typed(std::bit_cast<double>(v));
+        } else if (f == 6 && wt == 2) {
+            ok = w.bytes(s);
+            for (std::size_t i = 0; ok && i + 8 <= s.size(); i += 8)
+                add_typed(std::bit_cast<double>(load_u64(reinterpret_cast<const unsigned char*>(s.data() + i))));
+        } else if ((f == 7 || f == 10 || f == 11 || f == 13) && (wt == 0 || wt == 2)) {
+            // int_val, int64_val, bool_val, half_val: varints, packed or not
+            auto convert = [&](std::uint64_t x) {
+                if (f == 13) {
+                    auto bits = static_cast<std::uint32_t>(x & 0xffffu);
+                    return dtype == dt_bfloat16 ? bf16_to_double(bits) : half_to_double(bits);
+                }
+                if (f == 7) return static_cast<double>(static_cast<std::int32_t>(static_cast<std::uint32_t>(x)));
+                if (f == 11) return x ? 1.0 : 0.0;
+                return static_cast<double>(static_cast<std::int64_t>(x));
+            };
+            if (wt == 0) {
+                ok = w.varint(v);
+                if (ok) add_typed(convert(v));
+            } else {
+                ok = w.bytes(s);
+                Wire packed(s);
+                while (ok && !packed.done()) {
+                    ok = packed.varint(v);
+                    if (ok) add_typed(convert(v));
+                }
+            }
+        } else {
+            ok = w.skip(wt);
+        }
+        if (!ok) {
+            malformed = true;
+            return std::nullopt;
+        }
+    }
+    if (count != 1) return std::nullopt;
+    const auto* c = reinterpret_cast<const unsigned char*>(content.data());
+    switch (dtype) {
+    case dt_float:
+        if (content.size() == 4) return f32(load_u32(c));
+        break;
+    case dt_double:
+        if (content.size() == 8) return std::bit_cast<double>(load_u64(c));
+        break;
+    case dt_int32:
+        if (content.size() == 4) return static_cast<double>(static_cast<std::int32_t>(load_u32(c)));
+        break;
+    case dt_int64:
+        if (content.size() == 8) return static_cast<double>(static_cast<std::int64_t>(load_u64(c)));
+        break;
+    case dt_int16:
+        if (content.size() == 2) return static_cast<double>(static_cast<std::int16_t>(c[0] | (c[1] << 8)));
+        break;
+    case dt_int8:
+        if (content.size() == 1) return static_cast<double>(static_cast<std::int8_t>(c[0]));
+        break;
+    case dt_uint8:
+    case dt_bool:
+        if (content.size() == 1) return static_cast<double>(c[0]);
+        break;
+    case dt_half:
+        if (content.size() == 2) return half_to_double(static_cast<std::uint32_t>(c[0] | (c[1] << 8)));
+        break;
+    case dt_bfloat16:
+        if (content.size() == 2) return bf16_to_double(static_cast<std::uint32_t>(c[0] | (c[1] << 8)));
+        break;
+    default:
+        return std::nullopt;  // strings, complex, resources: not scalars
+    }
+    if (content.empty() && typed_count == 1) return typed;
+    return std::nullopt;
+}
+
+class TensorboardParser {
+public:
+    TensorboardParser(std::string_view label, const ParseOptions& options, LogData& out)
+        : m_label(label), m_out(out), m_sink(out, options, canonical_names()) {}
+
+    void run(Source& source);
+
+private:
+    bool decode_event(std::string_view event);
+    bool decode_summary(std::string_view summary, std::int64_t step, double wall);
+
+    std::string_view m_label;
+    LogData& m_out;
+    SeriesSink m_sink;
+};
+
+bool TensorboardParser::decode_summary(std::string_view summary, std::int64_t step, double wall) {
+    Wire w(summary);
+    std::uint32_t f = 0, wt = 0;
+    while (!w.done()) {
+        if (!w.tag(f, wt)) return false;
+        if (f != 1 || wt != 2) {
+            if (!w.skip(wt)) return false;
+            continue;
+        }
+        std::string_view value;
+        if (!w.bytes(value)) return false;
+        Wire v(value);
+        std::string_view tag, tensor;
+        std::optional<double> simple;
+        while (!v.done()) {
+            std::uint32_t vf = 0, vwt = 0;
+            if (!v.tag(vf, vwt)) return false;
+            bool ok = true;
+            if (vf == 1 && vwt == 2) {
+                ok = v.bytes(tag);
+            } else if (vf == 2 && vwt == 5) {
+                std::uint32_t bits = 0;
+                ok = v.fixed32(bits);
+                simple = f32(bits);
+            } else if (vf == 8 && vwt == 2) {
+                ok = v.bytes(tensor);
+            } else {
+                ok = v.skip(vwt);
+            }
+            if (!ok) return false;
+        }
+        std::optional<double> scalar = simple;
+        if (!scalar && !tensor.empty()) {
+            bool malformed = false;
+            scalar = tensor_scalar(tensor, malformed);
+            if (malformed) return false;
+        }
+        if (scalar && !tag.empty()) m_sink.stage(m_sink.resolve(tag), Point{step, *scalar, wall});
+    }
+    return true;
+}
+
+bool TensorboardParser::decode_event(std::string_view event) {
+    Wire w(event);
+    double wall = k_nan;
+    std::int64_t step = 0;  // proto3 elides step 0
+    std::string_view summary;
+    bool has_summary = false;
+    std::uint32_t f = 0, wt = 0;
+    while (!w.done()) {
+        if (!w.tag(f, wt)) return false;
+        bool ok = true;
+        if (f == 1 && wt == 1) {
+            std::uint64_t bits = 0;
+            ok = w.fixed64(bits);
+            wall = std::bit_cast<double>(bits);
+        } else if (f == 2 && wt == 0) {
+            std::uint64_t v = 0;
+            ok = w.varint(v);
+            step = static_cast<std::int64_t>(v);
+        } else if (f == 5 && wt == 2) {
+            ok = w.bytes(summary);
+            has_summary = true;
+        } else {
+            ok = w.skip(wt);
+        }
+        if (!ok) return false;
+    }
+    if (has_summary && !decode_summary(summary, step, wall)) return false;
+    return true;
+}
+
+void TensorboardParser::run(Source& source) {
+    ByteWindow win(source, 1 << 20, k_max_record + 16);
+    ParseStats& st = m_out.stats;
+    bool resyncing = false;
+    for (;;) {
+        if (!win.ensure(12)) {
+            if (win.available() > 0) {
+                st.truncated_tail = true;
+                warn(st, fmt::format("{}: offset {}: incomplete record at the end (still being written?), ignored",
+                                     m_label, win.offset()));
+            }
+            break;
+        }
+        const auto* h = reinterpret_cast<const unsigned char*>(win.data());
+        std::uint64_t len = load_u64(h);
+        if (masked_crc32c(h, 8) != load_u32(h + 8)) {
+            if (!resyncing) {
+                ++st.corrupt;
+                warn(st, fmt::format("{}: offset {}: bad length checksum, skipping to the next valid record", m_label,
+                                     win.offset()));
+                resyncing = true;
+            }
+            win.advance(1);
+            continue;
+        }
+        resyncing = false;
+        if (len > k_max_record) {
+            ++st.skipped;
+            warn(st, fmt::format("{}: offset {}: record of {} bytes skipped unread", m_label, win.offset(), len));
+            std::uint64_t before = win.offset();
+            win.advance(static_cast<std::size_t>(std::min<std::uint64_t>(len + 16, std::numeric_limits<std::size_t>::max())));
+            if (win.offset() - before < len + 16) {
+                st.truncated_tail = true;
+                break;
+            }
+            continue;
+        }
+        auto n = static_cast<std::size_t>(len);
+        if (!win.ensure(12 + n + 4)) {
+            st.truncated_tail = true;
+            warn(st, fmt::format("{}: offset {}: incomplete record at the end (still being written?), ignored", m_label,
+                                 win.offset()));
+            break;
+        }
+        const auto* d = reinterpret_cast<const unsigned char*>(win.data()) + 12;
+        if (masked_crc32c(d, n) != load_u32(d + n)) {
+            ++st.corrupt;
+            warn(st, fmt::format("{}: offset {}: data checksum mismatch, record skipped", m_label, win.offset()));
+            win.advance(12 + n + 4);
+            continue;
+        }
+        if (decode_event(std::string_view(reinterpret_cast<const char*>(d), n))) {
+            ++st.records;
+            m_sink.commit();
+        } else {
+            m_sink.discard();
+            ++st.corrupt;
+            warn(st, fmt::format("{}: offset {}: record is not a valid Event, skipped", m_label, win.offset()));
+        }
+        win.advance(12 + n + 4);
+    }
+    st.bytes += win.offset() + win.available();
+}
+
+}  // namespace
+
+void parse_tensorboard(Source& source, std::string_view label, const ParseOptions& options, LogData& out) {
+    TensorboardParser parser(label, options, out);
+    parser.run(source);
+}
+
+std::vector<fs::path> tensorboard_files(const fs::path& dir) {
+    std::vector<fs::path> files;
+    std::error_code ec;
+    for (fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec), end;
+         !ec && it != end; it.increment(ec)) {
+        if (it->is_regular_file(ec) && it->path().filename().string().find("tfevents") != std::string::npos)
+            files.push_back(it->path());
+    }
+    // Event file names start with the creation time (%010d), so name order is
+    // time order; a restart's file sorts after the first one.
+    std::sort(files.begin(), files.end(), [](const fs::path& a, const fs::path& b) {
+        auto fa = a.filename().string(), fb = b.filename().string();
+        return fa != fb ? fa < fb : a < b;
+    });
+    return files;
+}
+
+}  // namespace trainbench::metrics::detail
