@@ -265,11 +265,11 @@ std::vector<ExpectationResult> check_expectations(const RunSummary& summary,
         double lo = -INFINITY, hi = INFINITY;
         if (e.value) {
             const double tol = e.tolerance.value_or(0);
-            const double abs_tol = e.tolerance_is_relative ? std::fabs(*e.value) * tol / 100.0 : tol;
+            const double abs_tol = e.tolerance_is_relative ? std::fabs(*e.value) * tol : tol;  // "5%" is stored as 0.05
             lo = *e.value - abs_tol;
             hi = *e.value + abs_tol;
             rules.push_back(e.tolerance_is_relative
-                                ? fmt::format("{:g} ± {:g}% [{:.6g}, {:.6g}]", *e.value, tol, lo, hi)
+                                ? fmt::format("{:g} ± {:g}% [{:.6g}, {:.6g}]", *e.value, tol * 100, lo, hi)
                                 : fmt::format("{:g} ± {:g} [{:.6g}, {:.6g}]", *e.value, tol, lo, hi));
         }
         if (e.min) {

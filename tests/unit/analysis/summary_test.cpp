@@ -183,7 +183,7 @@ recipe::Expectation expect(std::string figure) {
 TEST(Expectations, CheckValueWithRelativeOrAbsoluteToleranceAndBounds) {
     auto rel = expect("step_time_s");
     rel.value = 25.1;
-    rel.tolerance = 5;
+    rel.tolerance = 0.05;  // the recipe's "5%"
     rel.tolerance_is_relative = true;
     auto abs = expect("step_time_s");
     abs.value = 25.0;
