@@ -349,6 +349,9 @@ def run(args):
     # OpenBLAS (Debian's BLAS for python3-torch) and OpenMP size their pools when loaded.
     os.environ["OMP_NUM_THREADS"] = str(threads)
     os.environ["OPENBLAS_NUM_THREADS"] = str(threads)
+    # Idle OpenMP threads sleep instead of spinning: on a shared, oversubscribed machine
+    # (ranks of two "nodes" on one host, builds running) spinning made steps 10x slower.
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
     import torch  # after the checks: importing torch takes seconds
     import torch.distributed as dist
