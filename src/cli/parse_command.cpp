@@ -1,0 +1,246 @@
+// trainbench parse: read training logs and dump what the parsers decoded
+// (series, parameters, nccl-tests rows), for users and for debugging parsers.
+#include "cli/app.hpp"
+
+#include <trainbench/metrics.hpp>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <map>
+#include <sstream>
+
+namespace trainbench::cli {
+
+namespace {
+
+struct ParseCommandOptions {
+    std::vector<std::string> files;
+    std::string format = "auto";
+    std::vector<std::string> tags;
+    bool csv = false;
+    bool points = false;
+};
+
+std::string number(double v) {
+    if (std::isnan(v)) return "-";
+    return fmt::format("{:.6g}", v);
+}
+
+void print_table(std::ostream& out, const std::vector<std::string>& header,
+                 const std::vector<std::vector<std::string>>& rows) {
+    std::vector<std::size_t> width(header.size(), 0);
+    for (std::size_t i = 0; i < header.size(); ++i) width[i] = header[i].size();
+    for (const auto& r : rows)
+        for (std::size_t i = 0; i < r.size() && i < width.size(); ++i) width[i] = std::max(width[i], r[i].size());
+    auto line = [&](const std::vector<std::string>& r) {
+        std::string s;
+        for (std::size_t i = 0; i < r.size(); ++i) {
+            s += r[i];
+            if (i + 1 < r.size()) s += std::string(width[i] - r[i].size() + 2, ' ');
+        }
+        out << s << '\n';
+    };
+    line(header);
+    for (const auto& r : rows) line(r);
+}
+
+std::string csv_field(std::string_view s) {
+    if (s.find_first_of(",\"\n") == std::string_view::npos) return std::string(s);
+    std::string q = "\"";
+    for (char c : s) {
+        if (c == '"') q += '"';
+        q += c;
+    }
+    return q + '"';
+}
+
+nlohmann::json json_number(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
+
+nlohmann::json to_json(const metrics::LogData& d) {
+    nlohmann::json j;
+    j["format"] = d.format;
+    j["files"] = nlohmann::json::array();
+    for (const auto& f : d.files) j["files"].push_back(f.string());
+    j["stats"] = {{"bytes", d.stats.bytes},       {"records", d.stats.records},
+                  {"skipped", d.stats.skipped},   {"corrupt", d.stats.corrupt},
+                  {"truncated_tail", d.stats.truncated_tail}, {"warnings", d.stats.warnings}};
+    nlohmann::json params = nlohmann::json::object();
+    for (const auto& [k, v] : d.parameters) {
+        nlohmann::json pv = nlohmann::json::parse(v, nullptr, false);
+        params[k] = pv.is_discarded() ? nlohmann::json(v) : pv;
+    }
+    j["parameters"] = params;
+    nlohmann::json summary = nlohmann::json::object();
+    for (const auto& [k, v] : d.summary) summary[k] = json_number(v);
+    j["summary"] = summary;
+    nlohmann::json series = nlohmann::json::object();
+    for (const auto& [name, s] : d.series) {
+        nlohmann::json pts = nlohmann::json::array();
+        for (const metrics::Point& p : s.points)
+            pts.push_back({{"step", p.step}, {"value", json_number(p.value)}, {"wall_time", json_number(p.wall_time)}});
+        series[name] = {{"source_name", s.source_name}, {"points", pts}};
+    }
+    j["series"] = series;
+    if (d.nccl) {
+        const auto& n = *d.nccl;
+        nlohmann::json rows = nlohmann::json::array();
+        for (const auto& r : n.rows)
+            rows.push_back({{"size_bytes", r.size_bytes}, {"count", r.count}, {"type", r.type}, {"redop", r.redop},
+                            {"root", r.root}, {"oop_time_us", r.oop_time_us}, {"oop_algbw", r.oop_algbw},
+                            {"oop_busbw", r.oop_busbw}, {"oop_wrong", r.oop_wrong}, {"ip_time_us", r.ip_time_us},
+                            {"ip_algbw", r.ip_algbw}, {"ip_busbw", r.ip_busbw}, {"ip_wrong", r.ip_wrong}});
+        j["nccl"] = {{"operation", n.operation}, {"header", n.header}, {"devices", n.devices}, {"rows", rows},
+                     {"avg_busbw", n.avg_busbw ? nlohmann::json(*n.avg_busbw) : nlohmann::json(nullptr)},
+                     {"out_of_bounds", n.out_of_bounds ? nlohmann::json(*n.out_of_bounds) : nlohmann::json(nullptr)}};
+    }
+    return j;
+}
+
+void print_csv(std::ostream& out, const metrics::LogData& d) {
+    if (d.nccl && !d.nccl->rows.empty()) {
+        out << "size_bytes,count,type,redop,root,oop_time_us,oop_algbw,oop_busbw,oop_wrong,ip_time_us,ip_algbw,ip_busbw,ip_wrong\n";
+        for (const auto& r : d.nccl->rows)
+            out << fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{}\n", r.size_bytes, r.count, csv_field(r.type),
+                               csv_field(r.redop), r.root, r.oop_time_us, r.oop_algbw, r.oop_busbw, r.oop_wrong,
+                               r.ip_time_us, r.ip_algbw, r.ip_busbw, r.ip_wrong);
+        return;
+    }
+    out << "series,source_name,step,value,wall_time\n";
+    for (const auto& [name, s] : d.series) {
+        std::string prefix = csv_field(name) + "," + csv_field(s.source_name) + ",";
+        for (const metrics::Point& p : s.points)
+            out << prefix << p.step << ',' << fmt::format("{}", p.value) << ','
+                << (std::isnan(p.wall_time) ? std::string() : fmt::format("{:.6f}", p.wall_time)) << '\n';
+    }
+}
+
+void print_text(std::ostream& out, const metrics::LogData& d, bool points) {
+    if (!d.series.empty() && !(d.nccl && !d.nccl->rows.empty())) {
+        std::vector<std::vector<std::string>> rows;
+        for (const auto& [name, s] : d.series) {
+            if (s.points.empty()) continue;
+            double sum = 0, lo = s.points.front().value, hi = lo;
+            for (const metrics::Point& p : s.points) {
+                sum += p.value;
+                lo = std::min(lo, p.value);
+                hi = std::max(hi, p.value);
+            }
+            rows.push_back({name, s.source_name == name ? "" : s.source_name, std::to_string(s.points.size()),
+                            fmt::format("{}..{}", s.points.front().step, s.points.back().step),
+                            number(s.points.back().value), number(sum / static_cast<double>(s.points.size())),
+                            number(lo), number(hi)});
+        }
+        print_table(out, {"SERIES", "SOURCE", "POINTS", "STEPS", "LAST", "MEAN", "MIN", "MAX"}, rows);
+    }
+    if (points && !d.series.empty()) {
+        // one row per step, one column per series
+        std::vector<std::string> header{"STEP"};
+        std::map<std::int64_t, std::vector<std::string>> table;
+        std::size_t col = 0;
+        for (const auto& [name, s] : d.series) {
+            header.push_back(name);
+            for (const metrics::Point& p : s.points) {
+                auto& row = table[p.step];
+                row.resize(d.series.size(), "-");
+                row[col] = number(p.value);
+            }
+            ++col;
+        }
+        std::vector<std::vector<std::string>> rows;
+        for (auto& [step, cells] : table) {
+            cells.resize(d.series.size(), "-");
+            std::vector<std::string> r{std::to_string(step)};
+            r.insert(r.end(), cells.begin(), cells.end());
+            rows.push_back(std::move(r));
+        }
+        out << '\n';
+        print_table(out, header, rows);
+    }
+    if (!d.summary.empty()) {
+        out << "\nsummary:\n";
+        for (const auto& [k, v] : d.summary) out << "  " << k << ": " << number(v) << '\n';
+    }
+    if (!d.parameters.empty()) {
+        out << "\nparameters:\n";
+        for (const auto& [k, v] : d.parameters) out << "  " << k << ": " << v << '\n';
+    }
+    if (d.nccl) {
+        const auto& n = *d.nccl;
+        if (!n.operation.empty()) out << "operation: " << n.operation << '\n';
+        std::vector<std::vector<std::string>> rows;
+        auto wrong = [](std::int64_t w) { return w < 0 ? std::string("n/a") : std::to_string(w); };
+        for (const auto& r : n.rows)
+            rows.push_back({std::to_string(r.size_bytes), r.type, r.redop, number(r.oop_time_us), number(r.oop_algbw),
+                            number(r.oop_busbw), wrong(r.oop_wrong), number(r.ip_time_us), number(r.ip_algbw),
+                            number(r.ip_busbw), wrong(r.ip_wrong)});
+        if (!rows.empty())
+            print_table(out, {"SIZE_B", "TYPE", "REDOP", "OOP_US", "OOP_ALGBW", "OOP_BUSBW", "OOP_WRONG", "IP_US",
+                              "IP_ALGBW", "IP_BUSBW", "IP_WRONG"},
+                        rows);
+        if (n.avg_busbw) out << "avg bus bandwidth: " << number(*n.avg_busbw) << " GB/s\n";
+    }
+}
+
+int run_parse(const ParseCommandOptions& opts, Context& ctx) {
+    if (opts.csv && ctx.options.json) throw UsageError("--csv and --json cannot be combined", "choose one output format");
+    metrics::ParseOptions po;
+    po.format = opts.format;
+    for (const std::string& t : opts.tags) {
+        std::stringstream ss(t);
+        std::string item;
+        while (std::getline(ss, item, ','))
+            if (!item.empty()) po.tags.push_back(item);
+    }
+    std::vector<std::filesystem::path> paths(opts.files.begin(), opts.files.end());
+    metrics::LogData d = metrics::parse_logs(paths, po);
+
+    const auto& st = d.stats;
+    if (!ctx.options.quiet) {
+        ctx.err << fmt::format("trainbench: parsed {} file{} ({}) as {}: {} records, {} skipped, {} corrupt{}\n",
+                               d.files.size(), d.files.size() == 1 ? "" : "s", human_bytes(static_cast<double>(st.bytes)),
+                               d.format, st.records, st.skipped, st.corrupt,
+                               st.truncated_tail ? ", incomplete last record" : "");
+        for (const std::string& w : st.warnings) ctx.warn(w);
+        std::uint64_t problems = st.corrupt + (st.truncated_tail ? 1 : 0);
+        if (problems > st.warnings.size() && !st.warnings.empty())
+            ctx.warn(fmt::format("(only the first {} warnings are shown)", st.warnings.size()));
+        if (d.series.empty() && !d.nccl && d.parameters.empty())
+            ctx.warn("no metrics found" + std::string(po.tags.empty() ? "" : " (check --tags)"));
+    }
+    if (ctx.options.json)
+        print_json(ctx, to_json(d).dump(2));
+    else if (opts.csv)
+        print_csv(ctx.out, d);
+    else
+        print_text(ctx.out, d, opts.points);
+    return 0;
+}
+
+}  // namespace
+
+void setup_parse_command(CLI::App& root, Context& ctx) {
+    auto opts = std::make_shared<ParseCommandOptions>();
+    CLI::App* cmd = root.add_subcommand("parse", "Read training logs (DLLogger, TensorBoard, Megatron, NeMo, fairseq, nccl-tests) and dump the series");
+    cmd->add_option("files", opts->files, "Log files, or TensorBoard directories")->required();
+    std::vector<std::string> format_names{"auto"};
+    for (const auto& f : metrics::formats()) format_names.push_back(f.name);
+    cmd->add_option("-f,--format", opts->format, "Log format (default: detected from content and file name)")
+        ->check(CLI::IsMember(format_names));
+    cmd->add_option("-t,--tags", opts->tags, "Keep only these series (source or canonical names, comma-separated)");
+    cmd->add_flag("--csv", opts->csv, "CSV on stdout: series,source_name,step,value,wall_time (nccl-tests: one row per size)");
+    cmd->add_flag("--points", opts->points, "Also print every step (one column per series)");
+    std::string footer = R"TXT(Examples:
+  trainbench parse dllogger.json
+  trainbench parse logs/tensorboard/ --tags "train_step_timing in s,reduced_train_loss" --csv
+  trainbench parse slurm-1234.out --format megatron --points
+  trainbench parse all_reduce.log --json
+
+Formats:)TXT";
+    for (const auto& f : metrics::formats()) footer += fmt::format("\n  {:<12} {}", f.name, f.description);
+    cmd->footer(footer);
+    cmd->callback([opts, &ctx] { ctx.action = [opts, &ctx] { return run_parse(*opts, ctx); }; });
+}
+
+}  // namespace trainbench::cli
