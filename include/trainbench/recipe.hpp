@@ -17,6 +17,7 @@
 
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -209,9 +210,33 @@ struct MemoryEstimate {
 // Adds every problem to `diagnostics`, located at the key that set the value.
 void validate_recipe(const Recipe& recipe, Diagnostics& diagnostics);
 
+// A recipe file read and parsed once (extends merged, nothing decoded yet),
+// to load many variants from without re-reading any file (sweeps): each
+// load_recipe(source, ...) applies its overrides to a copy of the tree.
+class RecipeSource {
+public:
+    // Reads `file` and its extends chain. Throws InputError when the file is
+    // missing or unparsable; problems in extends are reported by load_recipe.
+    [[nodiscard]] static RecipeSource read(const std::filesystem::path& file);
+    [[nodiscard]] const std::filesystem::path& file() const { return m_file; }
+    struct Tree;  // private (src/recipe)
+    [[nodiscard]] const Tree& tree() const { return *m_tree; }
+
+private:
+    std::filesystem::path m_file;
+    std::shared_ptr<const Tree> m_tree;
+};
+[[nodiscard]] Recipe load_recipe(const RecipeSource& source, const catalog::Catalog& catalog,
+                                 const LoadOptions& options = {});
+
 // load_recipe + validate_recipe; throws InputError when either finds errors.
 [[nodiscard]] Recipe load_valid_recipe(const std::filesystem::path& file, const catalog::Catalog& catalog,
                                        const LoadOptions& options = {});
+
+// The recipe files under `dir` (*.yaml, *.yml, sorted), skipping the catalog
+// (any folder named `catalog`) and partial bases (any folder named `common`).
+// A `dir` that is itself a file is returned as is.
+[[nodiscard]] std::vector<std::filesystem::path> find_recipe_files(const std::filesystem::path& dir);
 
 // The resolved recipe as YAML text (keys in schema order), optionally with a
 // "# file:line" comment naming the origin of every value (show --origin).

@@ -610,8 +610,13 @@ void fill_from(const nlohmann::ordered_json& j, const std::string& key, const So
 
 // ---------------------------------------------------------------- entry point
 
-Recipe load_recipe(const fs::path& file, const catalog::Catalog& catalog, const LoadOptions& options) {
-    Diagnostics d;
+struct RecipeSource::Tree {
+    Node root;
+    Diagnostics diagnostics;  // problems found while reading (reported by every load)
+};
+
+RecipeSource RecipeSource::read(const fs::path& file) {
+    auto tree = std::make_shared<Tree>();
     std::string display = file.string();
     std::vector<fs::path> stack;
     std::vector<std::string> stack_names;
@@ -620,8 +625,24 @@ Recipe load_recipe(const fs::path& file, const catalog::Catalog& catalog, const 
         throw InputError(fmt::format("recipe '{}' not found", display), "give the path of a recipe YAML file");
     stack.push_back(fs::weakly_canonical(file, ec));
     stack_names.push_back(display);
-    Node root = load_tree(file, display, stack, stack_names, d, {});
-    if (d.has_errors() && root.is_null()) d.throw_if_errors(fmt::format("invalid recipe '{}'", display));
+    tree->root = load_tree(file, display, stack, stack_names, tree->diagnostics, {});
+    if (tree->diagnostics.has_errors() && tree->root.is_null())
+        tree->diagnostics.throw_if_errors(fmt::format("invalid recipe '{}'", display));
+    RecipeSource source;
+    source.m_file = file;
+    source.m_tree = std::move(tree);
+    return source;
+}
+
+Recipe load_recipe(const fs::path& file, const catalog::Catalog& catalog, const LoadOptions& options) {
+    return load_recipe(RecipeSource::read(file), catalog, options);
+}
+
+Recipe load_recipe(const RecipeSource& source, const catalog::Catalog& catalog, const LoadOptions& options) {
+    const fs::path& file = source.file();
+    std::string display = file.string();
+    Diagnostics d = source.tree().diagnostics;
+    Node root = source.tree().root;
     for (const Override& o : options.overrides) apply_override(root, o, d);
 
     Recipe r;
@@ -642,6 +663,31 @@ Recipe load_valid_recipe(const fs::path& file, const catalog::Catalog& catalog, 
     validate_recipe(r, d);
     d.throw_if_errors(fmt::format("invalid recipe '{}'", file.string()));
     return r;
+}
+
+}  // namespace trainbench::recipe
+
+namespace trainbench::recipe {
+
+std::vector<fs::path> find_recipe_files(const fs::path& dir) {
+    std::vector<fs::path> out;
+    std::error_code ec;
+    if (fs::is_regular_file(dir, ec)) return {dir};
+    if (!fs::is_directory(dir, ec)) return out;
+    fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec), end;
+    for (; it != end; it.increment(ec)) {
+        if (ec) break;
+        const fs::path& p = it->path();
+        std::string leaf = p.filename().string();
+        if (it->is_directory(ec)) {
+            if (leaf == "catalog" || leaf == "common" || (!leaf.empty() && leaf[0] == '.')) it.disable_recursion_pending();
+            continue;
+        }
+        std::string ext = p.extension().string();
+        if (ext == ".yaml" || ext == ".yml") out.push_back(p);
+    }
+    std::sort(out.begin(), out.end());
+    return out;
 }
 
 }  // namespace trainbench::recipe
