@@ -246,13 +246,13 @@ class DLLogger:
 def megatron_line(iteration, total, consumed, ms_per_iter, tflops_per_gpu, lr, global_batch, loss, grad_norm,
                   nan_iterations):
     """One Megatron-LM training_log line (current format, facts/log-formats.md §3.1).
-    TFLOP/s is printed with 3 decimals instead of 1: CPU figures are small."""
+    TFLOP/s is printed with 6 decimals instead of 1: CPU figures are small."""
     stamp = datetime.datetime.now().strftime("%Y-%m-%d %H:%M:%S.%f")
     return (f" [{stamp}]"
             f" iteration {iteration:8d}/{total:8d} |"
             f" consumed samples: {consumed:12d} |"
             f" elapsed time per iteration (ms): {ms_per_iter:.1f} |"
-            f" throughput per GPU (TFLOP/s/GPU): {tflops_per_gpu:.3f} |"
+            f" throughput per GPU (TFLOP/s/GPU): {tflops_per_gpu:.6f} |"
             f" learning rate: {lr:.6E} |"
             f" global batch size: {global_batch:5d} |"
             f" lm loss: {loss:.6E} |"
