@@ -76,7 +76,7 @@ def parse_args(argv):
     p.add_argument("--precision", choices=["fp32", "bf16"], default="fp32",
                    help="fp32, or bf16 autocast on CPU (default fp32)")
     p.add_argument("--calibrate-seconds", type=float, default=1.0,
-                   help="duration of the matmul calibration of the peak (default 1.0; 0 skips it)")
+                   help="duration of the matmul calibration of the peak (default 1.0; 0 skips it and logs no peak)")
     args = p.parse_args(argv)
     if args.ffn is None:
         args.ffn = 4 * args.hidden
@@ -343,6 +343,10 @@ def run(args):
             f"global batch {args.global_batch} is not divisible by micro batch {args.micro_batch} x "
             f"data-parallel size {world} = {per_rank}; choose a global batch that is a multiple of {per_rank}")
     accumulation = args.global_batch // per_rank
+    try:  # open it before the slow start, so a bad path fails at once
+        log = DLLogger(args.dllogger_file if rank == 0 else None, lock)
+    except OSError as e:
+        raise WorkloadError(f"cannot write the DLLogger file '{args.dllogger_file}': {e.strerror}")
 
     local_ranks = tasks_on_this_node() or (world if launcher != "slurm" else 1)
     threads = args.threads or max(1, usable_cores() // max(1, local_ranks))
@@ -401,9 +405,8 @@ def run(args):
                                                   args.heads, args.ffn, args.vocab)
     samples_per_rank = args.global_batch // world
 
-    log = DLLogger(args.dllogger_file if rank == 0 else None, lock)
     if rank == 0:
-        log.log("PARAMETER", {
+        parameters_record = {
             "global_batch_size": args.global_batch,
             "micro_batch_size": args.micro_batch,
             "world_size": world,
@@ -439,7 +442,10 @@ def run(args):
             "cfg/encoder_seq_length": args.seq_len,
             "cfg/data/seq_length": args.seq_len,
             "cfg/precision": 32 if args.precision == "fp32" else "bf16-mixed",
-        })
+        }
+        if args.calibrate_seconds == 0:  # no calibration, no peak: the report then needs one given
+            del parameters_record["peak_tflops_measured"], parameters_record["peak_precision"]
+        log.log("PARAMETER", parameters_record)
         print(f"> {PROG}: {parameters} parameters, {args.layers} layers, hidden {args.hidden}, {args.heads} heads, "
               f"ffn {args.ffn}, seq {args.seq_len}, vocab {args.vocab}; world size {world}, micro batch "
               f"{args.micro_batch}, global batch {args.global_batch} ({accumulation} accumulation steps); "
