@@ -165,7 +165,8 @@ grep -q "terminated by signal 15" "$work/term.err" || fail "SIGTERM: no message"
 "$PY" -c 'import json,sys; [json.loads(l[5:]) for l in open(sys.argv[1])]' "$work/term/dllogger.json" \
   || fail "SIGTERM left a DLLogger file that does not parse"
 
-# 5. Slurm host lists expand without scontrol, and Slurm's tasks-per-node forms are read.
+# 5. Slurm host lists expand without scontrol, Slurm's tasks-per-node forms are read, and the
+#    FLOPs formula gives the published values.
 SLURM_TASKS_PER_NODE='2(x2),1' SLURM_NODEID=2 "$PY" - "$src/workloads/tinygpt" <<'EOF' || fail "slurm helpers"
 import sys
 sys.path.insert(0, sys.argv[1])
@@ -173,6 +174,12 @@ import train
 assert train.parse_nodelist("gpu-[1-2]") == ["gpu-1", "gpu-2"]
 assert train.parse_nodelist("a,n[08-10,12]x,b") == ["a", "n08x", "n09x", "n10x", "n12x", "b"]
 assert train.tasks_on_this_node() == 1
+# The FLOPs formula against published vectors (facts/metrics.md 2 and 3.5): NeMo's gpt3 test
+# config (gbs 1, s 128, h 768, L 12, f 3072, V 51200) after the causal change, and GPT-3 175B.
+from model import megatron_flops_per_iteration as flops
+assert flops(1, 128, 12, 768, 12, 3072, 51200) == 96_334_774_272
+assert abs(flops(1, 2048, 96, 12288, 96, 49152, 51200) / 2.174868e15 - 1) < 1e-6
+assert flops(16, 128, 2, 128, 4, 512, 4096) == 11_676_942_336  # tinygpt-tiny, global batch 16
 EOF
 
 # 6. trainbench parse reads both outputs (once the parse command exists) and finds what the
