@@ -9,8 +9,11 @@
 
 #include <trainbench/recipe.hpp>
 
+#include <nlohmann/json.hpp>
+
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace trainbench::render {
@@ -43,5 +46,26 @@ struct RenderOptions {
 // Renders every stage of the recipe. Throws InputError (template errors name
 // the template file and tag).
 [[nodiscard]] std::vector<RenderedJob> render(const recipe::Recipe& recipe, const RenderOptions& options);
+
+// The stages render() renders: the recipe's, or one stage {name: train, kind: train}.
+[[nodiscard]] std::vector<recipe::Stage> effective_stages(const recipe::Recipe& recipe);
+
+// The template context of one stage: every value a template can place, all
+// decisions already taken (docs/templates.md lists each key). Values are raw
+// text except the keys of pre_escaped_keys(). Throws InputError for values
+// that cannot be rendered safely (e.g. a newline in a #SBATCH value).
+[[nodiscard]] nlohmann::ordered_json build_context(const recipe::Recipe& recipe, const RenderOptions& options,
+                                                   const recipe::Stage& stage);
+
+// Context keys (dotted; "launch_lines.line_sh" for list items) whose values
+// the context builder already made safe for the output they are meant for:
+// the only names a raw tag ({{{x}}} or {{&x}}) may use. Integer keys are safe
+// anywhere; *_sh keys are shell text; *_yaml keys are YAML text.
+[[nodiscard]] const std::vector<std::string>& pre_escaped_keys();
+
+// A unified diff of two texts ("--- a\n+++ b\n@@ ... @@" hunks with `context`
+// lines), or "" when they are equal. Used by `render --compare`.
+[[nodiscard]] std::string unified_diff(std::string_view a, std::string_view b, const std::string& a_name,
+                                       const std::string& b_name, int context = 3);
 
 }  // namespace trainbench::render

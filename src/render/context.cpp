@@ -1,0 +1,832 @@
+// build_context: every decision about a job, taken once in C++ so templates
+// only place values (docs/templates.md lists each key).
+#include <trainbench/render.hpp>
+
+#include "render/escape.hpp"
+#include "render/shell_word.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <tuple>
+
+using nlohmann::ordered_json;
+
+namespace trainbench::render {
+
+namespace {
+
+// ---------------------------------------------------------------- constants
+// Seed 004 (AI-Hypercomputer/gpu-recipes @ 24ba6df, values.yaml): the TCPXO
+// NCCL plugin and the receive-datapath manager (RxDM) that go with it.
+constexpr const char* k_tcpxo_plugin_image =
+    "us-docker.pkg.dev/gce-ai-infra/gpudirect-tcpxo/nccl-plugin-gpudirecttcpx-dev:v1.0.3";
+constexpr const char* k_tcpxo_daemon_image = "us-docker.pkg.dev/gce-ai-infra/gpudirect-tcpxo/tcpgpudmarxd-dev:v1.0.9";
+constexpr const char* k_nemo_entrypoint = "/opt/NeMo/examples/nlp/language_modeling/megatron_gpt_pretraining.py";
+constexpr const char* k_megatron_workdir = "/workspace/Megatron-LM";
+constexpr int k_k8s_master_port = 6002;       // seed 004
+constexpr int k_megatron_lr_decay_iters = 430000;  // seed 002
+constexpr const char* k_run_dir_var = "TRAINBENCH_RUN_DIR";
+constexpr const char* k_k8s_run_dir = "/workspace/trainbench-run";
+
+std::string_view precision_name(catalog::Precision p) {
+    switch (p) {
+    case catalog::Precision::bf16: return "bf16";
+    case catalog::Precision::fp16: return "fp16";
+    case catalog::Precision::fp8: return "fp8";
+    case catalog::Precision::tf32: return "tf32";
+    case catalog::Precision::fp32: return "fp32";
+    }
+    return "bf16";
+}
+
+std::string_view scheduler_name(catalog::Scheduler s) {
+    switch (s) {
+    case catalog::Scheduler::slurm: return "slurm";
+    case catalog::Scheduler::kubernetes: return "kubernetes";
+    case catalog::Scheduler::local: return "local";
+    }
+    return "local";
+}
+
+bool valid_identifier(std::string_view s) {
+    if (s.empty() || (s.front() >= '0' && s.front() <= '9')) return false;
+    return std::all_of(s.begin(), s.end(), [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+    });
+}
+
+bool has_control(std::string_view s) {
+    return std::any_of(s.begin(), s.end(), [](char c) {
+        auto u = static_cast<unsigned char>(c);
+        return u < 0x20 || u == 0x7f;
+    });
+}
+
+std::string py_bool(bool b) { return b ? "True" : "False"; }
+
+std::string number_text(double v) {
+    if (std::floor(v) == v && std::fabs(v) < 1e15) return fmt::format("{}", static_cast<long long>(v));
+    return fmt::format("{}", v);
+}
+
+// The `${env:NAME}` form of a recipe env value: the variable comes from the
+// submitting environment at submit time and is never written to disk.
+std::optional<std::string> env_reference(std::string_view value) {
+    constexpr std::string_view open = "${env:";
+    if (value.size() > open.size() + 1 && value.substr(0, open.size()) == open && value.back() == '}') {
+        return std::string(value.substr(open.size(), value.size() - open.size() - 1));
+    }
+    return std::nullopt;
+}
+
+struct Facts {
+    const recipe::Recipe& r;
+    const recipe::Stage& stage;
+    catalog::Scheduler scheduler;
+    int nodes;
+    int gpus_per_node;
+    int tasks_per_node;
+    bool requests_gpus;
+    std::string log_dir;        // "logs/<stage>"
+    std::string dllogger_file;  // relative to the run dir: "logs/<stage>/<metrics.path>" or ".../dllogger.json"
+};
+
+// Arguments in groups: a flag with its values, or one Hydra override.
+using Args = std::vector<std::vector<ShellWord>>;
+std::vector<ShellWord> group(ShellWord w) { return {std::move(w)}; }
+
+// The key an argument sets: "--flag" of "--flag" or "--flag=v"; "a.b" of "++a.b=v".
+std::string argument_key(const std::string& word) {
+    std::string w = word;
+    if (w.rfind("--", 0) != 0) w.erase(0, w.find_first_not_of('+') == std::string::npos ? w.size() : w.find_first_not_of('+'));
+    return w.substr(0, w.find('='));
+}
+
+// Appends the generated arguments except those whose key launch.extra_args
+// sets again: the recipe's extra arguments replace generated ones.
+void append_args(std::vector<ShellWord>& out, const Args& args, const std::vector<std::string>& extra) {
+    std::vector<std::string> extra_keys;
+    for (const std::string& e : extra)
+        if (e.rfind("-", 0) == 0 || e.find('=') != std::string::npos) extra_keys.push_back(argument_key(e));
+    for (const std::vector<ShellWord>& g : args) {
+        if (g.empty()) continue;
+        std::string key = argument_key(g.front().plain());
+        bool replaced = std::find(extra_keys.begin(), extra_keys.end(), key) != extra_keys.end();
+        if (replaced) continue;
+        out.insert(out.end(), g.begin(), g.end());
+    }
+}
+
+ShellWord run_path(const Facts& /*f*/, const std::string& relative) {
+    return word_with_var("", k_run_dir_var, "/" + relative);
+}
+
+// "nodes" as the launch line should see it: a number on Slurm and locally,
+// the pod's NNODES variable on Kubernetes (so a Helm --set nodes=N stays consistent).
+ShellWord nodes_word(const Facts& f, const std::string& prefix) {
+    if (f.scheduler == catalog::Scheduler::kubernetes) return word_with_var(prefix, "NNODES");
+    return ShellWord(prefix + std::to_string(f.nodes));
+}
+
+int data_parallel_size(const recipe::Recipe& r, int total_gpus) {
+    int model = std::max(1, r.parallelism.tensor) * std::max(1, r.parallelism.pipeline) * std::max(1, r.parallelism.context);
+    return std::max(1, total_gpus / model);
+}
+
+// ---------------------------------------------------------------- frameworks
+Args nemo_args(const Facts& f) {
+    const recipe::Recipe& r = f.r;
+    const catalog::Model& m = r.model;
+    Args a;
+    std::string prec;
+    switch (r.precision) {
+    case catalog::Precision::bf16:
+    case catalog::Precision::fp8: prec = "bf16"; break;
+    case catalog::Precision::fp16: prec = "16"; break;
+    case catalog::Precision::tf32:
+    case catalog::Precision::fp32: prec = "32"; break;
+    }
+    a.push_back(group(nodes_word(f, "trainer.num_nodes=")));
+    a.push_back(group(fmt::format("trainer.devices={}", f.gpus_per_node)));
+    a.push_back(group(fmt::format("trainer.max_steps={}", r.steps)));
+    a.push_back(group(fmt::format("trainer.val_check_interval={}", r.steps)));
+    a.push_back(group("trainer.limit_val_batches=0.0"));
+    a.push_back(group("trainer.log_every_n_steps=1"));
+    a.push_back(group("trainer.precision=" + prec));
+    a.push_back(group(fmt::format("model.num_layers={}", m.layers)));
+    a.push_back(group(fmt::format("model.hidden_size={}", m.hidden)));
+    a.push_back(group(fmt::format("model.ffn_hidden_size={}", m.ffn_size())));
+    a.push_back(group(fmt::format("model.num_attention_heads={}", m.heads)));
+    if (m.kv_heads > 0 && m.kv_heads != m.heads) a.push_back(group(fmt::format("model.num_query_groups={}", m.kv_heads)));
+    a.push_back(group(fmt::format("model.encoder_seq_length={}", m.seq_length)));
+    a.push_back(group(fmt::format("model.max_position_embeddings={}", m.seq_length)));
+    if (m.activation == "swiglu") a.push_back(group("model.activation=fast-swiglu"));
+    if (m.position == "rope") a.push_back(group("model.position_embedding_type=rope"));
+    a.push_back(group(fmt::format("model.micro_batch_size={}", r.batch.micro)));
+    a.push_back(group(fmt::format("model.global_batch_size={}", r.batch.global)));
+    a.push_back(group(fmt::format("model.tensor_model_parallel_size={}", r.parallelism.tensor)));
+    a.push_back(group(fmt::format("model.pipeline_model_parallel_size={}", r.parallelism.pipeline)));
+    a.push_back(group(r.parallelism.virtual_pipeline > 0
+                          ? fmt::format("model.virtual_pipeline_model_parallel_size={}", r.parallelism.virtual_pipeline)
+                          : std::string("model.virtual_pipeline_model_parallel_size=null")));
+    a.push_back(group(fmt::format("model.context_parallel_size={}", r.parallelism.context)));
+    a.push_back(group("model.sequence_parallel=" + py_bool(r.parallelism.sequence_parallel)));
+    bool fp8 = r.precision == catalog::Precision::fp8;
+    a.push_back(group("model.fp8=" + py_bool(fp8)));
+    if (fp8) a.push_back(group("model.fp8_hybrid=True"));
+    const recipe::Recompute& rc = r.recompute;
+    if (rc.granularity == "none" || rc.granularity.empty()) {
+        a.push_back(group("model.activations_checkpoint_granularity=null"));
+        a.push_back(group("model.activations_checkpoint_method=null"));
+        a.push_back(group("model.activations_checkpoint_num_layers=null"));
+    } else if (rc.granularity == "selective") {
+        a.push_back(group("model.activations_checkpoint_granularity=selective"));
+        a.push_back(group("model.activations_checkpoint_method=null"));
+        a.push_back(group("model.activations_checkpoint_num_layers=null"));
+    } else {
+        a.push_back(group("model.activations_checkpoint_granularity=" + rc.granularity));
+        a.push_back(group("model.activations_checkpoint_method=" + rc.method));
+        a.push_back(group(fmt::format("model.activations_checkpoint_num_layers={}", rc.num_layers)));
+    }
+    a.push_back(group(std::string("model.optim.name=") +
+                      (r.distributed_optimizer ? "distributed_fused_adam" : "fused_adam")));
+    if (r.data.kind == "mock") {
+        a.push_back(group("model.data.data_impl=mock"));
+        a.push_back(group("model.data.data_prefix=[]"));
+    } else {
+        std::string list;
+        for (const recipe::DataPrefix& p : r.data.prefixes) {
+            if (!list.empty()) list += ',';
+            list += number_text(p.weight) + "," + p.prefix;
+        }
+        a.push_back(group("model.data.data_prefix=[" + list + "]"));
+        if (!r.data.vocab_file.empty()) a.push_back(group("model.tokenizer.vocab_file=" + r.data.vocab_file));
+        if (!r.data.merge_file.empty()) a.push_back(group("model.tokenizer.merge_file=" + r.data.merge_file));
+    }
+    a.push_back(group("exp_manager.create_checkpoint_callback=False"));
+    a.push_back(group("exp_manager.resume_if_exists=False"));
+    a.push_back(group(word_with_var("exp_manager.explicit_log_dir=", k_run_dir_var, "/" + f.log_dir + "/nemo")));
+    a.push_back(group("++exp_manager.create_dllogger_logger=True"));
+    a.push_back(group(word_with_var("++exp_manager.dllogger_logger_kwargs.json_file=", k_run_dir_var,
+                                    "/" + f.dllogger_file)));
+    if (r.profiling.nsys) {
+        std::string ranks;
+        for (int rank : r.profiling.ranks) ranks += (ranks.empty() ? "" : ",") + std::to_string(rank);
+        a.push_back(group("model.nsys_profile.enabled=True"));
+        a.push_back(group(fmt::format("model.nsys_profile.start_step={}", r.profiling.start_step)));
+        a.push_back(group(fmt::format("model.nsys_profile.end_step={}", r.profiling.end_step)));
+        a.push_back(group("model.nsys_profile.ranks=[" + ranks + "]"));
+    }
+    return a;
+}
+
+Args megatron_args(const Facts& f) {
+    const recipe::Recipe& r = f.r;
+    const catalog::Model& m = r.model;
+    const recipe::Parallelism& p = r.parallelism;
+    Args a;
+    auto opt = [&a](const std::string& flag, const std::string& value) { a.push_back({ShellWord(flag), ShellWord(value)}); };
+    opt("--num-layers", std::to_string(m.layers));
+    opt("--hidden-size", std::to_string(m.hidden));
+    opt("--ffn-hidden-size", std::to_string(m.ffn_size()));
+    opt("--num-attention-heads", std::to_string(m.heads));
+    if (m.kv_heads > 0 && m.kv_heads != m.heads) {
+        a.push_back(group("--group-query-attention"));
+        opt("--num-query-groups", std::to_string(m.kv_heads));
+    }
+    opt("--seq-length", std::to_string(m.seq_length));
+    opt("--max-position-embeddings", std::to_string(m.seq_length));
+    if (m.position == "rope") opt("--position-embedding-type", "rope");
+    if (m.activation == "swiglu") a.push_back(group("--swiglu"));
+    opt("--micro-batch-size", std::to_string(r.batch.micro));
+    opt("--global-batch-size", std::to_string(r.batch.global));
+    opt("--train-iters", std::to_string(r.steps));
+    opt("--tensor-model-parallel-size", std::to_string(p.tensor));
+    opt("--pipeline-model-parallel-size", std::to_string(p.pipeline));
+    if (p.virtual_pipeline > 0 && p.pipeline > 0 && m.layers % (p.pipeline * p.virtual_pipeline) == 0)
+        opt("--num-layers-per-virtual-pipeline-stage", std::to_string(m.layers / (p.pipeline * p.virtual_pipeline)));
+    if (p.context > 1) opt("--context-parallel-size", std::to_string(p.context));
+    if (p.sequence_parallel) a.push_back(group("--sequence-parallel"));
+    if (r.distributed_optimizer) a.push_back(group("--use-distributed-optimizer"));
+    switch (r.precision) {
+    case catalog::Precision::bf16: a.push_back(group("--bf16")); break;
+    case catalog::Precision::fp16: a.push_back(group("--fp16")); break;
+    case catalog::Precision::fp8:
+        a.push_back(group("--bf16"));
+        opt("--fp8-format", "hybrid");
+        break;
+    case catalog::Precision::tf32:
+    case catalog::Precision::fp32: break;
+    }
+    if (r.recompute.granularity == "full") {
+        opt("--recompute-granularity", "full");
+        opt("--recompute-method", r.recompute.method);
+        opt("--recompute-num-layers", std::to_string(std::max(1, r.recompute.num_layers)));
+    } else if (r.recompute.granularity == "selective") {
+        opt("--recompute-granularity", "selective");
+    }
+    // Optimiser and schedule as seed 002 passes them.
+    opt("--lr", "6.0e-5");
+    opt("--lr-decay-style", "cosine");
+    opt("--min-lr", "6.0e-6");
+    opt("--lr-warmup-fraction", ".001");
+    opt("--lr-decay-iters", std::to_string(k_megatron_lr_decay_iters));
+    opt("--weight-decay", "0.1");
+    opt("--adam-beta1", "0.9");
+    opt("--adam-beta2", "0.95");
+    opt("--init-method-std", "0.006");
+    opt("--clip-grad", "1.0");
+    opt("--attention-backend", "auto");
+    if (r.data.kind == "mock") {
+        a.push_back(group("--mock-data"));
+        opt("--tokenizer-type", "NullTokenizer");
+        opt("--vocab-size", std::to_string(m.vocab > 0 ? m.vocab : 50257));
+    } else {
+        std::vector<ShellWord> data_path{ShellWord("--data-path")};
+        for (const recipe::DataPrefix& d : r.data.prefixes) {
+            data_path.emplace_back(number_text(d.weight));
+            data_path.emplace_back(d.prefix);
+        }
+        a.push_back(data_path);
+        opt("--tokenizer-type", "GPT2BPETokenizer");
+        if (!r.data.vocab_file.empty()) opt("--vocab-file", r.data.vocab_file);
+        if (!r.data.merge_file.empty()) opt("--merge-file", r.data.merge_file);
+    }
+    opt("--log-interval", "1");
+    opt("--eval-iters", "0");
+    opt("--eval-interval", std::to_string(r.steps));
+    a.push_back({ShellWord("--tensorboard-dir"), run_path(f, f.log_dir + "/tensorboard")});
+    return a;
+}
+
+Args metaseq_args(const Facts& f, int world_size) {
+    const recipe::Recipe& r = f.r;
+    const catalog::Model& m = r.model;
+    Args a;
+    auto opt = [&a](const std::string& flag, const std::string& value) { a.push_back({ShellWord(flag), ShellWord(value)}); };
+    int dp = data_parallel_size(r, world_size);
+    int update_freq = std::max(1, r.batch.global / std::max(1, r.batch.micro * dp));
+    opt("--distributed-world-size", std::to_string(world_size));
+    a.push_back({ShellWord("--distributed-port"), word_with_var("", "MASTER_PORT")});
+    if (r.data.kind == "mock") {
+        opt("--task", "dummy_lm");
+        opt("--dict-size", "51196");  // seed 003 (--benchmark)
+    } else {
+        opt("--task", "streaming_language_modeling");
+        if (!r.data.prefixes.empty()) a.push_back({ShellWord("--data"), ShellWord(r.data.prefixes.front().prefix)});
+        if (!r.data.vocab_file.empty()) opt("--vocab-filename", r.data.vocab_file);
+        if (!r.data.merge_file.empty()) opt("--merges-filename", r.data.merge_file);
+    }
+    opt("--arch", "transformer_lm_megatron");
+    opt("--decoder-layers", std::to_string(m.layers));
+    opt("--decoder-embed-dim", std::to_string(m.hidden));
+    opt("--decoder-ffn-embed-dim", std::to_string(m.ffn_size()));
+    opt("--decoder-attention-heads", std::to_string(m.heads));
+    a.push_back(group("--decoder-learned-pos"));
+    a.push_back(group("--share-decoder-input-output-embed"));
+    opt("--tokens-per-sample", std::to_string(m.seq_length));
+    opt("--sample-break-mode", "none");
+    opt("--model-parallel-size", std::to_string(r.parallelism.tensor));
+    opt("--batch-size", std::to_string(r.batch.micro));
+    opt("--update-freq", std::to_string(update_freq));
+    opt("--max-update", std::to_string(r.steps));
+    opt("--total-num-update", std::to_string(r.steps));
+    opt("--optimizer", "adam");
+    opt("--adam-betas", "(0.9, 0.95)");
+    opt("--adam-eps", "1e-08");
+    opt("--clip-norm", "1.0");
+    opt("--lr", "0.0001");
+    opt("--lr-scheduler", "polynomial_decay");
+    opt("--ddp-backend", "fully_sharded");
+    a.push_back(group("--no-reshard-after-forward"));
+    a.push_back(group("--use-sharded-state"));
+    if (r.recompute.granularity != "none" && !r.recompute.granularity.empty()) a.push_back(group("--checkpoint-activations"));
+    if (r.precision == catalog::Precision::bf16) {
+        a.push_back(group("--bf16"));
+    } else if (r.precision == catalog::Precision::fp16) {
+        a.push_back(group("--fp16"));
+        a.push_back(group("--memory-efficient-fp16"));
+    }
+    opt("--log-format", "json");
+    opt("--log-interval", "1");
+    a.push_back(group("--no-save"));
+    a.push_back({ShellWord("--save-dir"), run_path(f, f.log_dir + "/checkpoints")});
+    a.push_back({ShellWord("--tensorboard-logdir"), run_path(f, f.log_dir + "/tb")});
+    return a;
+}
+
+Args tinygpt_args(const Facts& f) {
+    const recipe::Recipe& r = f.r;
+    const catalog::Model& m = r.model;
+    Args a;
+    auto opt = [&a](const std::string& flag, const std::string& value) { a.push_back({ShellWord(flag), ShellWord(value)}); };
+    opt("--layers", std::to_string(m.layers));
+    opt("--hidden", std::to_string(m.hidden));
+    opt("--heads", std::to_string(m.heads));
+    opt("--ffn", std::to_string(m.ffn_size()));
+    opt("--seq-len", std::to_string(m.seq_length));
+    opt("--vocab", std::to_string(m.vocab > 0 ? m.vocab : 50257));
+    opt("--micro-batch", std::to_string(r.batch.micro));
+    opt("--global-batch", std::to_string(r.batch.global));
+    opt("--steps", std::to_string(r.steps));
+    opt("--lr", "0.003");
+    opt("--seed", "1234");
+    a.push_back({ShellWord("--dllogger-file"), run_path(f, f.dllogger_file)});
+    return a;
+}
+
+// The program and its arguments (no launcher prefix).
+std::vector<ShellWord> program_words(const Facts& f, int world_size) {
+    const recipe::Recipe& r = f.r;
+    std::vector<ShellWord> w;
+    const std::string& fw = r.framework;
+    if (f.stage.kind != "train") {
+        // Non-training stages run the command their options give (validate defaults to nccl-tests).
+        if (f.stage.options.is_object() && f.stage.options.contains("command") && f.stage.options["command"].is_array()) {
+            for (const auto& word : f.stage.options["command"]) w.emplace_back(word.is_string() ? word.get<std::string>() : word.dump());
+            return w;
+        }
+        if (f.stage.kind == "validate") {
+            // nccl-tests over the allocation (the seeds' cluster validation), from options.nccl.
+            ordered_json nccl = f.stage.options.is_object() && f.stage.options.contains("nccl") &&
+                                        f.stage.options["nccl"].is_object()
+                                    ? f.stage.options["nccl"]
+                                    : ordered_json::object();
+            auto text = [&nccl](const char* key, const std::string& fallback) {
+                if (!nccl.contains(key)) return fallback;
+                const ordered_json& v = nccl[key];
+                return v.is_string() ? v.get<std::string>() : v.dump();
+            };
+            w.emplace_back(text("test", "all_reduce_perf"));
+            for (const auto& [flag, key, fallback] : std::vector<std::tuple<std::string, const char*, std::string>>{
+                     {"-b", "min_bytes", "8"}, {"-e", "max_bytes", "8G"}, {"-f", "step_factor", "2"},
+                     {"-g", "gpus_per_rank", "1"}}) {
+                w.emplace_back(flag);
+                w.emplace_back(text(key, fallback));
+            }
+            return w;
+        }
+        // A stage kind whose schema is not defined yet and that names no command:
+        // the job fails at once and says so (it never runs something unintended).
+        for (const char* word : {"sh", "-c", "echo \"trainbench: $1\" >&2; exit 2", "trainbench"}) w.emplace_back(word);
+        w.emplace_back(fmt::format("stage '{}' (kind '{}') has no command: set its options.command", f.stage.name,
+                                   f.stage.kind));
+        return w;
+    }
+    auto entry = [&r](const std::string& fallback_workdir, const std::string& fallback_entry) {
+        std::string e = r.launch.entrypoint.empty() ? fallback_entry : r.launch.entrypoint;
+        std::string workdir = r.launch.workdir.empty() ? fallback_workdir : r.launch.workdir;
+        if (!e.empty() && e.front() != '/' && !workdir.empty()) e = workdir + "/" + e;
+        return e;
+    };
+    const std::vector<std::string>& extra = r.launch.extra_args;
+    if (fw == "nemo") {
+        w.emplace_back(entry("", k_nemo_entrypoint));
+        append_args(w, nemo_args(f), extra);
+    } else if (fw == "megatron-lm") {
+        w.emplace_back(entry(k_megatron_workdir, "pretrain_gpt.py"));
+        append_args(w, megatron_args(f), extra);
+    } else if (fw == "metaseq") {
+        w.emplace_back(entry("", "metaseq/cli/train.py"));
+        append_args(w, metaseq_args(f, world_size), extra);
+    } else if (fw == "tinygpt") {
+        w.push_back(word_with_var("", "TRAINBENCH_WORKLOADS", "/tinygpt/train.py"));
+        append_args(w, tinygpt_args(f), extra);
+    } else if (fw == "custom") {
+        if (r.launch.command.empty())
+            throw InputError("framework 'custom' needs launch.command (the training command as a list of words)");
+        for (const std::string& word : r.launch.command) w.emplace_back(word);
+    } else {
+        throw InputError(fmt::format("framework '{}' cannot be rendered", fw),
+                         did_you_mean(fw, {"nemo", "megatron-lm", "metaseq", "tinygpt", "custom"}));
+    }
+    if (fw != "custom")
+        for (const std::string& word : extra) w.emplace_back(word);
+    return w;
+}
+
+// Whether the program is started once per GPU by the scheduler (srun tasks,
+// or our own rank loop locally) rather than once per node by torchrun.
+bool one_task_per_gpu(const recipe::Recipe& r, const recipe::Stage& stage) {
+    if (stage.kind != "train") return true;
+    return r.framework == "nemo" || r.framework == "metaseq" || r.framework == "tinygpt";
+}
+
+// The interpreter/launcher words before the program, per scheduler.
+std::vector<ShellWord> launcher_words(const Facts& f, bool nsys) {
+    const recipe::Recipe& r = f.r;
+    std::vector<ShellWord> w;
+    bool python_program = f.stage.kind == "train" && r.framework != "custom";
+    if (!python_program) return w;
+    if (f.scheduler == catalog::Scheduler::kubernetes && r.framework != "tinygpt") {
+        // One torchrun per pod (seed 004).
+        w.emplace_back("torchrun");
+        w.push_back(word_with_var("--nproc-per-node=", "GPUS_PER_NODE"));
+        w.push_back(word_with_var("--nnodes=", "NNODES"));
+        w.push_back(word_with_var("--node-rank=", "NODE_RANK"));
+        w.push_back(word_with_var("--rdzv-id=", "JOB_IDENTIFIER"));
+        w.push_back(word_with_var("--master-addr=", "MASTER_ADDR"));
+        w.push_back(word_with_var("--master-port=", "MASTER_PORT"));
+        return w;
+    }
+    if (r.framework == "megatron-lm") {
+        // Seed 002: one task per node, torchrun starts the GPU ranks.
+        w.emplace_back("torchrun");
+        w.emplace_back("--nproc_per_node");
+        w.emplace_back(std::to_string(f.gpus_per_node));
+        w.emplace_back("--nnodes");
+        w.push_back(nodes_word(f, ""));
+        w.emplace_back("--rdzv_id");
+        w.push_back(word_with_var("", f.scheduler == catalog::Scheduler::slurm ? "SLURM_JOB_ID" : "TRAINBENCH_RUN_ID"));
+        w.emplace_back("--rdzv_backend");
+        w.emplace_back("c10d");
+        w.emplace_back("--rdzv_endpoint");
+        w.push_back(ShellWord().var("MASTER_ADDR").lit(":").var("MASTER_PORT"));
+        return w;
+    }
+    if (nsys) {
+        for (const char* word : {"nsys", "profile", "-s", "none", "-t", "nvtx,cuda", "--capture-range=cudaProfilerApi",
+                                 "--capture-range-end=stop", "--force-overwrite", "true", "-o"})
+            w.emplace_back(word);
+        w.push_back(run_path(f, f.log_dir + "/nsys-%p"));
+    }
+    w.emplace_back(r.framework == "tinygpt" ? "/usr/bin/python3" : "python3");
+    w.emplace_back("-u");
+    return w;
+}
+
+std::vector<std::string> shell_texts(const std::vector<ShellWord>& words) {
+    std::vector<std::string> out;
+    for (const ShellWord& w : words) out.push_back(w.shell());
+    return out;
+}
+
+std::string join(const std::vector<std::string>& parts, std::string_view sep) {
+    std::string out;
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+        if (i > 0) out += sep;
+        out += parts[i];
+    }
+    return out;
+}
+
+void check_directive_value(const std::string& key, const std::string& value) {
+    if (has_control(value))
+        throw InputError(fmt::format("'{}' contains a control character (newline or tab), which a #SBATCH line "
+                                     "cannot hold: '{}'",
+                                     key, value));
+}
+
+}  // namespace
+
+std::vector<recipe::Stage> effective_stages(const recipe::Recipe& recipe) {
+    if (!recipe.stages.empty()) return recipe.stages;
+    recipe::Stage train;
+    train.name = "train";
+    train.kind = "train";
+    train.dependency.clear();
+    return {train};
+}
+
+const std::vector<std::string>& pre_escaped_keys() {
+    static const std::vector<std::string> keys = {
+        // integers (safe in any output)
+        "nodes", "gpus_per_node", "total_gpus", "tasks_per_node", "total_tasks", "steps", "slurm.cpus_per_task",
+        "kubernetes.master_port",
+        // shell text made by the context builder
+        "env.value_sh", "launch_lines.line_sh", "launch_command_sh", "runner_lines.line_sh", "run_dir_sh",
+        // YAML text made by the context builder
+        "kubernetes.launch_script_yaml", "kubernetes.training_config_yaml",
+    };
+    return keys;
+}
+
+ordered_json build_context(const recipe::Recipe& r, const RenderOptions& options, const recipe::Stage& stage) {
+    if (r.name.empty() || !std::all_of(r.name.begin(), r.name.end(), [](char c) {
+            return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
+        }))
+        throw InputError(fmt::format("recipe name '{}' cannot name a job: use [a-z0-9._-]", r.name));
+    if (stage.name.empty() || !std::all_of(stage.name.begin(), stage.name.end(), [](char c) {
+            return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+        }))
+        throw InputError(fmt::format("stage name '{}' cannot name a log directory: use [a-z0-9_-]", stage.name));
+    if (has_control(options.run_id) || options.run_id.find('/') != std::string::npos)
+        throw InputError(fmt::format("run id '{}' is not a plain word", options.run_id));
+
+    const catalog::Scheduler scheduler = r.target.scheduler;
+    const int gpus_per_node = r.gpus_per_node_effective();
+    const int nodes = std::max(1, r.nodes);
+    const bool requests_gpus = r.gpu.family != "cpu" && gpus_per_node > 0;
+    const bool per_gpu = one_task_per_gpu(r, stage);
+    const int slots = std::max(1, gpus_per_node);
+    const int tasks_per_node = per_gpu ? slots : 1;
+    const std::string log_dir = "logs/" + stage.name;
+    // Where the framework's metrics log goes: logs/<stage>/<metrics.path> when the
+    // recipe names one (relative to the stage's log directory), else the default.
+    std::string metrics_path = r.metrics.path;
+    if (metrics_path.find("..") != std::string::npos || (!metrics_path.empty() && metrics_path.front() == '/') ||
+        has_control(metrics_path))
+        throw InputError(fmt::format("metrics.path '{}' must be a relative path inside the log directory", metrics_path));
+    const bool dllogger_source = r.metrics.source == "dllogger" || r.metrics.source == "auto";
+    std::string dllogger_file = log_dir + "/" + (dllogger_source && !metrics_path.empty() ? metrics_path : "dllogger.json");
+    // Frameworks that log to standard output (Megatron, Metaseq) write it to
+    // logs/<stage>/<metrics.path> when the recipe names a file for that source.
+    bool stdout_source = r.metrics.source == "megatron" || r.metrics.source == "metaseq" || r.metrics.source == "nemo";
+    std::string stdout_file = stdout_source && !metrics_path.empty() ? log_dir + "/" + metrics_path : std::string();
+    Facts f{r, stage, scheduler, nodes, gpus_per_node, tasks_per_node, requests_gpus, log_dir, dllogger_file};
+
+    ordered_json c = ordered_json::object();
+    c["recipe_name"] = r.name;
+    c["stage"] = stage.name;
+    c["stage_kind"] = stage.kind;
+    c["framework"] = r.framework;
+    const bool train = stage.kind == "train";
+    c["framework_is"] = {{"nemo", train && r.framework == "nemo"},
+                         {"megatron_lm", train && r.framework == "megatron-lm"},
+                         {"metaseq", train && r.framework == "metaseq"},
+                         {"tinygpt", train && r.framework == "tinygpt"},
+                         {"custom", train && r.framework == "custom"},
+                         {"command", !train}};
+    c["scheduler"] = std::string(scheduler_name(scheduler));
+    c["target_name"] = r.target.name;
+    c["model_name"] = r.model.name.empty() ? r.model_name : r.model.name;
+    c["precision"] = std::string(precision_name(r.precision));
+    c["run_id"] = options.run_id;
+    std::string prefix = r.slurm.job_name_prefix;
+    std::string job_name = prefix + r.name + (stage.name == "train" ? "" : "-" + stage.name) + "-" + options.run_id;
+    c["job_name"] = job_name;
+    c["nodes"] = nodes;
+    c["gpus_per_node"] = gpus_per_node;
+    c["total_gpus"] = nodes * gpus_per_node;
+    c["requests_gpus"] = requests_gpus;
+    c["tasks_per_node"] = tasks_per_node;
+    c["total_tasks"] = nodes * tasks_per_node;
+    c["one_task_per_gpu"] = per_gpu;
+    c["steps"] = r.steps;
+    c["log_dir"] = log_dir;
+    c["dllogger_file"] = dllogger_file;
+    auto parent = [](const std::string& path) { return path.substr(0, path.rfind('/')); };
+    c["metrics_dir"] = parent(stdout_file.empty() ? dllogger_file : stdout_file);
+    c["stdout_file"] = stdout_file;
+    c["has_stdout_file"] = !stdout_file.empty();
+    c["status_started"] = "status/" + stage.name + ".started";
+    c["status_exit"] = "status/" + stage.name + ".exit";
+    c["run_dir_sh"] = ShellWord().var(k_run_dir_var).shell();
+    c["needs_workloads"] = stage.kind == "train" && r.framework == "tinygpt";
+    c["has_dependency"] = !stage.dependency.empty();
+    c["dependency"] = stage.dependency;
+
+    // Slurm directives: recipe values over the target's defaults.
+    {
+        const catalog::SlurmDefaults& d = r.target.slurm;
+        auto pick = [](const std::string& a, const std::string& b) { return a.empty() ? b : a; };
+        std::string partition = pick(r.slurm.partition, d.partition);
+        std::string account = pick(r.slurm.account, d.account);
+        std::string time = pick(r.slurm.time, d.time);
+        std::string mem = pick(r.slurm.mem, d.mem);
+        int cpus = r.slurm.cpus_per_task > 0 ? r.slurm.cpus_per_task : d.cpus_per_task;
+        bool exclusive = r.slurm.exclusive.value_or(d.exclusive);
+        bool use_gres = r.slurm.use_gres.value_or(d.use_gres);
+        for (const auto& [k, v] : std::vector<std::pair<std::string, std::string>>{
+                 {"slurm.partition", partition}, {"slurm.account", account}, {"slurm.qos", r.slurm.qos},
+                 {"slurm.time", time}, {"slurm.mem", mem}, {"slurm.constraint", r.slurm.constraint},
+                 {"slurm.job_name_prefix", prefix}})
+            check_directive_value(k, v);
+        c["slurm"] = {{"partition", partition},
+                      {"has_partition", !partition.empty()},
+                      {"account", account},
+                      {"has_account", !account.empty()},
+                      {"qos", r.slurm.qos},
+                      {"has_qos", !r.slurm.qos.empty()},
+                      {"time", time},
+                      {"has_time", !time.empty()},
+                      {"mem", mem},
+                      {"has_mem", !mem.empty()},
+                      {"exclusive", exclusive},
+                      {"constraint", r.slurm.constraint},
+                      {"has_constraint", !r.slurm.constraint.empty()},
+                      {"cpus_per_task", cpus},
+                      {"has_cpus_per_task", cpus > 0},
+                      {"gpus_per_node_directive", requests_gpus && !use_gres},
+                      {"gres_directive", requests_gpus && use_gres},
+                      {"output", log_dir + "/slurm-%j.out"},
+                      {"error", log_dir + "/slurm-%j.err"}};
+    }
+
+    // Container: the recipe's, else the target's runtime; mounts = target defaults + recipe + the run dir.
+    std::string runtime = r.container.runtime.empty() ? r.target.container_runtime : r.container.runtime;
+    bool slurm_container = (runtime == "pyxis" || runtime == "enroot") && !r.container.image.empty() &&
+                           scheduler == catalog::Scheduler::slurm;
+    std::vector<std::string> mounts = r.target.default_mounts;
+    for (const std::string& m : r.container.mounts)
+        if (std::find(mounts.begin(), mounts.end(), m) == mounts.end()) mounts.push_back(m);
+    {
+        ordered_json mount_list = ordered_json::array();
+        for (const std::string& m : mounts) mount_list.push_back(m);
+        c["container"] = {{"enabled", slurm_container || (scheduler == catalog::Scheduler::kubernetes)},
+                          {"pyxis", slurm_container},
+                          {"runtime", runtime},
+                          {"image", r.container.image},
+                          {"mounts", mount_list},
+                          {"mount_home", r.container.mount_home}};
+    }
+
+    // Environment: the target's tuning env, the framework's, then the recipe's; a later
+    // entry with the same name replaces the value in place.
+    catalog::EnvList env = r.target.env;
+    auto set_env = [&env](const std::string& name, const std::string& value) {
+        auto it = std::find_if(env.begin(), env.end(), [&](const auto& e) { return e.first == name; });
+        if (it != env.end())
+            it->second = value;
+        else
+            env.emplace_back(name, value);
+    };
+    if (stage.kind == "train" && (r.framework == "nemo" || r.framework == "megatron-lm") &&
+        (r.parallelism.tensor > 1 || r.parallelism.context > 1 || r.framework == "megatron-lm"))
+        set_env("CUDA_DEVICE_MAX_CONNECTIONS", "1");
+    if (!r.target.topology_file.empty()) set_env("NCCL_TOPO_FILE", r.target.topology_file);
+    for (const auto& [k, v] : r.env) set_env(k, v);
+    ordered_json env_list = ordered_json::array();
+    ordered_json env_refs = ordered_json::array();
+    for (const auto& [name, value] : env) {
+        if (!valid_identifier(name))
+            throw InputError(fmt::format("environment variable name '{}' is not a valid name", name),
+                             "use letters, digits and '_', not starting with a digit");
+        std::optional<std::string> ref = env_reference(value);
+        if (ref && !valid_identifier(*ref))
+            throw InputError(fmt::format("env '{}': '{}' does not name a variable", name, value),
+                             "write \"${env:NAME}\" with a valid variable name");
+        std::string value_sh = ref ? fmt::format("\"${{{}:?{} must be set in the submitting environment}}\"", *ref, *ref)
+                                   : shell_escape(value);
+        env_list.push_back({{"name", name},
+                            {"value", ref ? std::string() : value},
+                            {"is_ref", ref.has_value()},
+                            {"ref", ref.value_or("")},
+                            {"value_sh", value_sh}});
+        if (ref) env_refs.push_back(*ref);
+    }
+    c["env"] = env_list;
+    c["has_env"] = !env_list.empty();
+    c["env_refs"] = env_refs;
+    c["has_env_refs"] = !env_refs.empty();
+
+    // The launch command.
+    const int world_size = nodes * slots;
+    std::vector<ShellWord> program = program_words(f, world_size);
+    std::vector<ShellWord> launcher = launcher_words(f, r.profiling.nsys && r.framework == "nemo");
+    std::vector<ShellWord> runner;  // srun and its flags (Slurm only)
+    if (scheduler == catalog::Scheduler::slurm) {
+        runner.emplace_back("srun");
+        runner.emplace_back("--kill-on-bad-exit=1");
+        if (!stdout_file.empty()) runner.emplace_back("--output=" + stdout_file);
+        if (slurm_container) {
+            runner.emplace_back("--container-image=" + r.container.image);
+            ShellWord m("--container-mounts=");
+            for (std::size_t i = 0; i < mounts.size(); ++i) m.lit((i ? "," : "") + mounts[i]);
+            m.lit(mounts.empty() ? "" : ",").var(k_run_dir_var).lit(":").var(k_run_dir_var);
+            runner.push_back(m);
+            runner.push_back(word_with_var("--container-workdir=", k_run_dir_var));
+            if (!r.container.mount_home) runner.emplace_back("--no-container-mount-home");
+        }
+    }
+    {
+        // Layout: runner flags one per line, launcher on one line with the program, args one per line.
+        std::vector<std::string> runner_t = shell_texts(runner), launcher_t = shell_texts(launcher),
+                                 program_t = shell_texts(program);
+        ordered_json lines = ordered_json::array();
+        std::vector<std::string> texts;
+        if (!runner_t.empty()) {
+            texts.push_back(runner_t.front());
+            for (std::size_t i = 1; i < runner_t.size(); ++i) texts.push_back("  " + runner_t[i]);
+        }
+        std::vector<std::string> head_words = launcher_t;
+        std::vector<std::string> rest;
+        if (!program_t.empty()) {
+            head_words.push_back(program_t.front());
+            rest.assign(program_t.begin() + 1, program_t.end());
+        }
+        // torchrun's own options: keep flag and value together on one line each.
+        std::string indent = texts.empty() ? "" : "  ";
+        std::string line;
+        for (std::size_t i = 0; i < head_words.size(); ++i) {
+            line += (line.empty() ? indent : " ") + head_words[i];
+        }
+        if (!line.empty()) texts.push_back(line);
+        std::string arg_indent = indent + "  ";
+        for (std::size_t i = 0; i < rest.size(); ++i) {
+            const std::string& w = rest[i];
+            bool flag = w.size() > 2 && w[0] == '-' && w[1] == '-' && w.find('=') == std::string::npos;
+            std::string l = arg_indent + w;
+            while (flag && i + 1 < rest.size() && !(rest[i + 1].size() > 1 && rest[i + 1][0] == '-' &&
+                                                    !(rest[i + 1][1] >= '0' && rest[i + 1][1] <= '9'))) {
+                l += " " + rest[++i];
+            }
+            texts.push_back(l);
+        }
+        for (std::size_t i = 0; i < texts.size(); ++i)
+            lines.push_back({{"line_sh", i + 1 < texts.size() ? texts[i] + " \\" : texts[i]}});
+        c["launch_lines"] = lines;
+        ordered_json argv = ordered_json::array();
+        for (const auto* part : {&launcher, &program})
+            for (const ShellWord& w : *part) argv.push_back(w.plain());
+        c["launch_argv"] = argv;
+        std::vector<std::string> cmd;
+        for (const auto* part : {&launcher, &program}) {
+            std::vector<std::string> t = shell_texts(*part);
+            cmd.insert(cmd.end(), t.begin(), t.end());
+        }
+        c["launch_command_sh"] = join(cmd, " ");
+    }
+
+    // Local: how many processes the local script starts itself.
+    c["local"] = {{"spawn_ranks", stage.kind == "train" && r.framework == "tinygpt"},
+                  {"world_size", world_size},
+                  {"master_addr", "127.0.0.1"}};
+
+    // Kubernetes.
+    {
+        const catalog::KubernetesDefaults& kd = r.target.kubernetes;
+        std::string ns = r.kubernetes.namespace_name.empty() ? kd.namespace_name : r.kubernetes.namespace_name;
+        // Pod hostnames are "<name>-<index>", so keep room for the index.
+        std::string k8s_name = dns_label(job_name, 52);
+        ordered_json selectors = ordered_json::array();
+        std::map<std::string, std::string> node_selector = kd.node_selector;
+        for (const auto& [k, v] : r.kubernetes.node_selector) node_selector[k] = v;
+        for (const auto& [k, v] : node_selector) selectors.push_back({{"key", k}, {"value", v}});
+        ordered_json secrets = ordered_json::array();
+        for (const std::string& s : r.kubernetes.image_pull_secrets) secrets.push_back({{"name", s}});
+        bool tcpxo = kd.network_stack == "tcpxo";
+        c["kubernetes"] = {{"name", k8s_name},
+                           {"namespace", ns.empty() ? std::string("default") : ns},
+                           {"gpu_resource", kd.gpu_resource},
+                           {"shm_size", kd.shm_size},
+                           {"host_network", kd.host_network},
+                           {"network_stack", kd.network_stack},
+                           {"tcpxo", tcpxo},
+                           {"tcpxo_plugin_image", tcpxo ? k_tcpxo_plugin_image : ""},
+                           {"tcpxo_daemon_image", tcpxo ? k_tcpxo_daemon_image : ""},
+                           {"master_addr", k8s_name + "-0." + k8s_name},
+                           {"master_port", k_k8s_master_port},
+                           {"run_dir", k_k8s_run_dir},
+                           {"queue", r.kubernetes.queue},
+                           {"has_queue", !r.kubernetes.queue.empty()},
+                           {"service_account", r.kubernetes.service_account},
+                           {"has_service_account", !r.kubernetes.service_account.empty()},
+                           {"image_pull_secrets", secrets},
+                           {"has_image_pull_secrets", !secrets.empty()},
+                           {"node_selector", selectors},
+                           {"has_node_selector", !selectors.empty()},
+                           {"secret_name", k8s_name + "-env"},
+                           {"chart_name", dns_label("trainbench-" + r.name, 53)},
+                           {"launch_script_yaml", ""},
+                           {"training_config_yaml", ""}};
+        if (scheduler == catalog::Scheduler::kubernetes && r.container.image.empty())
+            throw InputError(fmt::format("recipe '{}' runs on Kubernetes but sets no container.image", r.name),
+                             "set container: {image: ...}");
+    }
+    return c;
+}
+
+}  // namespace trainbench::render

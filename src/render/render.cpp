@@ -1,0 +1,128 @@
+// render(): the files of every stage, from the template families the
+// target's scheduler uses.
+#include <trainbench/render.hpp>
+
+#include "render/escape.hpp"
+#include "render/template_engine.hpp"
+
+#include <fmt/format.h>
+
+namespace fs = std::filesystem;
+using nlohmann::ordered_json;
+
+namespace trainbench::render {
+
+namespace {
+
+bool is_script(const fs::path& p) { return output_kind_for(p) == OutputKind::shell; }
+
+std::string yaml_scalar(const ordered_json& v) {
+    if (v.is_string()) return yaml_quote(v.get<std::string>());
+    if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
+    return v.dump();
+}
+
+// The training configuration a Kubernetes ConfigMap carries: what runs, at
+// which size and shape, and the exact launch argv.
+std::string training_config(const recipe::Recipe& r, const ordered_json& c) {
+    const catalog::Model& m = r.model;
+    std::string out;
+    out += "# trainbench training configuration (rendered; the job runs launch.sh)\n";
+    out += "recipe: " + yaml_quote(r.name) + "\n";
+    out += "stage: " + yaml_quote(c["stage"].get<std::string>()) + "\n";
+    out += "framework: " + yaml_quote(r.framework) + "\n";
+    out += "target: " + yaml_quote(r.target.name) + "\n";
+    out += "model:\n";
+    out += "  name: " + yaml_quote(c["model_name"].get<std::string>()) + "\n";
+    out += fmt::format("  layers: {}\n  hidden: {}\n  heads: {}\n  ffn: {}\n  seq_length: {}\n  vocab: {}\n", m.layers,
+                       m.hidden, m.heads, m.ffn_size(), m.seq_length, m.vocab);
+    out += fmt::format("nodes: {}\ngpus_per_node: {}\n", c["nodes"].get<int>(), c["gpus_per_node"].get<int>());
+    out += fmt::format("parallelism: {{tensor: {}, pipeline: {}, virtual_pipeline: {}, context: {}, sequence_parallel: {}}}\n",
+                       r.parallelism.tensor, r.parallelism.pipeline, r.parallelism.virtual_pipeline,
+                       r.parallelism.context, r.parallelism.sequence_parallel ? "true" : "false");
+    out += fmt::format("batch: {{micro: {}, global: {}}}\n", r.batch.micro, r.batch.global);
+    out += "precision: " + yaml_quote(c["precision"].get<std::string>()) + "\n";
+    out += fmt::format("steps: {}\n", r.steps);
+    out += "launch_argv:\n";
+    for (const auto& w : c["launch_argv"]) out += "  - " + yaml_scalar(w) + "\n";
+    return out;
+}
+
+void render_family(const TemplateEngine& engine, const std::string& family, const fs::path& out_prefix,
+                   const ordered_json& context, RenderedJob& job, const std::vector<fs::path>& skip = {}) {
+    std::vector<fs::path> files = engine.list(family);
+    if (files.empty())
+        throw InputError(fmt::format("no templates for '{}' in any template directory", family),
+                         "check --templates and TRAINBENCH_TEMPLATES");
+    for (const fs::path& rel : files) {
+        if (std::find(skip.begin(), skip.end(), rel) != skip.end()) continue;
+        RenderedFile f;
+        f.path = (out_prefix / rel).lexically_normal();
+        f.content = engine.render(fs::path(family) / rel, context);
+        f.executable = is_script(rel);
+        job.files.push_back(std::move(f));
+    }
+}
+
+}  // namespace
+
+std::vector<RenderedJob> render(const recipe::Recipe& recipe, const RenderOptions& options) {
+    std::vector<fs::path> dirs = options.template_dirs;
+    if (dirs.empty()) dirs = default_data_dirs().templates;
+    TemplateEngine engine(dirs);
+    std::vector<recipe::Stage> stages = effective_stages(recipe);
+    std::vector<RenderedJob> jobs;
+    bool found = options.stage.empty();
+    for (std::size_t i = 0; i < stages.size(); ++i) {
+        const recipe::Stage& stage = stages[i];
+        if (!options.stage.empty() && stage.name != options.stage) continue;
+        found = true;
+        ordered_json context = build_context(recipe, options, stage);
+        RenderedJob job;
+        job.stage = stage.name;
+        job.scheduler = recipe.target.scheduler;
+        job.dependency = i == 0 ? std::string() : stage.dependency;
+        switch (recipe.target.scheduler) {
+        case catalog::Scheduler::slurm:
+            render_family(engine, "slurm", {}, context, job);
+            job.entrypoint = "job.sbatch";
+            break;
+        case catalog::Scheduler::local:
+            render_family(engine, "local", {}, context, job);
+            job.entrypoint = "run.sh";
+            break;
+        case catalog::Scheduler::kubernetes: {
+            // launch.sh first: the ConfigMap of the manifests and the chart carry it.
+            std::string launch = engine.render("kubernetes/launch.sh", context);
+            context["kubernetes"]["launch_script_yaml"] = yaml_block(launch, 4);
+            std::string config = training_config(recipe, context);
+            context["kubernetes"]["training_config_yaml"] = yaml_block(config, 4);
+            job.files.push_back(RenderedFile{"launch.sh", launch, true});
+            render_family(engine, "kubernetes", {}, context, job, {"launch.sh"});
+            render_family(engine, "helm", "chart", context, job);
+            job.files.push_back(RenderedFile{"chart/files/launch.sh", launch, false});
+            job.files.push_back(RenderedFile{"chart/files/training-config.yaml", config, false});
+            job.entrypoint = "manifests.yaml";
+            break;
+        }
+        }
+        bool has_entry = std::any_of(job.files.begin(), job.files.end(),
+                                     [&](const RenderedFile& f) { return f.path == job.entrypoint; });
+        if (!has_entry)
+            throw InputError(fmt::format("the templates for stage '{}' produce no '{}'", stage.name,
+                                         job.entrypoint.string()));
+        std::sort(job.files.begin(), job.files.end(),
+                  [](const RenderedFile& a, const RenderedFile& b) { return a.path < b.path; });
+        jobs.push_back(std::move(job));
+    }
+    if (!found) {
+        std::vector<std::string> names;
+        for (const recipe::Stage& s : stages) names.push_back(s.name);
+        throw UsageError(fmt::format("recipe '{}' has no stage '{}'", recipe.name, options.stage),
+                         did_you_mean(options.stage, names).empty() ? "stages: " + quoted_list(names, " and ")
+                                                                    : did_you_mean(options.stage, names));
+    }
+    return jobs;
+}
+
+}  // namespace trainbench::render

@@ -1,0 +1,60 @@
+// The template engine: kainjow mustache plus what it lacks. Templates are
+// files found in an ordered list of directories (a user's --templates
+// directory first, so it overrides shipped templates file by file). Values
+// are escaped for the output kind of the template's file name. Before
+// rendering, every tag is checked against the context: a name the context
+// does not have is an InputError naming the template file, line and tag.
+#pragma once
+
+#include "render/escape.hpp"
+#include "render/template_scan.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace trainbench::render {
+
+class TemplateEngine {
+public:
+    explicit TemplateEngine(std::vector<std::filesystem::path> dirs);
+
+    // The file for a template path such as "slurm/job.sbatch"; first directory wins.
+    [[nodiscard]] std::optional<std::filesystem::path> find(const std::filesystem::path& relative) const;
+    // Relative paths ("slurm/job.sbatch", ...) of every template file under
+    // <dir>/<family>/ in any directory, sorted and without duplicates.
+    [[nodiscard]] std::vector<std::filesystem::path> list(const std::filesystem::path& family) const;
+
+    // Renders the template file at `relative`. The escape is chosen from its
+    // extension, or given explicitly.
+    [[nodiscard]] std::string render(const std::filesystem::path& relative, const nlohmann::ordered_json& context) const;
+    [[nodiscard]] std::string render(const std::filesystem::path& relative, const nlohmann::ordered_json& context,
+                                     OutputKind kind) const;
+
+    // Renders template text held in memory (tests); `display_name` names it in errors.
+    [[nodiscard]] std::string render_text(const std::string& text, const std::string& display_name, OutputKind kind,
+                                          const nlohmann::ordered_json& context) const;
+
+    [[nodiscard]] const std::vector<std::filesystem::path>& dirs() const { return m_dirs; }
+
+private:
+    struct Source {
+        std::string text;
+        std::string display;  // the file path shown in messages
+    };
+    const Source& load(const std::filesystem::path& relative) const;
+    void check(const Source& source, const nlohmann::ordered_json& context) const;
+
+    std::vector<std::filesystem::path> m_dirs;
+    mutable std::map<std::string, Source> m_cache;
+};
+
+// Names of every value a context offers ("nodes", "slurm.partition",
+// "env.name" for list items), for did-you-mean hints and docs.
+[[nodiscard]] std::vector<std::string> context_names(const nlohmann::ordered_json& context);
+
+}  // namespace trainbench::render

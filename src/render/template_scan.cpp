@@ -1,0 +1,166 @@
+#include "render/template_scan.hpp"
+
+#include <fmt/format.h>
+
+namespace trainbench::render {
+
+namespace {
+
+std::string trim(std::string_view s) {
+    std::size_t b = s.find_first_not_of(" \t\r\n");
+    if (b == std::string_view::npos) return {};
+    std::size_t e = s.find_last_not_of(" \t\r\n");
+    return std::string(s.substr(b, e - b + 1));
+}
+
+struct Position {
+    int line = 1;
+    int column = 1;
+};
+
+Position position_of(std::string_view text, std::size_t offset) {
+    Position p;
+    for (std::size_t i = 0; i < offset && i < text.size(); ++i) {
+        if (text[i] == '\n') {
+            ++p.line;
+            p.column = 1;
+        } else {
+            ++p.column;
+        }
+    }
+    return p;
+}
+
+}  // namespace
+
+ScanResult scan_template(std::string_view text) {
+    ScanResult result;
+    std::string open = "{{", close = "}}";
+    std::size_t pos = 0;
+    auto fail = [&](std::size_t at, std::string message) {
+        Position p = position_of(text, at);
+        result.error = std::move(message);
+        result.error_line = p.line;
+        result.error_column = p.column;
+    };
+    while (pos < text.size()) {
+        std::size_t start = text.find(open, pos);
+        if (start == std::string_view::npos) break;
+        std::size_t contents = start + open.size();
+        bool triple = open == "{{" && contents < text.size() && text[contents] == '{';
+        std::string end_delim = triple ? "}}}" : close;
+        std::size_t end = text.find(end_delim, contents);
+        if (end == std::string_view::npos) {
+            fail(start, fmt::format("unclosed tag '{}'", std::string(text.substr(start, 20))));
+            return result;
+        }
+        std::string_view inner = text.substr(contents, end - contents);
+        TemplateTag tag;
+        Position p = position_of(text, start);
+        tag.line = p.line;
+        tag.column = p.column;
+        tag.text = std::string(text.substr(start, end + end_delim.size() - start));
+        tag.offset = start;
+        if (triple) {
+            tag.kind = TagKind::raw;
+            tag.name = trim(inner.substr(1));
+        } else if (!inner.empty() && inner.front() == '=') {
+            tag.kind = TagKind::set_delimiter;
+            std::string spec = trim(inner.substr(1));
+            if (spec.empty() || spec.back() != '=') {
+                fail(start, fmt::format("invalid set-delimiter tag '{}'", tag.text));
+                return result;
+            }
+            spec = trim(std::string_view(spec).substr(0, spec.size() - 1));
+            std::size_t space = spec.find_first_of(" \t");
+            if (space == std::string::npos) {
+                fail(start, fmt::format("invalid set-delimiter tag '{}'", tag.text));
+                return result;
+            }
+            open = spec.substr(0, space);
+            close = trim(std::string_view(spec).substr(space));
+            tag.name = open + " " + close;
+        } else {
+            char first = inner.empty() ? '\0' : inner.front();
+            std::string_view rest = inner.empty() ? inner : inner.substr(1);
+            switch (first) {
+            case '#': tag.kind = TagKind::section; tag.name = trim(rest); break;
+            case '^': tag.kind = TagKind::inverted; tag.name = trim(rest); break;
+            case '/': tag.kind = TagKind::end; tag.name = trim(rest); break;
+            case '>': tag.kind = TagKind::partial; tag.name = trim(rest); break;
+            case '&': tag.kind = TagKind::raw; tag.name = trim(rest); break;
+            case '!': tag.kind = TagKind::comment; tag.name = trim(rest); break;
+            default: tag.kind = TagKind::variable; tag.name = trim(inner); break;
+            }
+        }
+        if (tag.kind != TagKind::comment && tag.kind != TagKind::set_delimiter && tag.name.empty()) {
+            fail(start, fmt::format("empty tag '{}'", tag.text));
+            return result;
+        }
+        result.tags.push_back(std::move(tag));
+        pos = end + end_delim.size();
+    }
+    // Sections must nest.
+    std::vector<const TemplateTag*> stack;
+    for (const TemplateTag& t : result.tags) {
+        if (t.kind == TagKind::section || t.kind == TagKind::inverted) stack.push_back(&t);
+        if (t.kind == TagKind::end) {
+            if (stack.empty() || stack.back()->name != t.name) {
+                result.error = stack.empty() ? fmt::format("section end '{}' without a matching start", t.text)
+                                             : fmt::format("section end '{}' does not close '{}' (line {})", t.text,
+                                                           stack.back()->text, stack.back()->line);
+                result.error_line = t.line;
+                result.error_column = t.column;
+                return result;
+            }
+            stack.pop_back();
+        }
+    }
+    if (!stack.empty()) {
+        result.error = fmt::format("section '{}' is never closed", stack.back()->text);
+        result.error_line = stack.back()->line;
+        result.error_column = stack.back()->column;
+    }
+    return result;
+}
+
+std::string prepare_standalone_lines(std::string_view text) {
+    ScanResult scan = scan_template(text);
+    if (!scan.error.empty()) return std::string(text);  // the engine reports the error
+    std::string out;
+    out.reserve(text.size() + text.size() / 16);
+    std::size_t tag_index = 0;
+    std::size_t line_start = 0;
+    while (line_start < text.size()) {
+        std::size_t nl = text.find('\n', line_start);
+        std::size_t line_end = nl == std::string_view::npos ? text.size() : nl;
+        // Tags that start on this line.
+        std::vector<const TemplateTag*> tags;
+        while (tag_index < scan.tags.size() && scan.tags[tag_index].offset < line_end) {
+            if (scan.tags[tag_index].offset >= line_start) tags.push_back(&scan.tags[tag_index]);
+            ++tag_index;
+        }
+        bool standalone = false;
+        if (tags.size() == 1 && nl != std::string_view::npos) {
+            const TemplateTag& t = *tags.front();
+            bool kind_ok = t.kind != TagKind::variable && t.kind != TagKind::raw;
+            std::size_t tag_end = t.offset + t.text.size();
+            auto blank = [](std::string_view s) { return s.find_first_not_of(" \t\r") == std::string_view::npos; };
+            standalone = kind_ok && tag_end <= line_end && blank(text.substr(line_start, t.offset - line_start)) &&
+                         blank(text.substr(tag_end, line_end - tag_end));
+            if (standalone) out += t.text;
+        }
+        if (!standalone) {
+            out.append(text.substr(line_start, line_end - line_start));
+            if (nl != std::string_view::npos) {
+                out += k_line_mark;
+                out += '\n';
+            }
+        }
+        if (nl == std::string_view::npos) break;
+        line_start = nl + 1;
+    }
+    return out;
+}
+
+}  // namespace trainbench::render

@@ -1,0 +1,211 @@
+// build_context: the decisions templates only place.
+#include "render_test_support.hpp"
+
+#include <trainbench/render.hpp>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace fs = std::filesystem;
+using namespace trainbench;
+using namespace trainbench::render;
+using nlohmann::ordered_json;
+using ::testing::HasSubstr;
+
+namespace {
+
+ordered_json context_of(const recipe::Recipe& r) {
+    RenderOptions o;
+    return build_context(r, o, effective_stages(r).front());
+}
+
+std::vector<std::string> argv_of(const recipe::Recipe& r) { return context_of(r)["launch_argv"].get<std::vector<std::string>>(); }
+
+bool has(const std::vector<std::string>& v, const std::string& x) { return std::find(v.begin(), v.end(), x) != v.end(); }
+
+// The value after `flag` in argv.
+std::string after(const std::vector<std::string>& v, const std::string& flag) {
+    auto it = std::find(v.begin(), v.end(), flag);
+    return it == v.end() || it + 1 == v.end() ? std::string("<absent>") : *(it + 1);
+}
+
+}  // namespace
+
+TEST(Context, CountsJobNameAndDirectives) {
+    recipe::Recipe r = render_test::base_recipe();
+    r.slurm.account = "acct";
+    ordered_json c = context_of(r);
+    EXPECT_EQ(c["nodes"], 2);
+    EXPECT_EQ(c["gpus_per_node"], 8);
+    EXPECT_EQ(c["total_gpus"], 16);
+    EXPECT_EQ(c["tasks_per_node"], 8);  // NeMo: one task per GPU
+    EXPECT_EQ(c["job_name"], "trainbench-test-recipe-dryrun");
+    EXPECT_EQ(c["slurm"]["partition"], "gpu");  // the target's default
+    EXPECT_EQ(c["slurm"]["account"], "acct");
+    EXPECT_EQ(c["slurm"]["output"], "logs/train/slurm-%j.out");
+    EXPECT_EQ(c["slurm"]["gpus_per_node_directive"], true);
+    EXPECT_EQ(c["slurm"]["gres_directive"], false);
+    r.slurm.use_gres = true;
+    EXPECT_EQ(context_of(r)["slurm"]["gres_directive"], true);
+}
+
+TEST(Context, EnvironmentIsTargetThenFrameworkThenRecipeWithReferences) {
+    recipe::Recipe r = render_test::base_recipe();
+    r.parallelism.tensor = 2;
+    r.env = {{"NCCL_DEBUG", "INFO"}, {"HF_TOKEN", "${env:MY_TOKEN}"}, {"EXTRA", "1"}};
+    ordered_json env = context_of(r)["env"];
+    std::vector<std::string> names;
+    for (const auto& e : env) names.push_back(e["name"]);
+    EXPECT_EQ(names, (std::vector<std::string>{"NCCL_IB_TIMEOUT", "NCCL_DEBUG", "CUDA_DEVICE_MAX_CONNECTIONS",
+                                               "HF_TOKEN", "EXTRA"}));
+    EXPECT_EQ(env[1]["value"], "INFO");  // the recipe overrides the target in place
+    EXPECT_EQ(env[3]["is_ref"], true);
+    EXPECT_EQ(env[3]["ref"], "MY_TOKEN");
+    EXPECT_EQ(env[3]["value_sh"], "\"${MY_TOKEN:?MY_TOKEN must be set in the submitting environment}\"");
+    EXPECT_EQ(env[3]["value"], "");
+}
+
+TEST(Context, RejectsValuesThatCannotBeRenderedSafely) {
+    recipe::Recipe r = render_test::base_recipe();
+    r.slurm.partition = "gpu\n#SBATCH --wrap=evil";
+    EXPECT_THROW((void)context_of(r), InputError);
+    r = render_test::base_recipe();
+    r.env = {{"BAD NAME", "x"}};
+    EXPECT_THROW((void)context_of(r), InputError);
+    r = render_test::base_recipe();
+    r.metrics.path = "../../etc/passwd";
+    EXPECT_THROW((void)context_of(r), InputError);
+}
+
+TEST(Context, NemoIsHydraOverridesWithMockDataAndDllogger) {
+    recipe::Recipe r = render_test::base_recipe("nemo");
+    r.parallelism = {4, 8, 6, 1, 1, true};
+    r.precision = catalog::Precision::fp8;
+    r.recompute = {"full", "block", 1};
+    std::vector<std::string> a = argv_of(r);
+    EXPECT_EQ(a.at(0), "python3");
+    EXPECT_EQ(a.at(2), "/opt/NeMo/examples/nlp/language_modeling/megatron_gpt_pretraining.py");
+    for (const char* o : {"trainer.num_nodes=2", "trainer.devices=8", "trainer.max_steps=40", "trainer.precision=bf16",
+                          "model.num_layers=12", "model.hidden_size=768", "model.num_attention_heads=12",
+                          "model.micro_batch_size=4", "model.global_batch_size=256",
+                          "model.tensor_model_parallel_size=4", "model.pipeline_model_parallel_size=8",
+                          "model.virtual_pipeline_model_parallel_size=6", "model.sequence_parallel=True",
+                          "model.fp8=True", "model.fp8_hybrid=True", "model.data.data_impl=mock",
+                          "model.data.data_prefix=[]", "model.activations_checkpoint_granularity=full",
+                          "model.activations_checkpoint_num_layers=1", "model.optim.name=distributed_fused_adam",
+                          "++exp_manager.dllogger_logger_kwargs.json_file=${TRAINBENCH_RUN_DIR}/logs/train/dllogger.json"})
+        EXPECT_TRUE(has(a, o)) << o;
+}
+
+TEST(Context, ExtraArgumentsReplaceGeneratedOnesWithTheSameKey) {
+    recipe::Recipe r = render_test::base_recipe("nemo");
+    r.launch.extra_args = {"model.optim.name=fused_adam", "+model.gc_interval=100"};
+    std::vector<std::string> a = argv_of(r);
+    EXPECT_FALSE(has(a, "model.optim.name=distributed_fused_adam"));
+    EXPECT_TRUE(has(a, "model.optim.name=fused_adam"));
+    EXPECT_EQ(a.back(), "+model.gc_interval=100");
+    recipe::Recipe m = render_test::base_recipe("megatron-lm");
+    m.launch.extra_args = {"--lr", "1e-4"};
+    std::vector<std::string> b = argv_of(m);
+    EXPECT_EQ(std::count(b.begin(), b.end(), "--lr"), 1);
+    EXPECT_EQ(after(b, "--lr"), "1e-4");
+}
+
+TEST(Context, MegatronRunsTorchrunOncePerNodeWithSeed002Arguments) {
+    recipe::Recipe r = render_test::base_recipe("megatron-lm");
+    r.parallelism = {8, 16, 0, 1, 1, true};
+    r.precision = catalog::Precision::fp16;
+    r.launch.workdir = "/work/Megatron-LM";
+    r.launch.entrypoint = "pretrain_gpt.py";
+    ordered_json c = context_of(r);
+    EXPECT_EQ(c["tasks_per_node"], 1);
+    std::vector<std::string> a = c["launch_argv"].get<std::vector<std::string>>();
+    EXPECT_EQ(a.at(0), "torchrun");
+    EXPECT_EQ(after(a, "--nproc_per_node"), "8");
+    EXPECT_EQ(after(a, "--nnodes"), "2");
+    EXPECT_EQ(after(a, "--rdzv_endpoint"), "${MASTER_ADDR}:${MASTER_PORT}");
+    EXPECT_TRUE(has(a, "/work/Megatron-LM/pretrain_gpt.py"));
+    EXPECT_EQ(after(a, "--num-layers"), "12");
+    EXPECT_EQ(after(a, "--hidden-size"), "768");
+    EXPECT_EQ(after(a, "--num-attention-heads"), "12");
+    EXPECT_EQ(after(a, "--seq-length"), "2048");
+    EXPECT_EQ(after(a, "--max-position-embeddings"), "2048");
+    EXPECT_EQ(after(a, "--micro-batch-size"), "4");
+    EXPECT_EQ(after(a, "--global-batch-size"), "256");
+    EXPECT_EQ(after(a, "--train-iters"), "40");
+    EXPECT_EQ(after(a, "--tensor-model-parallel-size"), "8");
+    EXPECT_EQ(after(a, "--pipeline-model-parallel-size"), "16");
+    EXPECT_TRUE(has(a, "--sequence-parallel"));
+    EXPECT_TRUE(has(a, "--use-distributed-optimizer"));
+    EXPECT_TRUE(has(a, "--fp16"));
+    EXPECT_TRUE(has(a, "--mock-data"));
+    // CUDA_DEVICE_MAX_CONNECTIONS=1 always for Megatron-LM (seed 002).
+    bool found = false;
+    for (const auto& e : c["env"]) found |= e["name"] == "CUDA_DEVICE_MAX_CONNECTIONS" && e["value"] == "1";
+    EXPECT_TRUE(found);
+}
+
+TEST(Context, MetaseqRunsOneTaskPerGpuWithFirstClassArguments) {
+    recipe::Recipe r = render_test::base_recipe("metaseq");
+    r.parallelism.tensor = 2;
+    r.precision = catalog::Precision::fp16;
+    r.launch.workdir = "/shared/metaseq";
+    r.launch.entrypoint = "metaseq/cli/train.py";
+    r.batch = {8, 64};
+    ordered_json c = context_of(r);
+    EXPECT_EQ(c["tasks_per_node"], 8);
+    std::vector<std::string> a = c["launch_argv"].get<std::vector<std::string>>();
+    EXPECT_TRUE(has(a, "/shared/metaseq/metaseq/cli/train.py"));
+    EXPECT_EQ(after(a, "--distributed-world-size"), "16");
+    EXPECT_EQ(after(a, "--model-parallel-size"), "2");
+    EXPECT_EQ(after(a, "--batch-size"), "8");
+    EXPECT_EQ(after(a, "--update-freq"), "1");  // 64 / (8 * 16/2)
+    EXPECT_EQ(after(a, "--max-update"), "40");
+    EXPECT_EQ(after(a, "--decoder-layers"), "12");
+    EXPECT_TRUE(has(a, "--memory-efficient-fp16"));
+    EXPECT_EQ(after(a, "--task"), "dummy_lm");
+}
+
+TEST(Context, TinygptUsesTheWorkloadFlags) {
+    recipe::Recipe r = render_test::base_recipe("tinygpt");
+    r.metrics.path = "dllogger/rank-0/dllogger.json";
+    ordered_json c = context_of(r);
+    std::vector<std::string> a = c["launch_argv"].get<std::vector<std::string>>();
+    EXPECT_EQ(a.at(0), "/usr/bin/python3");
+    EXPECT_EQ(a.at(2), "${TRAINBENCH_WORKLOADS}/tinygpt/train.py");
+    for (const char* flag : {"--layers", "--hidden", "--heads", "--ffn", "--seq-len", "--vocab", "--micro-batch",
+                             "--global-batch", "--steps", "--lr", "--seed"})
+        EXPECT_TRUE(has(a, flag)) << flag;
+    EXPECT_EQ(after(a, "--ffn"), "3072");
+    EXPECT_EQ(after(a, "--dllogger-file"), "${TRAINBENCH_RUN_DIR}/logs/train/dllogger/rank-0/dllogger.json");
+    EXPECT_EQ(c["metrics_dir"], "logs/train/dllogger/rank-0");
+    EXPECT_EQ(c["needs_workloads"], true);
+}
+
+TEST(Context, CustomIsTheCommandWordForWord) {
+    recipe::Recipe r = render_test::base_recipe("custom");
+    r.launch.command = {"my-trainer", "--flag", "a b"};
+    EXPECT_EQ(argv_of(r), (std::vector<std::string>{"my-trainer", "--flag", "a b"}));
+    r.launch.command.clear();
+    EXPECT_THROW((void)argv_of(r), InputError);
+}
+
+TEST(Context, KubernetesNamesAreUniquePerRunAndValidLabels) {
+    recipe::Recipe r = render_test::base_recipe();
+    r.target.scheduler = catalog::Scheduler::kubernetes;
+    r.target.kubernetes.network_stack = "tcpxo";
+    RenderOptions a, b;
+    a.run_id = "20261122T021823Z-abc123";
+    b.run_id = "20261122T021824Z-def456";
+    ordered_json ca = build_context(r, a, effective_stages(r).front());
+    ordered_json cb = build_context(r, b, effective_stages(r).front());
+    EXPECT_NE(ca["kubernetes"]["name"], cb["kubernetes"]["name"]);
+    EXPECT_EQ(ca["kubernetes"]["name"], "trainbench-test-recipe-20261122t021823z-abc123");
+    EXPECT_EQ(ca["kubernetes"]["master_addr"],
+              "trainbench-test-recipe-20261122t021823z-abc123-0.trainbench-test-recipe-20261122t021823z-abc123");
+    EXPECT_EQ(ca["kubernetes"]["tcpxo"], true);
+    std::vector<std::string> argv = ca["launch_argv"].get<std::vector<std::string>>();
+    EXPECT_EQ(argv.at(0), "torchrun");
+    EXPECT_TRUE(has(argv, "--node-rank=${NODE_RANK}"));
+    EXPECT_TRUE(has(argv, "trainer.num_nodes=${NNODES}"));
+}
