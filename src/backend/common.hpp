@@ -1,0 +1,45 @@
+// Private helpers shared by the backends: text splitting and a process runner
+// wrapper with timeouts and bounded exponential backoff.
+#pragma once
+
+#include <trainbench/backend.hpp>
+
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace trainbench::backend {
+
+[[nodiscard]] std::string first_line_of(const std::filesystem::path& path);
+[[nodiscard]] std::string trim(std::string_view s);
+[[nodiscard]] std::vector<std::string> split(std::string_view s, char sep);
+// Non-empty, trimmed lines.
+[[nodiscard]] std::vector<std::string> lines_of(std::string_view s);
+// The first line of stderr (else stdout) of a failed command, for messages.
+[[nodiscard]] std::string first_error_line(const ProcessResult& r);
+
+// A request that only sets argv.
+[[nodiscard]] ProcessRequest command(std::vector<std::string> argv);
+
+class Runner {
+public:
+    explicit Runner(const BackendOptions& options);
+    [[nodiscard]] ProcessResult run(ProcessRequest request) const;
+    // Retries while `transient` says the failure is temporary (or the command
+    // timed out), sleeping initial_delay, 2x, 4x ... up to max_delay between tries.
+    // `before_retry` may throw to stop retrying (e.g. the job turned out to exist).
+    [[nodiscard]] ProcessResult run_with_retry(ProcessRequest request,
+                                               const std::function<bool(const ProcessResult&)>& transient,
+                                               const std::function<void()>& before_retry = {}) const;
+    void sleep(std::chrono::milliseconds d) const;
+
+private:
+    ProcessRunner* m_runner;
+    RetryPolicy m_retry;
+    std::function<void(std::chrono::milliseconds)> m_sleep;
+    std::chrono::milliseconds m_timeout;
+};
+
+}  // namespace trainbench::backend

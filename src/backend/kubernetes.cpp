@@ -1,0 +1,343 @@
+// The Kubernetes backend: kubectl apply of the rendered manifests, one
+// `kubectl get job,pods -l trainbench.io/run-id in (...) -o json` per status
+// poll, kubectl logs into the run directory, kubectl delete. The manifests
+// carry the labels trainbench.io/run-id and trainbench.io/stage (render's
+// contract, docs/runs.md).
+#include "backend/common.hpp"
+
+#include <trainbench/backend.hpp>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <set>
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace trainbench::backend {
+
+namespace kubernetes {
+
+namespace {
+
+std::string str(const json& j, const char* key) {
+    auto it = j.find(key);
+    return it != j.end() && it->is_string() ? it->get<std::string>() : std::string{};
+}
+
+long num(const json& j, const char* key) {
+    auto it = j.find(key);
+    return it != j.end() && it->is_number_integer() ? it->get<long>() : 0;
+}
+
+const json& path(const json& j, std::initializer_list<const char*> keys) {
+    static const json null_value;
+    const json* cur = &j;
+    for (const char* k : keys) {
+        if (!cur->is_object()) return null_value;
+        auto it = cur->find(k);
+        if (it == cur->end()) return null_value;
+        cur = &*it;
+    }
+    return *cur;
+}
+
+std::vector<const json*> items_of(const json& doc) {
+    std::vector<const json*> items;
+    if (doc.contains("items") && doc["items"].is_array()) {
+        for (const json& item : doc["items"]) items.push_back(&item);
+    } else if (doc.is_object() && doc.contains("kind")) {
+        items.push_back(&doc);
+    }
+    return items;
+}
+
+// The Job a pod belongs to: its job-name label, else its owner reference.
+std::string job_of_pod(const json& pod) {
+    const json& labels = path(pod, {"metadata", "labels"});
+    if (labels.is_object()) {
+        for (const char* key : {"batch.kubernetes.io/job-name", "job-name"}) {
+            std::string v = str(labels, key);
+            if (!v.empty()) return v;
+        }
+    }
+    const json& owners = path(pod, {"metadata", "ownerReferences"});
+    if (owners.is_array())
+        for (const json& o : owners)
+            if (str(o, "kind") == "Job") return str(o, "name");
+    return {};
+}
+
+bool condition_true(const json& status, const char* type, std::string* reason, std::string* message) {
+    const json& conds = path(status, {"conditions"});
+    if (!conds.is_array()) return false;
+    for (const json& c : conds) {
+        if (str(c, "type") == type && str(c, "status") == "True") {
+            if (reason) *reason = str(c, "reason");
+            if (message) *message = str(c, "message");
+            return true;
+        }
+    }
+    return false;
+}
+
+}  // namespace
+
+std::vector<JobStatus> parse_get_json(std::string_view json_text) {
+    json doc = json::parse(json_text, nullptr, false);
+    if (doc.is_discarded()) throw RuntimeError("kubectl printed invalid JSON");
+    std::vector<const json*> jobs;
+    std::map<std::string, std::vector<const json*>> pods;
+    for (const json* item : items_of(doc)) {
+        std::string kind = str(*item, "kind");
+        if (kind == "Job") jobs.push_back(item);
+        if (kind == "Pod") pods[job_of_pod(*item)].push_back(item);
+    }
+    std::vector<JobStatus> result;
+    for (const json* job : jobs) {
+        JobStatus s;
+        s.source = "kubectl";
+        s.job_id = str(path(*job, {"metadata"}), "name");
+        const json& status = path(*job, {"status"});
+        s.started = str(status, "startTime");
+        s.ended = str(status, "completionTime");
+        std::vector<const json*>& mine = pods[s.job_id];
+        // Nodes, the first non-zero container exit code, and why a pod waits.
+        std::set<std::string> nodes;
+        std::optional<int> exit_code;
+        std::string waiting_reason;
+        bool any_running = false;
+        for (const json* pod : mine) {
+            std::string node = str(path(*pod, {"spec"}), "nodeName");
+            if (!node.empty()) nodes.insert(node);
+            const json& pstatus = path(*pod, {"status"});
+            if (str(pstatus, "phase") == "Running") any_running = true;
+            const json& containers = path(pstatus, {"containerStatuses"});
+            if (containers.is_array()) {
+                for (const json& c : containers) {
+                    const json& term = path(c, {"state", "terminated"});
+                    if (term.is_object() && term.contains("exitCode")) {
+                        int code = term["exitCode"].get<int>();
+                        if (!exit_code || (*exit_code == 0 && code != 0)) exit_code = code;
+                        if (code == 137 && str(term, "reason") == "OOMKilled") waiting_reason = "OOMKilled";
+                    }
+                    std::string w = str(path(c, {"state", "waiting"}), "reason");
+                    if (!w.empty() && waiting_reason.empty()) waiting_reason = w;
+                }
+            }
+            std::string unsched;
+            if (waiting_reason.empty() && str(pstatus, "phase") == "Pending") {
+                const json& conds = path(pstatus, {"conditions"});
+                if (conds.is_array())
+                    for (const json& c : conds)
+                        if (str(c, "type") == "PodScheduled" && str(c, "status") == "False") waiting_reason = str(c, "reason");
+            }
+        }
+        for (const std::string& n : nodes) s.nodes += (s.nodes.empty() ? "" : ",") + n;
+        std::string reason, message;
+        if (condition_true(status, "Complete", &reason, &message) ||
+            condition_true(status, "SuccessCriteriaMet", &reason, &message)) {
+            s.state = JobState::completed;
+            s.exit_code = 0;
+        } else if (condition_true(status, "Failed", &reason, &message) ||
+                   condition_true(status, "FailureTarget", &reason, &message)) {
+            s.state = reason == "DeadlineExceeded" ? JobState::timeout : JobState::failed;
+            if (waiting_reason == "OOMKilled") s.state = JobState::out_of_memory;
+            s.exit_code = exit_code;
+            s.reason = message.empty() ? reason : fmt::format("{}: {}", reason, message);
+        } else if (condition_true(status, "Suspended", &reason, &message)) {
+            s.state = JobState::pending;
+            s.reason = reason.empty() ? "Suspended" : reason;
+        } else if (any_running) {
+            s.state = JobState::running;
+        } else {
+            s.state = JobState::pending;
+            s.reason = waiting_reason;
+            if (num(status, "failed") > 0 && waiting_reason.empty()) s.reason = "retrying after a failed pod";
+        }
+        result.push_back(std::move(s));
+    }
+    return result;
+}
+
+std::optional<std::string> parse_apply_json(std::string_view json_text) {
+    json doc = json::parse(json_text, nullptr, false);
+    if (doc.is_discarded()) return std::nullopt;
+    for (const json* item : items_of(doc)) {
+        std::string kind = str(*item, "kind");
+        if (kind == "Job" || kind == "JobSet") return str(path(*item, {"metadata"}), "name");
+    }
+    return std::nullopt;
+}
+
+bool is_unreachable_error(std::string_view stderr_text) {
+    std::string text(stderr_text);
+    for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    static const char* const patterns[] = {
+        "connection refused",         "unable to connect to the server", "no configuration has been provided",
+        "context was not found",      "current-context is not set",      "dial tcp",
+        "i/o timeout",                "no such host",                    "connection reset by peer",
+        "tls handshake timeout",      "did you specify the right host or port",
+    };
+    return std::any_of(std::begin(patterns), std::end(patterns),
+                       [&](const char* p) { return text.find(p) != std::string::npos; });
+}
+
+}  // namespace kubernetes
+
+namespace {
+
+// kubectl's one useful line: "The connection to the server ... was refused",
+// "error: ..." or "Error from server ...", not klog's "E1122 ..." noise.
+std::string kubectl_message(const ProcessResult& r) {
+    std::vector<std::string> ls = lines_of(r.err);
+    for (auto it = ls.rbegin(); it != ls.rend(); ++it) {
+        const std::string& l = *it;
+        bool klog = l.size() > 5 && (l[0] == 'E' || l[0] == 'W' || l[0] == 'I') && std::isdigit(static_cast<unsigned char>(l[1]));
+        if (!klog) return l;
+    }
+    return first_error_line(r);
+}
+
+std::string run_id_of(const fs::path& run_dir) { return run_dir.filename().string(); }
+
+class KubernetesBackend final : public Backend {
+public:
+    explicit KubernetesBackend(const BackendOptions& options)
+        : m_run(options), m_context(options.kube_context), m_namespace(options.kube_namespace) {}
+
+    std::string_view name() const override { return "kubernetes"; }
+
+    SubmitResult submit(const SubmitRequest& request) override {
+        if (request.depends_on)
+            throw RuntimeError(fmt::format("the kubernetes backend cannot chain stage '{}' after another stage",
+                                           request.stage),
+                               "submit each stage with '--stage NAME' once the previous one completed");
+        std::vector<std::string> argv = base();
+        argv.insert(argv.end(), {"apply", "-o", "json"});
+        std::vector<fs::path> manifests{request.entrypoint};
+        for (const fs::path& f : request.files) {
+            std::string ext = f.extension().string();
+            // Top-level manifests only: a Helm chart in a sub-directory is not applied raw.
+            if ((ext == ".yaml" || ext == ".yml") && !f.has_parent_path() && f != request.entrypoint) manifests.push_back(f);
+        }
+        for (const fs::path& m : manifests) {
+            argv.emplace_back("-f");
+            argv.push_back((request.stage_dir / m).string());
+        }
+        ProcessResult r = checked(argv, "apply");
+        std::optional<std::string> job = kubernetes::parse_apply_json(r.out);
+        if (!job) throw RuntimeError("kubectl apply created no Job", "the rendered manifests must contain a batch/v1 Job");
+        return {*job, fmt::format("job.batch/{} applied", *job)};
+    }
+
+    std::vector<JobStatus> status(const std::vector<JobQuery>& jobs) override {
+        std::set<std::string> run_ids;
+        for (const JobQuery& q : jobs) run_ids.insert(run_id_of(q.run_dir));
+        std::map<std::string, JobStatus> known;
+        if (!run_ids.empty()) {
+            std::string selector = "trainbench.io/run-id in (";
+            bool first = true;
+            for (const std::string& id : run_ids) {
+                selector += (first ? "" : ",") + id;
+                first = false;
+            }
+            selector += ")";
+            std::vector<std::string> argv = base();
+            argv.insert(argv.end(), {"get", "job,pods", "-l", selector, "-o", "json"});
+            ProcessResult r = checked(argv, "get");
+            for (JobStatus& s : kubernetes::parse_get_json(r.out)) known[s.job_id] = std::move(s);
+        }
+        std::vector<JobStatus> result;
+        for (const JobQuery& q : jobs) {
+            auto it = known.find(q.job_id);
+            if (it != known.end()) {
+                result.push_back(it->second);
+            } else {
+                JobStatus s = status_from_files(q.run_dir, q.stage, q.job_id);
+                if (s.state == JobState::unknown) s.reason = "no such Job in the cluster";
+                result.push_back(std::move(s));
+            }
+        }
+        return result;
+    }
+
+    void cancel(const std::vector<JobQuery>& jobs) override {
+        std::vector<std::string> argv = base();
+        argv.insert(argv.end(), {"delete", "job"});
+        std::size_t n = argv.size();
+        for (const JobQuery& q : jobs)
+            if (!q.job_id.empty()) argv.push_back(q.job_id);
+        if (argv.size() == n) return;
+        argv.insert(argv.end(), {"--ignore-not-found", "--wait=false"});
+        (void)checked(argv, "delete");
+    }
+
+    std::vector<fs::path> logs(const JobQuery& job) override {
+        std::vector<std::string> argv = base();
+        argv.insert(argv.end(), {"logs", "-l", "job-name=" + job.job_id, "--all-containers", "--prefix", "--tail=-1",
+                                 "--max-log-requests=64"});
+        ProcessResult r = checked(argv, "logs");
+        fs::path file = job.run_dir / "logs" / job.stage / fmt::format("kubectl-{}.log", job.job_id);
+        std::error_code ec;
+        fs::create_directories(file.parent_path(), ec);
+        write_file_atomic(file, r.out);
+        std::vector<fs::path> files;
+        for (const auto& e : fs::directory_iterator(file.parent_path(), ec))
+            if (e.is_regular_file()) files.push_back(e.path());
+        std::sort(files.begin(), files.end());
+        return files;
+    }
+
+    std::vector<FoundJob> find_jobs(const std::string& job_name, const JobQuery& job) override {
+        const std::string run_id = run_id_of(job.run_dir);
+        std::vector<std::string> argv = base();
+        argv.insert(argv.end(), {"get", "job", "-l", "trainbench.io/run-id=" + run_id, "-o", "json"});
+        ProcessResult r = checked(argv, "get");
+        std::vector<FoundJob> all, named;
+        for (const JobStatus& s : kubernetes::parse_get_json(r.out)) {
+            all.push_back({s.job_id, s.job_id});
+            if (s.job_id == job_name) named.push_back({s.job_id, s.job_id});
+        }
+        return named.empty() ? all : named;
+    }
+
+private:
+    std::vector<std::string> base() const {
+        std::vector<std::string> argv = {"kubectl"};
+        if (!m_context.empty()) argv.insert(argv.end(), {"--context", m_context});
+        if (!m_namespace.empty()) argv.insert(argv.end(), {"--namespace", m_namespace});
+        return argv;
+    }
+
+    ProcessResult checked(const std::vector<std::string>& argv, const char* verb) {
+        ProcessResult r;
+        try {
+            r = m_run.run(command(argv));
+        } catch (const RuntimeError& e) {
+            throw RuntimeError(e.what(), "install kubectl, or use a target whose scheduler is slurm or local");
+        }
+        if (r.ok()) return r;
+        std::string message = kubectl_message(r);
+        if (kubernetes::is_unreachable_error(r.err))
+            throw RuntimeError(fmt::format("no Kubernetes cluster is reachable: {}", message),
+                               m_context.empty() ? "check 'kubectl config current-context', or pass --context NAME"
+                                                 : fmt::format("check that context '{}' exists and its API server is up", m_context));
+        throw RuntimeError(fmt::format("kubectl {} failed: {}", verb, message));
+    }
+
+    Runner m_run;
+    std::string m_context;
+    std::string m_namespace;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_kubernetes_backend(const BackendOptions& options) {
+    return std::make_unique<KubernetesBackend>(options);
+}
+
+}  // namespace trainbench::backend

@@ -1,0 +1,277 @@
+// The local backend: the rendered job script runs on this machine as the
+// leader of its own session and process group (setsid), with stdout/stderr
+// in run_dir/logs/<stage>/. The job id is the leader's pid. Status comes
+// from the status files the script writes and from whether the group still
+// has a live process; cancel ends the group (SIGTERM, then SIGKILL).
+#include "backend/common.hpp"
+
+#include <trainbench/backend.hpp>
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <fcntl.h>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char** environ;
+
+namespace fs = std::filesystem;
+
+namespace trainbench::backend {
+
+namespace {
+
+// A chained stage: waits for the previous stage's exit file (or for its
+// process group to vanish), then runs its own script when the dependency
+// allows. A constant script; every value arrives as a positional argument.
+constexpr const char* k_chain_script = R"sh(exit_file=$1; prev_pid=$2; dependency=$3; own_exit=$4; shift 4
+never() { echo "trainbench: dependency never satisfied: $1" >&2
+  echo "254 $(date -u +%Y-%m-%dT%H:%M:%SZ) DependencyNeverSatisfied" > "$own_exit"; exit 254; }
+while [ ! -s "$exit_file" ]; do
+  if ! kill -0 "-$prev_pid" 2>/dev/null; then
+    [ -s "$exit_file" ] && break
+    never "the previous stage (pid $prev_pid) ended without writing $exit_file"
+  fi
+  sleep 1
+done
+read -r code _ < "$exit_file"
+case $dependency in
+  afterok) [ "$code" = 0 ] || never "the previous stage exited $code" ;;
+  afternotok) [ "$code" != 0 ] || never "the previous stage succeeded" ;;
+esac
+exec "$@"
+)sh";
+
+struct ProcInfo {
+    bool exists = false;
+    char state = '?';
+    long pgrp = 0;
+};
+
+ProcInfo read_proc(long pid) {
+    ProcInfo info;
+    std::ifstream in(fmt::format("/proc/{}/stat", pid));
+    std::string text;
+    if (!std::getline(in, text)) return info;
+    // "pid (comm) S ppid pgrp ..." where comm may hold spaces and parentheses.
+    std::size_t close = text.rfind(')');
+    if (close == std::string::npos || close + 2 >= text.size()) return info;
+    info.exists = true;
+    info.state = text[close + 2];
+    std::istringstream rest(text.substr(close + 3));
+    long ppid = 0;
+    rest >> ppid >> info.pgrp;
+    return info;
+}
+
+bool is_live(const ProcInfo& p) { return p.exists && p.state != 'Z' && p.state != 'X'; }
+
+// True when any non-zombie process is in process group `pgid`.
+bool group_alive(long pgid) {
+    if (is_live(read_proc(pgid))) return true;
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator("/proc", ec)) {
+        const std::string name = e.path().filename().string();
+        if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+        ProcInfo p = read_proc(std::stol(name));
+        if (p.pgrp == pgid && is_live(p)) return true;
+    }
+    return false;
+}
+
+// The process really is this run's job (not a recycled pid): its
+// environment names the run directory.
+bool belongs_to_run(long pid, const fs::path& run_dir) {
+    std::string env;
+    try {
+        env = read_file(fmt::format("/proc/{}/environ", pid));
+    } catch (const RuntimeError&) {
+        return true;  // unreadable (another user): trust the pid
+    }
+    if (env.empty()) return true;  // a zombie or a kernel thread: decided elsewhere
+    const std::string wanted = "TRAINBENCH_RUN_DIR=" + run_dir.string();
+    for (const std::string& entry : split(env, '\0'))
+        if (entry == wanted) return true;
+    return false;
+}
+
+std::optional<long> parse_pid(const std::string& job_id) {
+    if (job_id.empty() || job_id.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+    return std::stol(job_id);
+}
+
+class LocalBackend final : public Backend {
+public:
+    explicit LocalBackend(const BackendOptions& options) : m_run(options) {}
+
+    std::string_view name() const override { return "local"; }
+
+    SubmitResult submit(const SubmitRequest& request) override {
+        fs::path logs = request.run_dir / "logs" / request.stage;
+        std::error_code ec;
+        fs::create_directories(logs, ec);
+        fs::create_directories(request.run_dir / "status", ec);
+        fs::path script = request.stage_dir / request.entrypoint;
+        if (!fs::exists(script, ec)) throw RuntimeError(fmt::format("no job script '{}'", script.string()));
+
+        std::vector<std::string> args;
+        if (request.depends_on) {
+            args = {"/bin/sh", "-c", k_chain_script, "trainbench-chain",
+                    (request.run_dir / "status" / (request.previous_stage + ".exit")).string(), *request.depends_on,
+                    request.dependency, (request.run_dir / "status" / (request.stage + ".exit")).string()};
+        }
+        if (::access(script.c_str(), X_OK) == 0) {
+            args.push_back(script.string());
+        } else {
+            args.emplace_back("/bin/bash");
+            args.push_back(script.string());
+        }
+
+        posix_spawn_file_actions_t actions;
+        posix_spawn_file_actions_init(&actions);
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+        std::string out_path = (logs / "stdout.log").string();
+        std::string err_path = (logs / "stderr.log").string();
+        posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+        posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+        posix_spawn_file_actions_addchdir_np(&actions, request.run_dir.c_str());
+        posix_spawnattr_t attr;
+        posix_spawnattr_init(&attr);
+        sigset_t none, defaults;
+        sigemptyset(&none);
+        sigemptyset(&defaults);
+        sigaddset(&defaults, SIGINT);
+        sigaddset(&defaults, SIGTERM);
+        sigaddset(&defaults, SIGPIPE);
+        sigaddset(&defaults, SIGHUP);
+        posix_spawnattr_setsigmask(&attr, &none);
+        posix_spawnattr_setsigdefault(&attr, &defaults);
+        // Its own session: the job outlives this process and a terminal's Ctrl-C.
+        posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+
+        std::vector<std::string> env;
+        for (char** e = environ; e && *e; ++e) {
+            std::string_view entry(*e);
+            if (!request.env.count(std::string(entry.substr(0, entry.find('='))))) env.emplace_back(entry);
+        }
+        for (const auto& [k, v] : request.env) env.push_back(k + "=" + v);
+        std::vector<char*> envp;
+        for (std::string& e : env) envp.push_back(e.data());
+        envp.push_back(nullptr);
+        std::vector<char*> argv;
+        for (std::string& a : args) argv.push_back(a.data());
+        argv.push_back(nullptr);
+
+        pid_t pid = -1;
+        int rc = ::posix_spawn(&pid, argv[0], &actions, &attr, argv.data(), envp.data());
+        posix_spawn_file_actions_destroy(&actions);
+        posix_spawnattr_destroy(&attr);
+        if (rc != 0) throw RuntimeError(fmt::format("cannot start '{}': {}", script.string(), std::strerror(rc)));
+        return {std::to_string(pid), fmt::format("process group {}", pid)};
+    }
+
+    std::vector<JobStatus> status(const std::vector<JobQuery>& jobs) override {
+        std::vector<JobStatus> result;
+        for (const JobQuery& q : jobs) result.push_back(status_of(q));
+        return result;
+    }
+
+    void cancel(const std::vector<JobQuery>& jobs) override {
+        std::vector<long> groups;
+        for (const JobQuery& q : jobs) {
+            std::optional<long> pid = parse_pid(q.job_id);
+            if (pid && group_alive(*pid) && belongs_to_run(*pid, q.run_dir)) groups.push_back(*pid);
+        }
+        for (long g : groups) ::kill(static_cast<pid_t>(-g), SIGTERM);
+        for (int i = 0; i < 50; ++i) {  // up to 5 s for a clean exit
+            for (long g : groups) reap(g);
+            bool any = false;
+            for (long g : groups) any = any || group_alive(g);
+            if (!any) return;
+            m_run.sleep(std::chrono::milliseconds(100));
+        }
+        for (long g : groups) ::kill(static_cast<pid_t>(-g), SIGKILL);
+        m_run.sleep(std::chrono::milliseconds(100));
+        for (long g : groups) reap(g);
+    }
+
+    std::vector<fs::path> logs(const JobQuery& job) override {
+        std::vector<fs::path> files;
+        std::error_code ec;
+        fs::path dir = job.run_dir / "logs" / job.stage;
+        if (fs::is_directory(dir, ec))
+            for (const auto& e : fs::recursive_directory_iterator(dir, ec))
+                if (e.is_regular_file()) files.push_back(e.path());
+        std::sort(files.begin(), files.end());
+        return files;
+    }
+
+    std::vector<FoundJob> find_jobs(const std::string& job_name, const JobQuery& job) override {
+        // The job script records its pid in status/<stage>.started: a job whose
+        // submitter died before journaling it is found there.
+        std::istringstream in(first_line_of(job.run_dir / "status" / (job.stage + ".started")));
+        std::string when, host, id;
+        in >> when >> host >> id;
+        if (parse_pid(id)) return {{id, job_name}};
+        return {};
+    }
+
+private:
+    // Collects the exit status of jobs that are children of this process
+    // (submit and wait in one process, as `run` does); others end as orphans.
+    static std::map<long, int>& exit_codes() {
+        static std::map<long, int> codes;
+        return codes;
+    }
+
+    static void reap(long pid) {
+        int st = 0;
+        if (::waitpid(static_cast<pid_t>(pid), &st, WNOHANG) == static_cast<pid_t>(pid))
+            exit_codes()[pid] = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    }
+
+    JobStatus status_of(const JobQuery& q) {
+        std::optional<long> pid = parse_pid(q.job_id);
+        if (pid) reap(*pid);
+        JobStatus files = status_from_files(q.run_dir, q.stage, q.job_id);
+        if (is_final(files.state)) return files;
+        if (pid && group_alive(*pid) && belongs_to_run(*pid, q.run_dir)) {
+            JobStatus s = files;
+            s.source = "process";
+            // Alive but no .started yet: a chained stage waiting for its dependency.
+            s.state = files.state == JobState::running ? JobState::running : JobState::pending;
+            if (s.state == JobState::pending) s.reason = "Dependency";
+            return s;
+        }
+        // The group is gone and the script wrote no exit status.
+        JobStatus s = files;
+        s.source = "process";
+        s.state = JobState::failed;
+        if (pid && exit_codes().count(*pid)) {
+            s.exit_code = exit_codes()[*pid];
+            s.reason = fmt::format("exit code {}", *s.exit_code);
+        } else {
+            s.reason = "process ended without writing its exit status";
+        }
+        return s;
+    }
+
+    Runner m_run;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_local_backend(const BackendOptions& options) {
+    return std::make_unique<LocalBackend>(options);
+}
+
+}  // namespace trainbench::backend

@@ -1,0 +1,176 @@
+// The Kubernetes backend against a FAKE kubectl (a recorded command-line fake:
+// canned JSON in tests/unit/backend/data/fake_kubectl_*.json; no live API
+// server was used). The "no cluster" messages are the real kubectl client's.
+#include "unit/backend/fake_process_runner.hpp"
+
+#include <trainbench/backend.hpp>
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+namespace fs = std::filesystem;
+using namespace trainbench;
+using namespace trainbench::backend;
+using trainbench::testing::FakeProcessRunner;
+using trainbench::testing::fail;
+using trainbench::testing::ok;
+
+namespace {
+
+std::string data(const std::string& name) {
+    return read_file(fs::path(TRAINBENCH_SOURCE_DIR) / "tests/unit/backend/data" / name);
+}
+
+std::unique_ptr<Backend> make(FakeProcessRunner& fake, std::string context = "", std::string ns = "") {
+    BackendOptions o;
+    o.runner = &fake;
+    o.kube_context = std::move(context);
+    o.kube_namespace = std::move(ns);
+    o.sleep = [](std::chrono::milliseconds) {};
+    return make_backend("kubernetes", o);
+}
+
+fs::path run_dir(const std::string& id) { return fs::temp_directory_path() / "tb-k8s-test" / id; }
+
+}  // namespace
+
+TEST(KubernetesParsers, JobAndPodStatesFromKubectlGetJson) {
+    std::vector<JobStatus> s = kubernetes::parse_get_json(data("fake_kubectl_get_jobs_pods.json"));
+    ASSERT_EQ(s.size(), 5u);
+    EXPECT_EQ(s[0].job_id, "gpt3-done-aaaaaa-train");
+    EXPECT_EQ(s[0].state, JobState::completed);
+    EXPECT_EQ(s[0].exit_code, 0);
+    EXPECT_EQ(s[0].nodes, "gke-a3-pool-1,gke-a3-pool-2");
+    EXPECT_EQ(s[0].ended, "2026-11-22T02:40:10Z");
+    EXPECT_EQ(s[1].state, JobState::failed);
+    EXPECT_EQ(s[1].exit_code, 3) << "from the pod matched through its owner reference";
+    EXPECT_EQ(s[1].reason, "BackoffLimitExceeded: Job has reached the specified backoff limit");
+    EXPECT_EQ(s[2].state, JobState::running);
+    EXPECT_EQ(s[3].state, JobState::pending);
+    EXPECT_EQ(s[3].reason, "ImagePullBackOff");
+    EXPECT_EQ(s[4].state, JobState::timeout) << "DeadlineExceeded";
+}
+
+TEST(KubernetesParsers, ApplyOutputNamesTheJob) {
+    EXPECT_EQ(kubernetes::parse_apply_json(data("fake_kubectl_apply.json")), "gpt3-a3mega-aaaaaa-train");
+    EXPECT_EQ(kubernetes::parse_apply_json(R"({"kind":"ConfigMap","metadata":{"name":"x"}})"), std::nullopt);
+    EXPECT_EQ(kubernetes::parse_apply_json("not json"), std::nullopt);
+}
+
+TEST(KubernetesParsers, RealKubectlMessagesWithoutAClusterAreRecognised) {
+    EXPECT_TRUE(kubernetes::is_unreachable_error(data("kubectl_connection_refused.txt")));
+    EXPECT_TRUE(kubernetes::is_unreachable_error(data("kubectl_no_context.txt")));
+    EXPECT_FALSE(kubernetes::is_unreachable_error("Error from server (Forbidden): jobs.batch is forbidden"));
+}
+
+TEST(KubernetesBackend, SubmitAppliesTheTopLevelManifestsWithContextAndNamespace) {
+    FakeProcessRunner fake;
+    fake.on({"kubectl"}, ok(data("fake_kubectl_apply.json")));
+    auto b = make(fake, "gke-a3", "llm");
+    SubmitRequest r;
+    r.run_dir = run_dir("20261122T023000Z-aaaaaa");
+    r.stage = "train";
+    r.stage_dir = r.run_dir / "rendered/train";
+    r.entrypoint = "manifests.yaml";
+    r.files = {"manifests.yaml", "launch.sh", "extra.yaml", "chart/templates/job.yaml"};
+    SubmitResult res = b->submit(r);
+    EXPECT_EQ(res.job_id, "gpt3-a3mega-aaaaaa-train");
+    ASSERT_EQ(fake.requests.size(), 1u);
+    EXPECT_EQ(fake.requests[0].argv,
+              (std::vector<std::string>{"kubectl", "--context", "gke-a3", "--namespace", "llm", "apply", "-o", "json",
+                                        "-f", (r.stage_dir / "manifests.yaml").string(), "-f",
+                                        (r.stage_dir / "extra.yaml").string()}));
+}
+
+TEST(KubernetesBackend, StatusIsOneKubectlGetForEveryRun) {
+    FakeProcessRunner fake;
+    fake.on({"kubectl"}, ok(data("fake_kubectl_get_jobs_pods.json")));
+    auto b = make(fake);
+    std::vector<JobQuery> q = {{"gpt3-done-aaaaaa-train", run_dir("20261122T023000Z-aaaaaa"), "train"},
+                               {"gpt3-fail-bbbbbb-train", run_dir("20261122T023100Z-bbbbbb"), "train"},
+                               {"gpt3-gone-ffffff-train", run_dir("20261122T023500Z-ffffff"), "train"}};
+    std::vector<JobStatus> s = b->status(q);
+    ASSERT_EQ(fake.requests.size(), 1u);
+    EXPECT_EQ(fake.requests[0].argv,
+              (std::vector<std::string>{"kubectl", "get", "job,pods", "-l",
+                                        "trainbench.io/run-id in (20261122T023000Z-aaaaaa,20261122T023100Z-bbbbbb,"
+                                        "20261122T023500Z-ffffff)",
+                                        "-o", "json"}));
+    ASSERT_EQ(s.size(), 3u);
+    EXPECT_EQ(s[0].state, JobState::completed);
+    EXPECT_EQ(s[1].state, JobState::failed);
+    EXPECT_EQ(s[2].state, JobState::unknown);
+    EXPECT_EQ(s[2].reason, "no such Job in the cluster");
+}
+
+TEST(KubernetesBackend, NoReachableClusterIsAClearError) {
+    FakeProcessRunner fake;
+    fake.on({"kubectl"}, fail(1, data("kubectl_connection_refused.txt")));
+    auto b = make(fake);
+    try {
+        (void)b->status({{"x", run_dir("20261122T023000Z-aaaaaa"), "train"}});
+        FAIL();
+    } catch (const RuntimeError& e) {
+        EXPECT_EQ(std::string(e.what()),
+                  "no Kubernetes cluster is reachable: The connection to the server localhost:8080 was refused - did you "
+                  "specify the right host or port?");
+        EXPECT_EQ(e.hint(), "check 'kubectl config current-context', or pass --context NAME");
+    }
+}
+
+TEST(KubernetesBackend, AnUnknownContextNamesTheContext) {
+    FakeProcessRunner fake;
+    fake.on({"kubectl"}, fail(1, data("kubectl_no_context.txt")));
+    auto b = make(fake, "nosuch");
+    try {
+        (void)b->status({{"x", run_dir("20261122T023000Z-aaaaaa"), "train"}});
+        FAIL();
+    } catch (const RuntimeError& e) {
+        EXPECT_EQ(std::string(e.what()),
+                  "no Kubernetes cluster is reachable: Error in configuration: context was not found for specified "
+                  "context: nosuch");
+        EXPECT_EQ(e.hint(), "check that context 'nosuch' exists and its API server is up");
+    }
+}
+
+TEST(KubernetesBackend, MissingKubectlSaysWhatToDo) {
+    FakeProcessRunner fake;
+    fake.missing_program = true;
+    auto b = make(fake);
+    try {
+        b->cancel({{"job-a", run_dir("20261122T023000Z-aaaaaa"), "train"}});
+        FAIL();
+    } catch (const RuntimeError& e) {
+        EXPECT_NE(e.hint().find("install kubectl"), std::string::npos);
+    }
+}
+
+TEST(KubernetesBackend, CancelDeletesTheJobsAndLogsAreFetchedIntoTheRunDirectory) {
+    FakeProcessRunner fake;
+    fake.on({"kubectl", "--namespace", "llm", "delete"}, ok("job.batch \"job-a\" deleted\n"));
+    fake.on({"kubectl", "--namespace", "llm", "logs"}, ok("[pod/job-a-0-xyz/trainer] step 1 loss 10.5\n"));
+    auto b = make(fake, "", "llm");
+    fs::path dir = run_dir("20261122T023000Z-aaaaaa");
+    fs::remove_all(dir);
+    b->cancel({{"job-a", dir, "train"}});
+    EXPECT_EQ(fake.requests[0].argv, (std::vector<std::string>{"kubectl", "--namespace", "llm", "delete", "job", "job-a",
+                                                               "--ignore-not-found", "--wait=false"}));
+    std::vector<fs::path> files = b->logs({"job-a", dir, "train"});
+    EXPECT_EQ(fake.requests[1].argv,
+              (std::vector<std::string>{"kubectl", "--namespace", "llm", "logs", "-l", "job-name=job-a", "--all-containers",
+                                        "--prefix", "--tail=-1", "--max-log-requests=64"}));
+    ASSERT_EQ(files.size(), 1u);
+    EXPECT_EQ(read_file(files[0]), "[pod/job-a-0-xyz/trainer] step 1 loss 10.5\n");
+    fs::remove_all(dir);
+}
+
+TEST(KubernetesBackend, StagesCannotBeChained) {
+    FakeProcessRunner fake;
+    auto b = make(fake);
+    SubmitRequest r;
+    r.stage = "train";
+    r.depends_on = "prep";
+    EXPECT_THROW((void)b->submit(r), RuntimeError);
+    EXPECT_TRUE(fake.requests.empty());
+}
