@@ -820,6 +820,8 @@ ordered_json build_context(const recipe::Recipe& r, const RenderOptions& options
                            {"has_node_selector", !selectors.empty()},
                            {"secret_name", k8s_name + "-env"},
                            {"chart_name", dns_label("trainbench-" + r.name, 53)},
+                           {"chart_description", fmt::format("{} ({} on {}), rendered by trainbench", r.name,
+                                                             r.framework, r.target.name)},
                            {"launch_script_yaml", ""},
                            {"training_config_yaml", ""}};
         if (scheduler == catalog::Scheduler::kubernetes && r.container.image.empty())

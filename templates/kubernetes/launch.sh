@@ -16,6 +16,7 @@ mkdir -p {{metrics_dir}} status
 export LD_LIBRARY_PATH="/usr/local/nccl-plugin/lib64:/usr/local/nvidia/lib64:${LD_LIBRARY_PATH:-}"
 {{/kubernetes.tcpxo}}
 
+# shellcheck disable=SC2317 # run by the EXIT trap
 trainbench_exit() {
   local rc=$?
   printf '%s %s\n' "${rc}" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" > {{status_exit}}

@@ -18,6 +18,7 @@ export TRAINBENCH_WORKLOADS
 cd "${TRAINBENCH_RUN_DIR}"
 mkdir -p {{metrics_dir}} status
 
+# shellcheck disable=SC2317 # run by the EXIT trap
 trainbench_exit() {
   local rc=$?
   printf '%s %s\n' "${rc}" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" > {{status_exit}}.tmp

@@ -14,6 +14,7 @@ mkdir -p logs/train/dllogger/rank-0 status
 # GPUDirect-TCPXO: the NCCL plugin the init container installed, and the driver libraries.
 export LD_LIBRARY_PATH="/usr/local/nccl-plugin/lib64:/usr/local/nvidia/lib64:${LD_LIBRARY_PATH:-}"
 
+# shellcheck disable=SC2317 # run by the EXIT trap
 trainbench_exit() {
   local rc=$?
   printf '%s %s\n' "${rc}" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" > status/train.exit
