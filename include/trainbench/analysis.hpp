@@ -188,7 +188,7 @@ struct Inputs {
     std::string convention_origin;
     std::optional<double> peak_override;  // --peak
     double train_tokens = 300e9;          // for days_to_train
-    std::optional<double> catalog_peak;   // the catalog GPU's dense peak for the precision
+    std::map<catalog::Precision, double> catalog_peaks;  // the catalog GPU's dense peaks (for GPUs the table lacks)
 };
 
 // ---------------------------------------------------------------- cross-check

@@ -380,12 +380,12 @@ RunSummary analyse(AnalysisRequest request) {
     pr.gpu_family = in.gpu_family;
     pr.precision = in.precision;
     pr.override_tflops = in.peak_override;
-    pr.catalog_tflops = in.catalog_peak;
     if (in.gpu_family == "cpu") {
         pr.measured_tflops = declared.number("peak_tflops_measured");
         if (declared.values.count("precision"))
             if (auto p = precision_from_log(declared.values.at("precision"))) pr.precision = *p;
     }
+    if (auto it = in.catalog_peaks.find(pr.precision); it != in.catalog_peaks.end()) pr.catalog_tflops = it->second;
     s.peak = resolve_peak(pr);
 
     s.stats = step_statistics(request.step_records, in.window);

@@ -10,6 +10,16 @@ void setup_show_command(CLI::App& root, Context& ctx);
 void setup_validate_command(CLI::App& root, Context& ctx);
 void setup_render_command(CLI::App& root, Context& ctx);
 void setup_parse_command(CLI::App& root, Context& ctx);
+void setup_plan_command(CLI::App& root, Context& ctx);
+void setup_sweep_command(CLI::App& root, Context& ctx);
+void setup_report_command(CLI::App& root, Context& ctx);
+void setup_compare_command(CLI::App& root, Context& ctx);
+void setup_submit_command(CLI::App& root, Context& ctx);
+void setup_status_command(CLI::App& root, Context& ctx);
+void setup_cancel_command(CLI::App& root, Context& ctx);
+void setup_logs_command(CLI::App& root, Context& ctx);
+void setup_wait_command(CLI::App& root, Context& ctx);
+void setup_run_command(CLI::App& root, Context& ctx);
 
 const std::vector<CommandInfo>& command_table() {
     static const std::vector<CommandInfo> table = {
@@ -18,6 +28,16 @@ const std::vector<CommandInfo>& command_table() {
         {"validate", "Check recipes: schema, parallelism, batch, precision, memory fit", setup_validate_command},
         {"render", "Render a recipe's job files (Slurm, Kubernetes/Helm, local) without submitting", setup_render_command},
         {"parse", "Read training logs and dump the decoded series (DLLogger, TensorBoard, Megatron, NeMo, fairseq, nccl-tests)", setup_parse_command},
+        {"plan", "Estimate before spending GPU hours: FLOPs, memory, checkpoint, step time, days; --search ranks TP/PP/MBS", setup_plan_command},
+        {"sweep", "Expand a sweep (base recipe + matrix/zip/exclude): --dry-run preview, resumable submission, status", setup_sweep_command},
+        {"report", "Step time, throughput, TFLOPS/GPU and MFU of a run or logs, checked against expectations", setup_report_command},
+        {"compare", "Runs or log files side by side, with relative differences", setup_compare_command},
+        {"submit", "Submit a recipe's stages to its scheduler in a fresh run directory", setup_submit_command},
+        {"status", "State of runs (all by default), one scheduler query per backend", setup_status_command},
+        {"cancel", "Cancel a run's unfinished jobs", setup_cancel_command},
+        {"logs", "Print a run's logs; -f follows them", setup_logs_command},
+        {"wait", "Wait until a run ends, with a live status line", setup_wait_command},
+        {"run", "Submit, wait, then report", setup_run_command},
     };
     return table;
 }

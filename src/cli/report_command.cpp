@@ -1,0 +1,81 @@
+// trainbench report RUN|LOGFILE...: step time, throughput, TFLOPS/GPU and MFU
+// under a named FLOPs convention, checked against the recipe's expectations.
+#include "cli/app.hpp"
+#include "cli/report_support.hpp"
+
+#include <trainbench/report.hpp>
+
+#include <fmt/format.h>
+
+namespace fs = std::filesystem;
+
+namespace trainbench::cli {
+
+namespace {
+
+struct ReportOptions {
+    std::vector<std::string> targets;
+    ReportFlags flags;
+    std::string junit;
+};
+
+int run_report(const ReportOptions& o, Context& ctx) {
+    if (o.targets.empty()) throw UsageError("nothing to report on", "give a run directory or log files");
+    analysis::RunSummary summary;
+    std::optional<fs::path> run_dir = find_run_dir(ctx, o.targets.front());
+    if (run_dir) {
+        if (o.targets.size() > 1)
+            throw UsageError("report takes one run (or several log files of one run)",
+                             "to put runs side by side use 'trainbench compare RUN_A RUN_B'");
+        summary = summarise_run(ctx, *run_dir, o.flags);
+    } else {
+        summary = summarise_logs(ctx, o.targets, o.flags);
+    }
+
+    const std::string json_text = report::to_json(summary).dump(2) + "\n";
+    if (run_dir) write_file_atomic(*run_dir / "report" / "summary.json", json_text);
+    if (!o.flags.html.empty()) write_file_atomic(o.flags.html, report::make_reporter("html")->render(summary));
+    if (!o.junit.empty()) write_file_atomic(o.junit, report::make_reporter("junit")->render(summary));
+
+    if (ctx.options.json) ctx.out << json_text;
+    else if (o.flags.csv) ctx.out << report::make_reporter("csv")->render(summary);
+    else if (o.flags.markdown) ctx.out << report::make_reporter("markdown")->render(summary);
+    else ctx.out << report::make_reporter("table", {stdout_colour(ctx)})->render(summary);
+
+    for (const auto& f : summary.findings)
+        if (f.severity == Severity::warning) ctx.warn(f.message);
+    std::size_t failed = 0;
+    std::vector<std::string> names;
+    for (const auto& e : summary.expectations)
+        if (!e.passed) {
+            ++failed;
+            names.push_back(e.figure);
+        }
+    if (failed > 0)
+        throw ExpectationError(fmt::format("{} of {} expectations failed: {}", failed, summary.expectations.size(),
+                                           quoted_list(names, " and ")));
+    return 0;
+}
+
+}  // namespace
+
+void setup_report_command(CLI::App& root, Context& ctx) {
+    auto opts = std::make_shared<ReportOptions>();
+    CLI::App* cmd = root.add_subcommand("report", "Step time, throughput, TFLOPS/GPU and MFU of a run or of log files");
+    cmd->add_option("RUN|LOGFILE", opts->targets, "A run directory (or run id), or log files of one run")->required();
+    add_report_flags(cmd, opts->flags);
+    cmd->add_option("--junit", opts->junit, "Write the expectations as JUnit XML to FILE");
+    cmd->footer(R"(Output: a table (default), --json, --csv, --markdown on stdout; --html FILE and --junit FILE
+write files. Every format names the FLOPs convention and the peak it used. For a run, the
+inputs come from its recipe and report/summary.json is written; for bare logs, flags give
+what the log does not declare. Exit 5 when an expectation fails.
+
+Examples:
+  trainbench report runs/gpt3-126m-p4d-2n/20261122T020000Z-a1b2c3
+  trainbench report dllogger.json --model gpt3-175b --gpus 256 --gpu h100 --precision fp8 \
+      --global-batch 2048 --flops gpu-recipes
+  trainbench report a1b2c3 --flops megatron --window 20:40 --html report.html --junit expect.xml)");
+    cmd->callback([opts, &ctx] { ctx.action = [opts, &ctx] { return run_report(*opts, ctx); }; });
+}
+
+}  // namespace trainbench::cli

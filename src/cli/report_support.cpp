@@ -1,0 +1,351 @@
+// Building a RunSummary from a run directory or bare logs, for report and compare.
+#include "cli/report_support.hpp"
+
+#include <trainbench/metrics.hpp>
+#include <trainbench/recipe.hpp>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fnmatch.h>
+#include <iostream>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+
+namespace trainbench::cli {
+
+void add_report_flags(CLI::App* cmd, ReportFlags& f) {
+    cmd->add_option("--model", f.model, "Catalog model (bare logs), e.g. gpt3-175b");
+    cmd->add_option("--gpus", f.gpus, "Total number of GPUs (bare logs)")->check(CLI::PositiveNumber);
+    cmd->add_option("--gpu", f.gpu, "GPU: catalog name or family (h100, h200, a100, b200, cpu)");
+    cmd->add_option("--precision", f.precision, "Precision the peak is taken at: bf16, fp16, fp8, tf32, fp32");
+    cmd->add_option("--global-batch", f.global_batch, "Global batch size in sequences (bare logs)")
+        ->check(CLI::PositiveNumber);
+    cmd->add_option("--seq", f.seq, "Sequence length (default: the model's)")->check(CLI::PositiveNumber);
+    cmd->add_option("--tp", f.tensor_parallel, "Tensor parallel size (pads the vocabulary for megatron conventions)")
+        ->check(CLI::PositiveNumber);
+    cmd->add_option("--window", f.window, "Inclusive step window START:END for the mean (default 10:30 or the recipe's)");
+    cmd->add_option("--flops", f.flops,
+                    "FLOPs convention: " + fmt::format("{}", fmt::join(analysis::flops_convention_names(), ", ")));
+    cmd->add_option("--format", f.format, "Log format of bare logs (default: detected)");
+    cmd->add_option("--peak", f.peak, "Peak TFLOPS per GPU for MFU (overrides the peak table)")->check(CLI::PositiveNumber);
+    cmd->add_option("--tokens", f.tokens, "Tokens for the days-to-train figure (default 300e9)")->check(CLI::PositiveNumber);
+    cmd->add_flag("--csv", f.csv, "CSV on stdout");
+    cmd->add_flag("--markdown", f.markdown, "Markdown on stdout");
+    cmd->add_option("--html", f.html, "Write a self-contained HTML report to FILE");
+}
+
+bool stdout_colour(const Context& ctx) {
+    if (&ctx.out != &std::cout || !::isatty(1)) return false;
+    const char* no_color = std::getenv("NO_COLOR");
+    return !(no_color && *no_color);
+}
+
+std::optional<fs::path> find_run_dir(Context& ctx, const std::string& ref) {
+    std::error_code ec;
+    const fs::path p(ref);
+    if (fs::is_directory(p, ec)) {
+        if (fs::exists(p / "run.json", ec)) return p;
+        return std::nullopt;
+    }
+    if (fs::exists(p, ec)) return std::nullopt;  // a log file
+    // A run id or a prefix of one under the run store: runs/<recipe>/<run id>.
+    const fs::path root = ctx.runs_root();
+    std::vector<fs::path> matches;
+    if (fs::is_directory(root, ec))
+        for (const auto& recipe_dir : fs::directory_iterator(root, ec)) {
+            if (!recipe_dir.is_directory()) continue;
+            for (const auto& run : fs::directory_iterator(recipe_dir.path(), ec)) {
+                const std::string name = run.path().filename().string();
+                const bool id_match = name.rfind(ref, 0) == 0 ||
+                                      (name.size() > 7 && name.substr(name.size() - 6).rfind(ref, 0) == 0);
+                if (run.is_directory() && id_match && fs::exists(run.path() / "run.json", ec))
+                    matches.push_back(run.path());
+            }
+        }
+    if (matches.size() == 1) return matches.front();
+    if (matches.size() > 1) {
+        std::vector<std::string> names;
+        for (const auto& m : matches) names.push_back(m.filename().string());
+        throw UsageError(fmt::format("'{}' matches several runs: {}", ref, quoted_list(names, " and ")),
+                         "give more of the run id");
+    }
+    throw UsageError(fmt::format("no such run or log file '{}'", ref),
+                     fmt::format("give a run directory, a run id under '{}', or a log file", root.string()));
+}
+
+namespace {
+
+// The GPU named by a flag: a catalog GPU, or a family the peak table or the catalog knows.
+void apply_gpu(Context& ctx, const std::string& name, analysis::Inputs& in, const std::string& origin) {
+    const catalog::Catalog* cat = nullptr;
+    try {
+        cat = &ctx.catalog();
+    } catch (const Error&) {
+        cat = nullptr;
+    }
+    std::vector<std::string> known;
+    if (cat) {
+        if (const catalog::Gpu* g = cat->find_gpu(name)) {
+            in.gpu_name = g->name;
+            in.gpu_family = g->family;
+            return;
+        }
+        for (const auto& [n, g] : cat->gpus()) {
+            known.push_back(n);
+            if (g.family == name) {
+                in.gpu_name = name;
+                in.gpu_family = name;
+                return;
+            }
+        }
+    }
+    for (const auto& row : analysis::peak_table()) {
+        known.emplace_back(row.gpu);
+        if (row.gpu == name) {
+            in.gpu_name = name;
+            in.gpu_family = name;
+            return;
+        }
+    }
+    std::sort(known.begin(), known.end());
+    known.erase(std::unique(known.begin(), known.end()), known.end());
+    throw UsageError(fmt::format("unknown GPU '{}' ({})", name, origin), did_you_mean(name, known));
+}
+
+std::map<catalog::Precision, double> catalog_peaks(Context& ctx, const analysis::Inputs& in) {
+    try {
+        if (const catalog::Gpu* g = ctx.catalog().find_gpu(in.gpu_name)) return g->peak_tflops_dense;
+    } catch (const Error&) {
+    }
+    return {};
+}
+
+catalog::Precision parse_precision_flag(const std::string& text) {
+    if (auto p = catalog::parse_precision(text)) return *p;
+    throw UsageError(fmt::format("unknown precision '{}'", text), did_you_mean(text, catalog::precision_names()));
+}
+
+// Flags override whatever the recipe said.
+void apply_flags(Context& ctx, const ReportFlags& f, analysis::Inputs& in) {
+    if (!f.model.empty()) {
+        const catalog::Model* m = nullptr;
+        try {
+            m = ctx.catalog().find_model(f.model);
+        } catch (const Error&) {
+            m = nullptr;
+        }
+        if (m) {
+            in.model = *m;
+        } else if (f.flops == "gpu-recipes" && analysis::gpu_recipes_model_flops().count(f.model)) {
+            in.model = catalog::Model{};
+            in.model.name = f.model;
+            in.model.family = f.model.substr(0, f.model.find('-'));
+            in.model.seq_length = 0;
+        } else {
+            std::vector<std::string> names;
+            try {
+                names = ctx.catalog().model_names();
+            } catch (const Error&) {
+            }
+            throw UsageError(fmt::format("unknown model '{}'", f.model), did_you_mean(f.model, names));
+        }
+        in.model_origin = "--model";
+    }
+    if (f.gpus > 0) {
+        in.gpus = f.gpus;
+        in.gpus_origin = "--gpus";
+    }
+    if (!f.gpu.empty()) apply_gpu(ctx, f.gpu, in, "--gpu");
+    if (!f.precision.empty()) {
+        in.precision = parse_precision_flag(f.precision);
+        in.precision_origin = "--precision";
+    }
+    if (f.global_batch > 0) {
+        in.global_batch = f.global_batch;
+        in.global_batch_origin = "--global-batch";
+    }
+    if (f.seq > 0) {
+        in.seq_len = f.seq;
+        in.seq_len_origin = "--seq";
+    }
+    if (f.tensor_parallel > 0) in.tensor_parallel = f.tensor_parallel;
+    if (!f.window.empty()) {
+        in.window = analysis::parse_window(f.window);
+        in.window_origin = "--window";
+    }
+    if (!f.flops.empty()) {
+        in.convention = std::string(analysis::find_flops_convention(f.flops).name);
+        in.convention_origin = "--flops";
+    }
+    if (f.peak > 0) in.peak_override = f.peak;
+    if (f.tokens > 0) in.train_tokens = f.tokens;
+}
+
+// Step records: gpu-recipes averages DLLogger records as its tool does; everything else the parsed series.
+std::vector<analysis::StepSample> step_records(const metrics::LogData& log, const std::string& convention,
+                                               std::string& source) {
+    if (convention == "gpu-recipes" && log.format == "dllogger") {
+        std::vector<analysis::StepSample> all;
+        for (const fs::path& f : log.files) {
+            auto r = analysis::read_dllogger_step_records(f);
+            all.insert(all.end(), r.begin(), r.end());
+        }
+        source = "DLLogger records (gpu-recipes: every record counts, duplicates too)";
+        return all;
+    }
+    source = "parsed series step_time_s (one value per step)";
+    return analysis::step_samples(log);
+}
+
+analysis::Provenance log_provenance(const metrics::LogData& log) {
+    analysis::Provenance p;
+    p.tool_version = std::string(version());
+    p.log_format = log.format;
+    for (const auto& f : log.files) p.log_files.push_back(f.string());
+    p.records = log.stats.records;
+    p.skipped = log.stats.skipped;
+    p.corrupt = log.stats.corrupt;
+    return p;
+}
+
+// The log files of a run's stage: the recipe's metrics.path (a glob on the
+// file name allowed), else every file the parsers recognise, best format first.
+std::vector<fs::path> run_log_files(const fs::path& log_dir, const recipe::Metrics& m, std::string& format) {
+    std::error_code ec;
+    std::vector<fs::path> files;
+    if (!fs::is_directory(log_dir, ec))
+        throw InputError(fmt::format("the run has no logs yet: '{}' does not exist", log_dir.string()),
+                         "run 'trainbench status' to see whether the job started");
+    if (!m.path.empty()) {
+        const fs::path rel(m.path);
+        const fs::path dir = log_dir / rel.parent_path();
+        const std::string pattern = rel.filename().string();
+        if (fs::is_directory(dir, ec))
+            for (const auto& e : fs::directory_iterator(dir, ec))
+                if (::fnmatch(pattern.c_str(), e.path().filename().c_str(), 0) == 0) files.push_back(e.path());
+        std::sort(files.begin(), files.end());
+        if (files.empty())
+            throw InputError(fmt::format("no log matches metrics.path '{}' under '{}'", m.path, log_dir.string()),
+                             "check the recipe's metrics.path");
+        format = m.source;
+        return files;
+    }
+    static const std::vector<std::string> preference = {"dllogger", "tensorboard", "nemo", "megatron", "metaseq"};
+    std::map<std::string, std::vector<fs::path>> by_format;
+    for (auto it = fs::recursive_directory_iterator(log_dir, ec); it != fs::recursive_directory_iterator(); ++it) {
+        if (!it->is_regular_file()) continue;
+        if (auto f = metrics::detect_format(it->path())) by_format[*f].push_back(it->path());
+    }
+    std::vector<std::string> order = preference;
+    if (m.source != "auto" && !m.source.empty()) order.insert(order.begin(), m.source);
+    for (const std::string& f : order) {
+        auto it = by_format.find(f);
+        if (it == by_format.end()) continue;
+        files = it->second;
+        std::sort(files.begin(), files.end());
+        format = f;
+        return files;
+    }
+    throw InputError(fmt::format("no training log found under '{}'", log_dir.string()),
+                     "set metrics.path in the recipe, or report on a log file with --format");
+}
+
+std::string stage_name(const recipe::Recipe& r) {
+    for (const auto& s : r.stages)
+        if (s.kind == "train") return s.name;
+    return "train";
+}
+
+}  // namespace
+
+analysis::RunSummary summarise_run(Context& ctx, const fs::path& run_dir, const ReportFlags& flags) {
+    const fs::path recipe_file = run_dir / "recipe.resolved.yaml";
+    std::error_code ec;
+    if (!fs::exists(recipe_file, ec))
+        throw InputError(fmt::format("'{}' has no recipe.resolved.yaml", run_dir.string()), "is it a trainbench run directory?");
+    nlohmann::json run_json = nlohmann::json::parse(read_file(run_dir / "run.json"), nullptr, false);
+    if (run_json.is_discarded() || !run_json.is_object()) run_json = nlohmann::json::object();
+    const recipe::Recipe r = recipe::load_recipe(recipe_file, ctx.catalog());
+
+    analysis::AnalysisRequest req;
+    analysis::Inputs& in = req.inputs;
+    in.label = run_json.value("run_id", run_dir.filename().string());
+    in.model = r.model;
+    in.model_origin = "recipe";
+    in.gpus = r.total_gpus();
+    in.gpus_origin = "recipe";
+    in.gpu_name = r.gpu.name;
+    in.gpu_family = r.gpu.family;
+    in.precision = r.precision;
+    in.precision_origin = "recipe";
+    in.global_batch = r.batch.global;
+    in.global_batch_origin = "recipe";
+    in.seq_len = r.model.seq_length;
+    in.seq_len_origin = "recipe";
+    in.micro_batch = r.batch.micro;
+    in.tensor_parallel = r.parallelism.tensor;
+    in.pipeline_parallel = r.parallelism.pipeline;
+    in.window = {r.metrics.window_start, r.metrics.window_end};
+    in.window_origin = "recipe";
+    in.convention = r.metrics.flops;
+    in.convention_origin = "recipe";
+    apply_flags(ctx, flags, in);
+    in.catalog_peaks = catalog_peaks(ctx, in);
+
+    std::string format;
+    const fs::path log_dir = run_dir / "logs" / stage_name(r);
+    auto files = run_log_files(log_dir, r.metrics, format);
+    metrics::ParseOptions po;
+    po.format = flags.format != "auto" ? flags.format : (format.empty() ? "auto" : format);
+    const metrics::LogData log = metrics::parse_logs(files, po);
+
+    req.log = &log;
+    std::string source;
+    req.step_records = step_records(log, in.convention, source);
+    req.expectations = r.expectations;
+    req.provenance = log_provenance(log);
+    req.provenance.step_source = source;
+    req.provenance.run_dir = run_dir.string();
+    req.provenance.run_id = run_json.value("run_id", "");
+    req.provenance.recipe_name = r.name;
+    req.provenance.recipe_file = run_json.value("recipe_file", "");
+    req.provenance.created = run_json.value("created", "");
+    if (run_json.contains("git_commit") && run_json["git_commit"].is_string())
+        req.provenance.git_commit = run_json["git_commit"].get<std::string>();
+    req.resolved_recipe = read_file(recipe_file);
+    return analysis::analyse(std::move(req));
+}
+
+analysis::RunSummary summarise_logs(Context& ctx, const std::vector<std::string>& files, const ReportFlags& flags) {
+    std::vector<fs::path> paths(files.begin(), files.end());
+    metrics::ParseOptions po;
+    po.format = flags.format;
+    const metrics::LogData log = metrics::parse_logs(paths, po);
+
+    analysis::AnalysisRequest req;
+    analysis::Inputs& in = req.inputs;
+    in.label = paths.size() == 1 ? paths.front().filename().string()
+                                 : fmt::format("{} (+{} files)", paths.front().filename().string(), paths.size() - 1);
+    in.precision_origin = "default";
+    in.window_origin = "default";
+    in.convention_origin = "default";
+    apply_flags(ctx, flags, in);
+    if (in.gpu_family.empty()) {
+        // A log from the local workload declares its measured peak: that is a CPU run.
+        if (log.parameters.count("peak_tflops_measured")) apply_gpu(ctx, "cpu", in, "log peak_tflops_measured");
+    }
+    in.catalog_peaks = catalog_peaks(ctx, in);
+
+    req.log = &log;
+    std::string source;
+    req.step_records = step_records(log, in.convention, source);
+    req.provenance = log_provenance(log);
+    req.provenance.step_source = source;
+    return analysis::analyse(std::move(req));
+}
+
+}  // namespace trainbench::cli
