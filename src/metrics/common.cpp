@@ -84,6 +84,11 @@ Series* SeriesSink::create(std::string_view name, std::string_view source_name) 
 }
 
 Series* SeriesSink::resolve(std::string_view source_name) {
+    // Names usually come in the same order on every line: try the one after the last hit first.
+    if (std::size_t next = m_last + 1; next < m_cache.size() && m_cache[next].source == source_name) {
+        m_last = next;
+        return m_cache[next].series;
+    }
     if (m_last < m_cache.size() && m_cache[m_last].source == source_name) return m_cache[m_last].series;
     for (std::size_t i = 0; i < m_cache.size(); ++i) {
         if (m_cache[i].source == source_name) {
@@ -127,6 +132,23 @@ void SeriesSink::commit_with_wall(double wall) {
         insert_point(*s, p);
     }
     m_staged.clear();
+}
+
+SeriesReserver::SeriesReserver(LogData& out, std::uint64_t size_hint) : m_out(out), m_size(size_hint) {
+    for (const auto& [name, s] : out.series) m_initial[name] = s.points.size();
+}
+
+void SeriesReserver::reserve(std::uint64_t bytes_done) {
+    m_done = true;
+    if (m_size < bytes_done * 2) return;
+    double scale = static_cast<double>(m_size) / static_cast<double>(bytes_done);
+    for (auto& [name, s] : m_out.series) {
+        auto it = m_initial.find(name);
+        std::size_t before = it == m_initial.end() ? 0 : it->second;
+        std::size_t grown = s.points.size() - std::min(before, s.points.size());
+        auto want = s.points.size() + static_cast<std::size_t>(static_cast<double>(grown) * (scale - 1) * 1.05) + 16;
+        if (want > s.points.capacity()) s.points.reserve(want);
+    }
 }
 
 void warn(ParseStats& stats, std::string message) {

@@ -68,6 +68,23 @@ private:
     std::vector<std::pair<Series*, Point>> m_staged;
 };
 
+// Pre-sizes the series once 1 MiB of a large input has been read, from the
+// points that MiB produced: the vectors then grow without copying.
+class SeriesReserver {
+public:
+    SeriesReserver(LogData& out, std::uint64_t size_hint);
+    void check(std::uint64_t bytes_done) {
+        if (!m_done && bytes_done >= (1u << 20)) reserve(bytes_done);
+    }
+
+private:
+    void reserve(std::uint64_t bytes_done);
+    LogData& m_out;
+    std::uint64_t m_size;
+    bool m_done = false;
+    std::map<std::string, std::size_t> m_initial;
+};
+
 // Records a warning (at most k_max_warnings are kept; every one is counted by the caller).
 inline constexpr std::size_t k_max_warnings = 20;
 void warn(ParseStats& stats, std::string message);

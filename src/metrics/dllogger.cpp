@@ -14,6 +14,7 @@
 #include <cstring>
 #include <limits>
 #include <map>
+#include <utility>
 
 namespace trainbench::metrics::detail {
 
@@ -76,6 +77,7 @@ private:
     ListSteps m_list_steps;
     std::string m_scratch;
     std::string m_name;
+    const char* m_end = nullptr;  // end of the JSON text being parsed
 
     // the record being read
     StepKind m_kind = StepKind::none;
@@ -128,6 +130,30 @@ std::optional<double> non_finite_word(std::string_view s) {
     if (s == "Infinity") return std::numeric_limits<double>::infinity();
     if (s == "-Infinity") return -std::numeric_limits<double>::infinity();
     return std::nullopt;
+}
+
+// The key of `field` as written (escapes left as they are: metric names have
+// none in practice), pointing into the line: no copy, no unescaping.
+bool raw_key(od::field& field, const char* end, std::string_view& key) {
+    const char* p = field.key().raw();
+    const char* q = p;
+    for (;;) {
+        while (q < end && *q != '"') ++q;  // keys are short: a loop beats a memchr call
+        if (q >= end) return false;
+        std::size_t backslashes = 0;
+        for (const char* b = q; b > p && b[-1] == '\\'; --b) ++backslashes;
+        if (backslashes % 2 == 0) break;
+        ++q;
+    }
+    key = std::string_view(p, static_cast<std::size_t>(q - p));
+    return true;
+}
+
+// A JSON string token's text without its quotes ("" when not a plain string).
+std::string_view unquote(std::string_view token) {
+    token = trim(token);
+    if (token.size() < 2 || token.front() != '"' || token.back() != '"') return {};
+    return token.substr(1, token.size() - 2);
 }
 
 bool DlloggerParser::read_step(od::value v) {
@@ -207,22 +233,24 @@ bool DlloggerParser::read_data(od::object data) {
         m_kind = StepKind::integer;
         m_step = step;
     }
-    for (auto field : data) {
+    for (auto result : data) {
+        od::field field;
+        if (std::move(result).get(field)) return false;
         std::string_view key;
-        if (field.unescaped_key().get(key)) return false;
-        od::value v;
-        if (field.value().get(v)) return false;
+        if (!raw_key(field, m_end, key)) return false;
+        od::value v = field.value();
         if (!stage_value(key, v)) return false;
     }
     return true;
 }
 
 bool DlloggerParser::read_parameters(od::object data) {
-    for (auto field : data) {
+    for (auto result : data) {
+        od::field field;
+        if (std::move(result).get(field)) return false;
         std::string_view key;
-        if (field.unescaped_key().get(key)) return false;
-        od::value v;
-        if (field.value().get(v)) return false;
+        if (!raw_key(field, m_end, key)) return false;
+        od::value v = field.value();
         od::json_type type{};
         if (v.type().get(type)) return false;
         std::string_view raw;
@@ -252,6 +280,7 @@ Outcome DlloggerParser::parse_json(const char* json, std::size_t len, std::size_
     m_summary.clear();
     m_params.clear();
     m_sink.discard();
+    m_end = json + len;
     od::document doc;
     if (m_parser.iterate(json, len, capacity).get(doc)) return Outcome::error;
     od::object obj;
@@ -262,25 +291,23 @@ Outcome DlloggerParser::parse_json(const char* json, std::size_t len, std::size_
     std::string_view type = "LOG";
     std::string_view deferred_data;  // raw "data" seen before "step"
     bool has_data = false;
-    for (auto field : obj) {
+    for (auto result : obj) {
+        od::field field;
+        if (std::move(result).get(field)) return Outcome::error;
         std::string_view key;
-        if (field.unescaped_key().get(key)) return Outcome::error;
-        od::value v;
-        if (field.value().get(v)) return Outcome::error;
+        if (!raw_key(field, m_end, key)) return Outcome::error;
+        od::value v = field.value();
         if (key == "timestamp") {
-            od::json_type t{};
-            if (v.type().get(t)) return Outcome::error;
-            if (t == od::json_type::string) {
-                std::string_view s;
-                if (v.get_string().get(s)) return Outcome::error;
-                if (auto n = to_number(s)) wall = *n;
-            } else if (t == od::json_type::number) {
-                if (v.get_double().get(wall)) return Outcome::error;
+            std::string_view token = v.raw_json_token();
+            if (!token.empty() && token.front() == '"') {
+                if (auto n = to_number(unquote(token))) wall = *n;
+            } else if (auto n = to_number(token)) {
+                wall = *n;
             }
         } else if (key == "datetime") {
-            if (v.get_string().get(datetime)) datetime = {};
+            datetime = unquote(v.raw_json_token());
         } else if (key == "type") {
-            if (v.get_string().get(type)) return Outcome::error;
+            type = unquote(v.raw_json_token());
         } else if (key == "step") {
             if (!read_step(v)) return Outcome::error;
         } else if (key == "data") {
@@ -326,9 +353,11 @@ Outcome DlloggerParser::parse_json(const char* json, std::size_t len, std::size_
 
 void DlloggerParser::run(Source& source) {
     LineReader reader(source);
+    SeriesReserver reserver(m_out, source.size_hint());
     LineReader::Line line;
     ParseStats& st = m_out.stats;
     while (reader.next(line)) {
+        reserver.check(reader.bytes());
         if (line.overlong) {
             ++st.skipped;
             warn(st, fmt::format("{}:{}: line longer than the maximum, skipped", m_label, line.number));

@@ -21,6 +21,8 @@ public:
     virtual ~Source() = default;
     // Reads up to `n` bytes into `dst`; 0 means end of input.
     virtual std::size_t read(char* dst, std::size_t n) = 0;
+    // The total size when known (to pre-size the series), else 0.
+    [[nodiscard]] virtual std::uint64_t size_hint() const { return 0; }
 };
 
 // A file read with read(2). Throws RuntimeError when it cannot be opened.
@@ -31,7 +33,7 @@ public:
     FileSource(const FileSource&) = delete;
     FileSource& operator=(const FileSource&) = delete;
     std::size_t read(char* dst, std::size_t n) override;
-    [[nodiscard]] std::uint64_t size() const { return m_size; }
+    [[nodiscard]] std::uint64_t size_hint() const override { return m_size; }
 
 private:
     int m_fd = -1;
@@ -44,6 +46,7 @@ class MemorySource : public Source {
 public:
     explicit MemorySource(std::string_view data, std::size_t chunk = 1 << 20) : m_data(data), m_chunk(chunk ? chunk : 1) {}
     std::size_t read(char* dst, std::size_t n) override;
+    [[nodiscard]] std::uint64_t size_hint() const override { return m_data.size(); }
 
 private:
     std::string_view m_data;

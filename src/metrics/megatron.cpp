@@ -65,11 +65,13 @@ double timestamp_before(std::string_view line, std::size_t pos) {
 
 void parse_megatron(Source& source, std::string_view label, const ParseOptions& options, LogData& out) {
     LineReader reader(source);
+    SeriesReserver reserver(out, source.size_hint());
     LineReader::Line line;
     SeriesSink sink(out, options, canonical_names());
     ParseStats& st = out.stats;
     constexpr std::string_view k_elapsed = "elapsed time per iteration (ms)";
     while (reader.next(line)) {
+        reserver.check(reader.bytes());
         if (line.overlong) {
             ++st.skipped;
             warn(st, fmt::format("{}:{}: line longer than the maximum, skipped", label, line.number));

@@ -218,9 +218,11 @@ bool MetaseqParser::line(std::string_view t, std::size_t capacity) {
 
 void MetaseqParser::run(Source& source) {
     LineReader reader(source);
+    SeriesReserver reserver(m_out, source.size_hint());
     LineReader::Line ln;
     ParseStats& st = m_out.stats;
     while (reader.next(ln)) {
+        reserver.check(reader.bytes());
         if (ln.overlong) {
             ++st.skipped;
             warn(st, fmt::format("{}:{}: line longer than the maximum, skipped", m_label, ln.number));

@@ -163,9 +163,11 @@ void NemoParser::segment(std::string_view s, bool complete) {
 
 void NemoParser::run(Source& source) {
     LineReader reader(source);
+    SeriesReserver reserver(m_out, source.size_hint());
     LineReader::Line line;
     ParseStats& st = m_out.stats;
     while (reader.next(line)) {
+        reserver.check(reader.bytes());
         if (line.overlong) {
             ++st.skipped;
             warn(st, fmt::format("{}:{}: line longer than the maximum, skipped", m_label, line.number));

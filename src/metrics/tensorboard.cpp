@@ -25,14 +25,17 @@ namespace {
 constexpr double k_nan = std::numeric_limits<double>::quiet_NaN();
 constexpr std::size_t k_max_record = 64u << 20;  // larger records (graphs) are skipped unread
 
+static_assert(std::endian::native == std::endian::little, "TFRecord and protobuf fixed fields are little-endian");
+
 std::uint64_t load_u64(const unsigned char* p) {
     std::uint64_t v = 0;
-    for (int i = 7; i >= 0; --i) v = (v << 8) | p[i];
+    std::memcpy(&v, p, 8);
     return v;
 }
 std::uint32_t load_u32(const unsigned char* p) {
-    return static_cast<std::uint32_t>(p[0]) | (static_cast<std::uint32_t>(p[1]) << 8) |
-           (static_cast<std::uint32_t>(p[2]) << 16) | (static_cast<std::uint32_t>(p[3]) << 24);
+    std::uint32_t v = 0;
+    std::memcpy(&v, p, 4);
+    return v;
 }
 
 // Protobuf wire format, read-only, bounds-checked.
@@ -46,6 +49,10 @@ struct Wire {
     [[nodiscard]] bool done() const { return p >= end; }
 
     bool varint(std::uint64_t& v) {
+        if (p < end && *p < 0x80u) {  // tags, small lengths and steps: one byte
+            v = *p++;
+            return true;
+        }
         v = 0;
         for (unsigned shift = 0; shift < 64; shift += 7) {
             if (p >= end) return false;
@@ -349,9 +356,11 @@ bool TensorboardParser::decode_event(std::string_view event) {
 
 void TensorboardParser::run(Source& source) {
     ByteWindow win(source, 1 << 20, k_max_record + 16);
+    SeriesReserver reserver(m_out, source.size_hint());
     ParseStats& st = m_out.stats;
     bool resyncing = false;
     for (;;) {
+        reserver.check(win.offset());
         if (!win.ensure(12)) {
             if (win.available() > 0) {
                 st.truncated_tail = true;
