@@ -52,6 +52,12 @@ std::vector<std::string> format_names() {
     return names;
 }
 
+// Series that a parser named but never filled (a line dropped after its
+// names were resolved) are not part of the result.
+void drop_empty_series(LogData& out) {
+    std::erase_if(out.series, [](const auto& kv) { return kv.second.points.empty(); });
+}
+
 class StreamLogParser : public LogParser {
 public:
     StreamLogParser(std::string name, detail::StreamParseFn fn) : m_name(std::move(name)), m_fn(fn) {}
@@ -64,9 +70,10 @@ public:
                 throw RuntimeError(fmt::format("no TensorBoard event files under '{}'", path.string()),
                                    "event files are named events.out.tfevents.*");
             for (const fs::path& f : files) parse_file(f, options, out);
-            return;
+        } else {
+            parse_file(path, options, out);
         }
-        parse_file(path, options, out);
+        drop_empty_series(out);
     }
 
 private:
@@ -102,6 +109,7 @@ void parse_buffer(std::string_view format, std::string_view data, const ParseOpt
     if (!fn) throw InputError(fmt::format("unknown log format '{}'", format));
     MemorySource source(data, chunk);
     fn(source, "<memory>", options, out);
+    drop_empty_series(out);
     out.format = find_row(format)->info.name;
 }
 

@@ -36,7 +36,7 @@ private:
     bool line(std::string_view t, std::size_t capacity);
     bool json_values(const char* json, std::size_t len, std::size_t capacity);
     void kv_values(std::string_view s, char pair_sep, char kv_sep);
-    void emit(Kind kind, double wall, std::optional<std::int64_t> fallback_step, bool legacy);
+    void emit(Kind kind, double wall, std::optional<std::int64_t> fallback_step, bool legacy, bool keys_prefixed = true);
 
     std::string_view m_label;
     LogData& m_out;
@@ -101,13 +101,14 @@ void MetaseqParser::kv_values(std::string_view s, char pair_sep, char kv_sep) {
     }
 }
 
-void MetaseqParser::emit(Kind kind, double wall, std::optional<std::int64_t> fallback_step, bool legacy) {
+void MetaseqParser::emit(Kind kind, double wall, std::optional<std::int64_t> fallback_step, bool legacy,
+                         bool keys_prefixed) {
     std::string_view prefix = kind == Kind::train ? "train_" : kind == Kind::valid ? "valid_" : "";
     std::optional<std::int64_t> step;
     std::string updates_key = std::string(prefix) + "num_updates";
     double train_wall = k_nan;
     for (auto& [k, v] : m_values) {
-        if (k == updates_key || k == "num_updates") step = integral(v);
+        if (k == updates_key || k == "num_updates" || (!keys_prefixed && k == "num_updates")) step = integral(v);
         if (kind == Kind::inner && k == "train_wall") train_wall = v;
     }
     if (!step) step = fallback_step;
@@ -122,7 +123,7 @@ void MetaseqParser::emit(Kind kind, double wall, std::optional<std::int64_t> fal
         // End-of-epoch values: "epoch/train_<key>", "epoch/valid_<key>" (the JSON
         // format prefixes keys itself; its "train_wall" is the total wall time).
         name.assign("epoch/");
-        if (!starts_with(k, prefix)) name.append(prefix);
+        if (!keys_prefixed || !starts_with(k, prefix)) name.append(prefix);
         name.append(k);
         m_sink.stage(m_sink.resolve(name), Point{*step, v, wall});
     }
@@ -200,7 +201,7 @@ bool MetaseqParser::line(std::string_view t, std::size_t capacity) {
         }
         if (tag.kind != Kind::inner && starts_with(rest, "epoch ")) {
             kv_values(rest, '|', ' ');
-            emit(tag.kind, wall, std::nullopt, false);
+            emit(tag.kind, wall, std::nullopt, false, false);  // simple format: keys carry no prefix
             return !m_values.empty();
         }
         return false;

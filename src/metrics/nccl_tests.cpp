@@ -155,7 +155,8 @@ void parse_nccl_tests(Source& source, std::string_view label, const ParseOptions
             }
         }
         if (!found) {
-            ++st.skipped;
+            if (!line.complete) st.truncated_tail = true;  // possibly a row cut mid-write
+            else ++st.skipped;
             continue;
         }
         std::size_t cols = n - k;

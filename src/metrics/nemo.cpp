@@ -115,7 +115,7 @@ bool NemoParser::tqdm_bar(std::string_view s) {
         if (eq == std::string_view::npos) continue;  // elapsed<remaining, rate
         std::string_view key = trim(item.substr(0, eq));
         auto value = to_number(item.substr(eq + 1));
-        if (key.empty() || !value) continue;  // v_num= and other non-numbers
+        if (key.empty() || !value || key == "v_num") continue;  // v_num: the logger version, not a metric
         m_values.emplace_back(key, *value);
     }
     if (!m_bar_started) {

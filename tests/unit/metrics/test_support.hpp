@@ -51,7 +51,9 @@ inline double at(const LogData& d, std::string_view name, std::int64_t step) {
 
 inline std::string read_all(const std::filesystem::path& p) {
     std::ifstream in(p, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(in), {});
+    std::string s(static_cast<std::size_t>(std::filesystem::file_size(p)), '\0');
+    in.read(s.data(), static_cast<std::streamsize>(s.size()));
+    return s;
 }
 
 inline void write_all(const std::filesystem::path& p, std::string_view data) {

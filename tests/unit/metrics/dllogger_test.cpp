@@ -1,0 +1,174 @@
+// DLLogger JSON lines: record types, step kinds, non-finite numbers, names, robustness.
+#include "test_support.hpp"
+
+#include <cmath>
+
+using namespace trainbench::metrics;
+using namespace trainbench::metrics::testing;
+
+namespace {
+
+const char* k_nemo_log =
+    R"(DLLL {"timestamp": "1727486460.519", "datetime": "2024-09-28 01:21:00.519044", "elapsedtime": "0.0001", "type": "LOG", "step": "PARAMETER", "data": {"cfg/micro_batch_size": 1, "cfg/global_batch_size": 2048, "cfg/precision": "bf16", "cfg/optim": {"name": "adam"}, "cfg/fp8": false}}
+DLLL {"timestamp": "1727486493.241469", "datetime": "2024-09-28 01:21:33.241469", "elapsedtime": "32.9", "type": "LOG", "step": 0, "data": {"reduced_train_loss": 11.0, "lr": 1e-05, "global_step": 0.0, "consumed_samples": 2048.0, "train_step_timing in s": 25.5, "epoch": 0}}
+DLLL {"timestamp": "1727486518.7", "datetime": "2024-09-28 01:21:58.700000", "elapsedtime": "58.4", "type": "LOG", "step": 1, "data": {"reduced_train_loss": 10.5, "lr": 2e-05, "global_step": 1.0, "consumed_samples": 4096.0, "train_step_timing in s": 25.1, "epoch": 0}}
+)";
+
+}  // namespace
+
+TEST(Dllogger, NemoRecordsMapToCanonicalNamesWithWallTimes) {
+    LogData d = parse_text("dllogger", k_nemo_log);
+    EXPECT_EQ(d.stats.records, 3u);
+    EXPECT_EQ(values(d, "step_time_s"), (std::vector<double>{25.5, 25.1}));
+    EXPECT_EQ(d.find("step_time_s")->source_name, "train_step_timing in s");
+    EXPECT_EQ(values(d, "loss"), (std::vector<double>{11.0, 10.5}));
+    EXPECT_EQ(values(d, "consumed_samples"), (std::vector<double>{2048, 4096}));
+    EXPECT_EQ(steps(d, "lr"), (std::vector<std::int64_t>{0, 1}));
+    EXPECT_NEAR(d.find("loss")->points[1].wall_time, 1727486518.7, 1e-6);
+    // the canonical name and the source name both find the series
+    EXPECT_EQ(d.find("train_step_timing in s"), d.find("step_time_s"));
+}
+
+TEST(Dllogger, ParameterRecordBecomesParametersAsJsonText) {
+    LogData d = parse_text("dllogger", k_nemo_log);
+    EXPECT_EQ(d.parameters.at("cfg/global_batch_size"), "2048");
+    EXPECT_EQ(d.parameters.at("cfg/precision"), "\"bf16\"");
+    EXPECT_EQ(d.parameter_text("cfg/precision"), "bf16");
+    EXPECT_EQ(d.parameters.at("cfg/optim"), R"({"name": "adam"})");
+    EXPECT_EQ(d.parameter_number("cfg/fp8"), 0.0);
+    EXPECT_EQ(d.parameter_number("cfg/micro_batch_size"), 1.0);
+    EXPECT_FALSE(d.parameter_number("cfg/precision"));
+    EXPECT_FALSE(d.parameter_number("missing"));
+    EXPECT_EQ(d.find("cfg/global_batch_size"), nullptr);
+}
+
+TEST(Dllogger, PlainJsonLinesWithoutPrefixAreAccepted) {
+    LogData d = parse_text("dllogger", R"({"type": "LOG", "step": 3, "data": {"loss": 1.5}}
+{"type": "LOG", "step": 4, "data": {"loss": 1.25}}
+)");
+    EXPECT_EQ(steps(d, "loss"), (std::vector<std::int64_t>{3, 4}));
+    EXPECT_EQ(values(d, "loss"), (std::vector<double>{1.5, 1.25}));
+    EXPECT_TRUE(std::isnan(d.find("loss")->points[0].wall_time));
+}
+
+TEST(Dllogger, BareNanAndInfinityFromPythonJsonDumpsAreNumbers) {
+    LogData d = parse_text("dllogger", R"(DLLL {"timestamp": "1.0", "type": "LOG", "step": 1, "data": {"loss": NaN, "gnorm": Infinity, "x": -Infinity, "label": "NaN in a string stays text"}}
+DLLL {"timestamp": "2.0", "type": "LOG", "step": "PARAMETER", "data": {"eps": NaN}}
+)");
+    EXPECT_EQ(d.stats.records, 2u);
+    EXPECT_EQ(d.stats.corrupt, 0u);
+    EXPECT_TRUE(std::isnan(at(d, "loss", 1)));
+    EXPECT_EQ(at(d, "gnorm", 1), std::numeric_limits<double>::infinity());
+    EXPECT_EQ(at(d, "x", 1), -std::numeric_limits<double>::infinity());
+    EXPECT_EQ(d.find("label"), nullptr);
+    EXPECT_EQ(d.parameters.at("eps"), "NaN");
+}
+
+TEST(Dllogger, ListStepsBecomeIncreasingStepsAndEmptyListIsTheSummary) {
+    LogData d = parse_text("dllogger", R"(DLLL {"type": "LOG", "step": [0, 10], "data": {"ips": 1}}
+DLLL {"type": "LOG", "step": [0, 20], "data": {"ips": 2}}
+DLLL {"type": "LOG", "step": [0], "data": {"ips": 1.5}}
+DLLL {"type": "LOG", "step": [1, 10], "data": {"ips": 3}}
+DLLL {"type": "LOG", "step": [1, 20], "data": {"ips": 4}}
+DLLL {"type": "LOG", "step": [1, 20, 5], "data": {"val.loss": 0.5}}
+DLLL {"type": "LOG", "step": [], "data": {"ips": 2.5}}
+DLLL {"type": "LOG", "step": "other", "data": {"ips": 9}}
+DLLL {"type": "LOG", "step": [0, 1.5], "data": {"ips": 9}}
+)");
+    EXPECT_EQ(steps(d, "ips"), (std::vector<std::int64_t>{10, 20, 30, 40}));
+    EXPECT_EQ(values(d, "ips"), (std::vector<double>{1, 2, 3, 4}));
+    EXPECT_EQ(values(d, "epoch/ips"), (std::vector<double>{1.5}));
+    EXPECT_EQ(steps(d, "val.loss"), (std::vector<std::int64_t>{5}));
+    EXPECT_EQ(d.summary.at("ips"), 2.5);
+    EXPECT_EQ(d.stats.records, 7u);
+    EXPECT_EQ(d.stats.skipped, 2u);  // string step, fractional list step
+}
+
+TEST(Dllogger, SeveralLinesOfOneStepMergeAndARepeatedStepKeepsTheLaterValue) {
+    LogData d = parse_text("dllogger", R"(DLLL {"type": "LOG", "step": 5, "data": {"a": 1}}
+DLLL {"type": "LOG", "step": 5, "data": {"b": 2}}
+DLLL {"type": "LOG", "step": 6, "data": {"a": 3}}
+DLLL {"type": "LOG", "step": 5, "data": {"a": 4}}
+)");
+    EXPECT_EQ(values(d, "a"), (std::vector<double>{4, 3}));
+    EXPECT_EQ(values(d, "b"), (std::vector<double>{2}));
+}
+
+TEST(Dllogger, KeyOrderDoesNotMatterEvenDataBeforeStep) {
+    LogData d = parse_text("dllogger", R"(DLLL {"data": {"loss": 2.5}, "step": 7, "type": "LOG", "timestamp": "100.5"}
+DLLL {"metadata": {"unit": "s"}, "metric": "loss", "type": "METADATA"}
+)");
+    EXPECT_EQ(steps(d, "loss"), (std::vector<std::int64_t>{7}));
+    EXPECT_EQ(d.find("loss")->points[0].wall_time, 100.5);
+    EXPECT_EQ(d.stats.records, 2u);
+}
+
+TEST(Dllogger, DatetimeIsTheWallTimeWhenThereIsNoTimestamp) {
+    LogData d = parse_text("dllogger", R"(DLLL {"datetime": "2019-10-10 14:15:16.5+00:00", "type": "LOG", "step": 1, "data": {"x": 1}}
+DLLL {"datetime": "2019-10-10 16:15:16.5+02:00", "type": "LOG", "step": 2, "data": {"x": 1}}
+)");
+    EXPECT_DOUBLE_EQ(d.find("x")->points[0].wall_time, 1570716916.5);
+    EXPECT_DOUBLE_EQ(d.find("x")->points[1].wall_time, 1570716916.5);
+}
+
+TEST(Dllogger, TruncatedLastLineIsReportedAndEarlierLinesKept) {
+    std::string text = k_nemo_log;
+    text += R"(DLLL {"timestamp": "1727486544.0", "type": "LOG", "step": 2, "data": {"reduced_train_loss": 10.2, "lr": 3e-)";
+    LogData d = parse_text("dllogger", text);
+    EXPECT_TRUE(d.stats.truncated_tail);
+    EXPECT_EQ(d.stats.corrupt, 0u);
+    EXPECT_EQ(values(d, "loss"), (std::vector<double>{11.0, 10.5}));  // nothing from the cut line
+}
+
+TEST(Dllogger, GarbageAndBinaryNoiseAreCountedNotFatal) {
+    std::string text = "garbage line\n";
+    text += std::string("\x00\x01\xff\xfe{\"type\"\n", 12);
+    text += "{\"type\": \"LOG\", \"step\": 1, \"data\": {\"loss\": 1.0,,}}\n";
+    text += "DLLL {\"type\": \"LOG\", \"step\": 2, \"data\": {\"loss\": 2.0}}\n";
+    text += "DLL 2019-10-10 14:15:21.842053 - 0 5 train.loss : 8.5\n";
+    text += "{\"unrelated\": true}\n";
+    text += "\n\n";
+    LogData d = parse_text("dllogger", text);
+    EXPECT_EQ(values(d, "loss"), (std::vector<double>{2.0}));
+    EXPECT_EQ(d.stats.records, 1u);
+    EXPECT_EQ(d.stats.skipped, 4u);  // text, binary, DLL stdout, unrelated JSON
+    EXPECT_EQ(d.stats.corrupt, 1u);  // the broken JSON record
+    EXPECT_FALSE(d.stats.warnings.empty());
+}
+
+TEST(Dllogger, CrlfLineEndsAreAccepted) {
+    LogData d = parse_text("dllogger", "DLLL {\"type\": \"LOG\", \"step\": 1, \"data\": {\"loss\": 1.0}}\r\n");
+    EXPECT_EQ(values(d, "loss"), (std::vector<double>{1.0}));
+}
+
+TEST(Dllogger, ResultDoesNotDependOnHowTheInputIsChunked) {
+    LogData whole = parse_text("dllogger", k_nemo_log);
+    for (std::size_t chunk : {1u, 2u, 3u, 7u, 64u, 100u}) {
+        LogData d = parse_text("dllogger", k_nemo_log, {}, chunk);
+        EXPECT_EQ(values(d, "loss"), values(whole, "loss")) << chunk;
+        EXPECT_EQ(d.parameters, whole.parameters) << chunk;
+        EXPECT_EQ(d.stats.records, whole.stats.records) << chunk;
+    }
+}
+
+TEST(Dllogger, TagsSelectSeriesBySourceOrCanonicalName) {
+    ParseOptions o;
+    o.tags = {"train_step_timing in s", "lr"};
+    LogData d = parse_text("dllogger", k_nemo_log, o);
+    EXPECT_NE(d.find("step_time_s"), nullptr);
+    EXPECT_NE(d.find("lr"), nullptr);
+    EXPECT_EQ(d.find("loss"), nullptr);
+    o.tags = {"loss"};
+    d = parse_text("dllogger", k_nemo_log, o);
+    EXPECT_EQ(d.series.size(), 1u);
+    EXPECT_NE(d.find("loss"), nullptr);
+}
+
+TEST(Dllogger, OverlongLineIsSkippedWithoutUnboundedMemory) {
+    std::string text = "DLLL {\"type\": \"LOG\", \"step\": 1, \"data\": {\"a\": 1}}\n";
+    text += "DLLL {\"x\": \"" + std::string(20u << 20, 'x') + "\"}\n";  // beyond the 16 MiB line cap
+    text += "DLLL {\"type\": \"LOG\", \"step\": 2, \"data\": {\"a\": 2}}\n";
+    LogData d = parse_text("dllogger", text);
+    EXPECT_EQ(values(d, "a"), (std::vector<double>{1, 2}));
+    EXPECT_EQ(d.stats.skipped, 1u);
+}
