@@ -249,7 +249,7 @@ private:
             s.source = "process";
             // Alive but no .started yet: a chained stage waiting for its dependency.
             s.state = files.state == JobState::running ? JobState::running : JobState::pending;
-            if (s.state == JobState::pending) s.reason = "Dependency";
+            // (no reason: a chained stage waiting for its dependency looks the same)
             return s;
         }
         // The group is gone and the script wrote no exit status.

@@ -1,0 +1,171 @@
+// run: the run store and the life of one submission. Every submission gets
+// a fresh directory runs/<recipe>/<UTC time>-<short id>/ (never reused),
+// holding the resolved recipe, the rendered files, every external command
+// with its output, a state journal, and later the logs and the report.
+// Writes are atomic; a crash at any point leaves a directory `status` reads.
+//
+// docs/runs.md describes the directory, the journal and the states.
+#pragma once
+
+#include <trainbench/backend.hpp>
+#include <trainbench/catalog.hpp>
+#include <trainbench/core.hpp>
+#include <trainbench/render.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace trainbench::run {
+
+inline constexpr int k_run_format_version = 1;      // run.json
+inline constexpr int k_journal_version = 1;         // journal.jsonl
+inline constexpr const char* k_journal_format = "trainbench-journal";
+
+// ---------------------------------------------------------------- run state
+// One stage as the journal tells it.
+struct StageState {
+    std::string name;
+    std::string job_name;         // the scheduler job name (contains the short id)
+    std::string job_id;           // empty until submitted
+    bool submitting = false;      // "submitting" journaled but no "submitted": interrupted (or in flight)
+    long submitter_pid = 0;       // the process that was submitting, and its host
+    std::string submitter_host;
+    bool abandoned = false;       // an interrupted submission that never reached the scheduler
+    std::string submit_error;     // the scheduler refused it
+    backend::JobStatus status;    // last known state
+};
+
+struct RunInfo {
+    std::filesystem::path dir;
+    std::string run_id;           // "<UTC YYYYmmddTHHMMSSZ>-<6 hex>" (the directory name)
+    std::string short_id;         // the 6 hex digits
+    std::string recipe_name;
+    std::string recipe_file;
+    std::string target;
+    std::string backend;          // "slurm", "kubernetes", "local"
+    std::string kube_context;
+    std::string kube_namespace;
+    std::string created;          // UTC ISO time
+    std::vector<StageState> stages;
+    bool cancel_requested = false;
+    std::string finished_state;   // set by the "finished" event
+    std::string problem;          // why the directory could not be read fully
+
+    // "SUBMITTING", "PENDING", "RUNNING", "COMPLETED", "FAILED", "CANCELLED",
+    // "TIMEOUT", ..., "UNKNOWN" (with detail() saying why) or "INTERRUPTED".
+    [[nodiscard]] std::string state() const;
+    // A short human explanation ("submission interrupted", "exit code 3",
+    // the scheduler's refusal, ...); may be empty.
+    [[nodiscard]] std::string detail() const;
+    // True when no stage will change any more.
+    [[nodiscard]] bool is_final() const;
+    // The stage's job as a backend query.
+    [[nodiscard]] backend::JobQuery query(const StageState& stage) const;
+    [[nodiscard]] nlohmann::ordered_json to_json() const;
+};
+
+// ---------------------------------------------------------------- commands
+// A ProcessRunner that times every command and keeps a record of it (argv,
+// cwd, exit code, stdout, stderr, duration). Values of environment variables
+// are kept only for TRAINBENCH_* names; other passed variables (secrets) are
+// listed by name only.
+class CommandRecorder final : public ProcessRunner {
+public:
+    explicit CommandRecorder(ProcessRunner& inner, std::optional<std::filesystem::path> commands_dir = {});
+    ProcessResult run(const ProcessRequest& request) override;
+    // Records kept in memory (when no directory was given).
+    [[nodiscard]] const std::vector<nlohmann::ordered_json>& records() const { return m_records; }
+    void clear() { m_records.clear(); }
+    // Writes a record as commands/NNN.json (the next free number; safe
+    // against concurrent writers).
+    static void write_record(const std::filesystem::path& commands_dir, const nlohmann::ordered_json& record);
+
+private:
+    ProcessRunner& m_inner;
+    std::optional<std::filesystem::path> m_dir;
+    std::vector<nlohmann::ordered_json> m_records;
+};
+
+// ---------------------------------------------------------------- the store
+struct RunMetadata {
+    std::string recipe_name;
+    std::filesystem::path recipe_file;
+    std::string target;
+    std::string backend;
+    std::string kube_context;
+    std::string kube_namespace;
+    std::string resolved_yaml;    // recipe.resolved.yaml
+};
+
+class RunStore {
+public:
+    explicit RunStore(std::filesystem::path root);
+    [[nodiscard]] const std::filesystem::path& root() const { return m_root; }
+
+    // Reserves a fresh run directory (mkdir is the lock: an existing name is
+    // never reused), then writes the journal signature, run.json (with the
+    // tool version and the git commit of the recipe's repository, asked with
+    // `runner`) and recipe.resolved.yaml.
+    [[nodiscard]] RunInfo create(const RunMetadata& meta, ProcessRunner& runner);
+
+    // Every run directory under the root, oldest first.
+    [[nodiscard]] std::vector<std::filesystem::path> list() const;
+    // A run named by its directory, its run id, or a prefix of its short id
+    // or run id. Throws UsageError when nothing or more than one run matches
+    // (listing the candidates).
+    [[nodiscard]] std::filesystem::path resolve(const std::string& ref) const;
+
+private:
+    std::filesystem::path m_root;
+};
+
+// Reads a run directory: run.json, then replays the journal. Tolerates a
+// crash at any point (a missing run.json, a torn last journal line). Throws
+// RuntimeError for a journal written by a newer trainbench.
+[[nodiscard]] RunInfo load_run(const std::filesystem::path& dir);
+
+// Appends one event (an object; "time" is added) to the run's journal.
+void append_event(const std::filesystem::path& run_dir, nlohmann::ordered_json event);
+
+// Writes rendered/<stage>/<files> of every job (executable bits kept).
+void write_rendered(const RunInfo& run, const std::vector<render::RenderedJob>& jobs);
+
+// ---------------------------------------------------------------- operations
+// Values of recipe env entries written "${env:NAME}", read from this
+// process's environment. Throws UsageError naming every unset variable.
+[[nodiscard]] std::map<std::string, std::string> secret_environment(const catalog::EnvList& env);
+
+using BackendProvider = std::function<std::unique_ptr<backend::Backend>(const RunInfo& run, ProcessRunner& runner)>;
+// The default: backend::make_backend(run.backend) with the run's kube context/namespace.
+[[nodiscard]] BackendProvider default_backend_provider(backend::BackendOptions base = {});
+
+struct SubmitOptions {
+    std::string job_name_prefix = "trainbench-";
+    std::filesystem::path workloads;                 // TRAINBENCH_WORKLOADS
+    std::map<std::string, std::string> secrets;      // passed to the job, never written
+    ProcessRunner* runner = nullptr;                 // default: system_process_runner()
+};
+
+// Submits the stages in order, chaining each after the previous with its
+// dependency, journaling "submitting" before and "submitted" after each.
+// Every command lands in commands/. Throws RuntimeError (after journaling
+// the failure) when the scheduler refuses a stage.
+void submit_stages(RunInfo& run, const std::vector<render::RenderedJob>& jobs, const BackendProvider& provider,
+                   const SubmitOptions& options);
+
+// Brings every run up to date: resolves interrupted submissions, asks each
+// backend ONCE for all non-final jobs of all runs that use it, journals every
+// change and "finished" when a run ends. Commands behind a change are kept
+// in that run's commands/.
+void refresh(std::vector<RunInfo>& runs, const BackendProvider& provider, ProcessRunner& runner);
+
+// Cancels every unfinished job of the run and journals the request.
+void cancel(RunInfo& run, const BackendProvider& provider, ProcessRunner& runner);
+
+}  // namespace trainbench::run

@@ -1,0 +1,50 @@
+// trainbench cancel RUN: cancel every unfinished job of a run.
+#include "cli/run_support.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <thread>
+
+namespace trainbench::cli {
+
+namespace {
+
+struct CancelOptions {
+    std::vector<std::string> runs;
+};
+
+int run_cancel(const CancelOptions& opts, Context& ctx) {
+    std::vector<run::RunInfo> runs = load_runs(ctx, opts.runs);
+    auto provider = backend_provider();
+    run::refresh(runs, provider, system_process_runner());
+    for (run::RunInfo& r : runs) {
+        if (r.is_final()) {
+            ctx.err << fmt::format("trainbench: run {} already ended {}\n", r.short_id, r.state());
+            continue;
+        }
+        run::cancel(r, provider, system_process_runner());
+    }
+    // The scheduler takes a moment to report the cancellation.
+    for (int i = 0; i < 20; ++i) {
+        run::refresh(runs, provider, system_process_runner());
+        if (std::all_of(runs.begin(), runs.end(), [](const run::RunInfo& r) { return r.is_final(); })) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    }
+    print_run_table(ctx, runs);
+    return 0;
+}
+
+}  // namespace
+
+void setup_cancel_command(CLI::App& root, Context& ctx) {
+    auto opts = std::make_shared<CancelOptions>();
+    CLI::App* cmd = root.add_subcommand("cancel", "Cancel a run's unfinished jobs (scancel, kubectl delete, or kill the process group)");
+    cmd->add_option("RUN", opts->runs, "Run directories, run ids or short id prefixes")->required();
+    cmd->footer(R"TXT(Examples:
+  trainbench cancel 3fa2c1
+  trainbench cancel runs/tinygpt-local/20261122T023000Z-3fa2c1)TXT");
+    cmd->callback([opts, &ctx] { ctx.action = [opts, &ctx] { return run_cancel(*opts, ctx); }; });
+}
+
+}  // namespace trainbench::cli

@@ -1,0 +1,194 @@
+#include "cli/run_support.hpp"
+
+#include <trainbench/recipe.hpp>
+#include <trainbench/render.hpp>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <thread>
+
+namespace fs = std::filesystem;
+using nlohmann::ordered_json;
+
+namespace trainbench::cli {
+
+run::BackendProvider backend_provider() { return run::default_backend_provider(); }
+
+void add_kube_flags(CLI::App* cmd, std::string& context, std::string& ns) {
+    cmd->add_option("--context", context, "Kubernetes: the kubectl context (default: the current one)");
+    cmd->add_option("--namespace", ns, "Kubernetes: the namespace (default: the recipe's)");
+}
+
+run::RunInfo submit_recipe(Context& ctx, const SubmitArgs& args) {
+    recipe::LoadOptions load;
+    for (const std::string& s : args.overrides) load.overrides.push_back(recipe::parse_override(s));
+    recipe::Recipe r = recipe::load_valid_recipe(args.recipe, ctx.catalog(), load);
+
+    // Secrets first: nothing is created when one is missing.
+    catalog::EnvList all_env = r.target.env;
+    all_env.insert(all_env.end(), r.env.begin(), r.env.end());
+    std::map<std::string, std::string> secrets = run::secret_environment(all_env);
+
+    run::RunMetadata meta;
+    meta.recipe_name = r.name;
+    meta.recipe_file = args.recipe;
+    meta.target = r.target_name.empty() ? r.target.name : r.target_name;
+    meta.backend = std::string(catalog::to_string(r.target.scheduler));
+    if (r.target.scheduler == catalog::Scheduler::kubernetes) {
+        meta.kube_context = args.kube_context;
+        meta.kube_namespace = !args.kube_namespace.empty() ? args.kube_namespace : r.kubernetes.namespace_name;
+    }
+    meta.resolved_yaml = recipe::to_yaml(r);
+
+    run::RunStore store(ctx.runs_root());
+    run::RunInfo info = store.create(meta, system_process_runner());
+
+    std::vector<render::RenderedJob> jobs;
+    try {
+        render::RenderOptions ro;
+        ro.template_dirs = ctx.data_dirs().templates;
+        ro.run_dir = info.dir.string();
+        ro.run_id = info.run_id;
+        ro.stage = args.stage;
+        jobs = render::render(r, ro);
+        if (jobs.empty()) throw InputError(args.stage.empty() ? "the recipe renders no stage"
+                                                              : fmt::format("no stage '{}' in the recipe", args.stage));
+        if (!args.stage.empty()) jobs.front().dependency.clear();  // one stage on its own
+        run::write_rendered(info, jobs);
+    } catch (const Error& e) {
+        ordered_json ev;
+        ev["event"] = "finished";
+        ev["state"] = "FAILED";
+        ev["detail"] = fmt::format("render failed: {}", e.what());
+        run::append_event(info.dir, ev);
+        throw;
+    }
+
+    run::SubmitOptions so;
+    so.job_name_prefix = r.slurm.job_name_prefix;
+    so.workloads = ctx.data_dirs().workloads;
+    so.secrets = secrets;
+    run::submit_stages(info, jobs, backend_provider(), so);
+    return info;
+}
+
+std::vector<run::RunInfo> load_runs(Context& ctx, const std::vector<std::string>& refs) {
+    run::RunStore store(ctx.runs_root());
+    std::vector<run::RunInfo> runs;
+    if (!refs.empty()) {
+        for (const std::string& ref : refs) runs.push_back(run::load_run(store.resolve(ref)));
+        return runs;
+    }
+    for (const fs::path& dir : store.list()) {
+        try {
+            runs.push_back(run::load_run(dir));
+        } catch (const RuntimeError& e) {
+            run::RunInfo broken;
+            broken.dir = dir;
+            broken.run_id = dir.filename().string();
+            broken.short_id = broken.run_id.substr(broken.run_id.size() - 6);
+            broken.recipe_name = dir.parent_path().filename().string();
+            broken.problem = e.what();
+            runs.push_back(std::move(broken));
+        }
+    }
+    return runs;
+}
+
+namespace {
+
+std::string stage_summary(const run::RunInfo& run) {
+    std::string out;
+    for (const run::StageState& s : run.stages) {
+        if (!out.empty()) out += " ";
+        std::string state = s.job_id.empty() ? (s.submitting ? "?" : "-") : std::string(backend::to_string(s.status.state));
+        out += fmt::format("{}:{}", s.name, s.job_id.empty() ? state : fmt::format("{}={}", s.job_id, state));
+    }
+    return out;
+}
+
+}  // namespace
+
+void print_run_table(Context& ctx, const std::vector<run::RunInfo>& runs) {
+    if (ctx.options.json) {
+        ordered_json arr = ordered_json::array();
+        for (const run::RunInfo& r : runs) arr.push_back(r.to_json());
+        print_json(ctx, arr.dump(2));
+        return;
+    }
+    if (runs.empty()) {
+        ctx.err << "no runs under '" << ctx.runs_root().string() << "'\n";
+        return;
+    }
+    std::vector<std::vector<std::string>> rows = {{"RUN", "RECIPE", "BACKEND", "STATE", "JOBS", "CREATED", "DETAIL"}};
+    for (const run::RunInfo& r : runs)
+        rows.push_back({r.short_id, r.recipe_name, r.backend, r.state(), stage_summary(r), r.created, r.detail()});
+    std::vector<std::size_t> width(rows[0].size(), 0);
+    for (const auto& row : rows)
+        for (std::size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
+    for (const auto& row : rows) {
+        std::string line;
+        for (std::size_t i = 0; i < row.size(); ++i) {
+            if (i + 1 == row.size()) line += row[i];
+            else line += fmt::format("{:<{}}  ", row[i], width[i]);
+        }
+        while (!line.empty() && line.back() == ' ') line.pop_back();
+        ctx.out << line << '\n';
+    }
+}
+
+void print_submitted(Context& ctx, const run::RunInfo& run) {
+    if (ctx.options.json) {
+        print_json(ctx, run.to_json().dump(2));
+        return;
+    }
+    ctx.out << fmt::format("submitted run {} ({})\n", run.short_id, run.dir.string());
+    for (const run::StageState& s : run.stages)
+        ctx.out << fmt::format("  stage {}: {} job {}\n", s.name, run.backend, s.job_id.empty() ? "-" : s.job_id);
+}
+
+int wait_for_run(Context& ctx, run::RunInfo& run, double timeout_s, double interval_s) {
+    auto provider = backend_provider();
+    auto t0 = std::chrono::steady_clock::now();
+    std::string last;
+    bool live = ctx.err_is_tty && !ctx.options.quiet;
+    auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+    while (true) {
+        std::vector<run::RunInfo> one{run};
+        run::refresh(one, provider, system_process_runner());
+        run = one.front();
+        std::string line = fmt::format("{} {} {}", run.short_id, run.state(), run.detail());
+        while (!line.empty() && line.back() == ' ') line.pop_back();
+        if (live) {
+            ctx.err << "\r\033[K" << line << "  [" << human_duration(elapsed()) << "]" << std::flush;
+        } else if (line != last && !ctx.options.quiet) {
+            ctx.err << "trainbench: " << line << '\n';
+        }
+        last = line;
+        if (run.is_final()) break;
+        if (timeout_s > 0 && elapsed() >= timeout_s) {
+            if (live) ctx.err << '\n';
+            throw RuntimeError(fmt::format("timed out after {} waiting for run '{}' (still {})", human_duration(timeout_s),
+                                           run.short_id, run.state()),
+                               fmt::format("'trainbench wait {}' continues waiting", run.short_id));
+        }
+        // Sleep in small steps so Ctrl-C is noticed at once.
+        auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(interval_s);
+        while (std::chrono::steady_clock::now() < until) {
+            check_interrupted();
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        }
+    }
+    if (live) ctx.err << '\n';
+    if (ctx.options.json) print_json(ctx, run.to_json().dump(2));
+    else ctx.out << run.short_id << ' ' << run.state() << '\n';
+    if (run.state() == "COMPLETED") return 0;
+    std::string detail = run.detail();
+    throw RuntimeError(fmt::format("run '{}' ended {}{}", run.short_id, run.state(), detail.empty() ? "" : ": " + detail),
+                       fmt::format("the logs: trainbench logs {}", run.short_id));
+}
+
+}  // namespace trainbench::cli
