@@ -149,3 +149,48 @@ TEST(Escape, AMissingSecretReferenceFailsTheJobClearly) {
     EXPECT_NE(res.err.find("TB_TEST_UNSET_SECRET must be set"), std::string::npos) << res.err;
     EXPECT_NE(read_file(tmp.path() / "status" / "train.exit").substr(0, 2), "0 ");
 }
+
+TEST(Escape, ASlurmScriptWithHostileValuesPassesThemToSrunByteExact) {
+    TempDir tmp;
+    fs::remove("/tmp/trainbench-pwned");
+    recipe::Recipe r = render_test::base_recipe("nemo");
+    const std::string evil_arg = "+x=$(touch /tmp/trainbench-pwned)'`id`\"\n;#";
+    const std::string evil_image = "registry/img:1 $(touch /tmp/trainbench-pwned)";
+    r.launch.extra_args = {evil_arg};
+    r.container.image = evil_image;
+    r.env = {{"EVIL", "x\"; rm -rf / #"}};
+    RenderOptions options;
+    options.template_dirs = {render_test::shipped_templates()};
+    RenderedJob job = render::render(r, options).at(0);
+    fs::path script = tmp.path() / "job.sbatch";
+    for (const RenderedFile& f : job.files)
+        if (f.path == job.entrypoint) write_file_atomic(script, f.content);
+    // A stand-in srun that prints its arguments and one variable, NUL-separated.
+    fs::create_directories(tmp.path() / "bin");
+    write_file_atomic(tmp.path() / "bin" / "srun", "#!/bin/bash\nprintf '%s\\0' \"$@\" \"$EVIL\"\n",
+                      fs::perms::owner_all);
+    const char* path = std::getenv("PATH");
+    ProcessResult res = render_test::run_bash(
+        script,
+        {{"TRAINBENCH_RUN_DIR", tmp.path().string()},
+         {"PATH", (tmp.path() / "bin").string() + ":" + (path ? path : "/usr/bin:/bin")},
+         {"SLURM_JOB_ID", "42"}},
+        tmp.path());
+    ASSERT_EQ(res.exit_code, 0) << res.err;
+    std::vector<std::string> args;
+    std::size_t start = 0;
+    while (start < res.out.size()) {
+        std::size_t end = res.out.find('\0', start);
+        args.push_back(res.out.substr(start, end - start));
+        start = end + 1;
+    }
+    ASSERT_GE(args.size(), 3u);
+    EXPECT_EQ(args.back(), "x\"; rm -rf / #");
+    EXPECT_EQ(args[args.size() - 2], evil_arg);
+    EXPECT_NE(std::find(args.begin(), args.end(), "--container-image=" + evil_image), args.end());
+    EXPECT_NE(std::find(args.begin(), args.end(), "--container-mounts=/opt/microsoft:/opt/microsoft,/fsx:/fsx," +
+                                                      tmp.path().string() + ":" + tmp.path().string()),
+              args.end());
+    EXPECT_FALSE(fs::exists("/tmp/trainbench-pwned"));
+    EXPECT_EQ(read_file(tmp.path() / "status" / "train.exit").substr(0, 2), "0 ");
+}
