@@ -83,13 +83,13 @@ bool ByteWindow::fill() {
     return true;
 }
 
-bool ByteWindow::ensure(std::size_t n) {
+bool ByteWindow::ensure_slow(std::size_t n) {
     while (available() < n)
         if (!fill()) return false;
     return true;
 }
 
-void ByteWindow::advance(std::size_t n) {
+void ByteWindow::advance_slow(std::size_t n) {
     std::size_t here = std::min(n, available());
     m_pos += here;
     m_offset += here;

@@ -61,11 +61,18 @@ public:
     explicit ByteWindow(Source& source, std::size_t initial = 1 << 20, std::size_t max_window = 64u << 20);
     // True when `n` bytes are available at data(); false at end of input or
     // when n exceeds the maximum window.
-    bool ensure(std::size_t n);
+    bool ensure(std::size_t n) { return available() >= n || ensure_slow(n); }
     [[nodiscard]] const char* data() const { return m_buf.get() + m_pos; }
     [[nodiscard]] std::size_t available() const { return m_end - m_pos; }
     // Consumes n bytes (n may exceed what is buffered: the rest is read and dropped).
-    void advance(std::size_t n);
+    void advance(std::size_t n) {
+        if (n <= available()) {
+            m_pos += n;
+            m_offset += n;
+        } else {
+            advance_slow(n);
+        }
+    }
     // Bytes consumed so far (the offset of data() in the input).
     [[nodiscard]] std::uint64_t offset() const { return m_offset; }
     [[nodiscard]] bool eof() const { return m_eof; }
@@ -76,6 +83,9 @@ public:
     [[nodiscard]] std::size_t max_window() const { return m_max; }
 
 private:
+    bool ensure_slow(std::size_t n);
+    void advance_slow(std::size_t n);
+
     Source& m_source;
     std::unique_ptr<char[]> m_buf;
     std::size_t m_cap;
