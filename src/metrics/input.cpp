@@ -55,6 +55,9 @@ std::size_t MemorySource::read(char* dst, std::size_t n) {
 
 ByteWindow::ByteWindow(Source& source, std::size_t initial, std::size_t max_window)
     : m_source(source), m_cap(std::max<std::size_t>(initial, 64)), m_max(std::max(max_window, m_cap)) {
+    // A small input of known size needs no 1 MiB buffer (the window grows when needed).
+    if (std::uint64_t hint = source.size_hint(); hint > 0 && hint + 1 < m_cap)
+        m_cap = std::max<std::size_t>(static_cast<std::size_t>(hint) + 1, 4096);
     m_buf = std::make_unique<char[]>(m_cap + k_padding);
 }
 
