@@ -1,0 +1,317 @@
+// trainbench sweep FILE: expand a sweep (base recipe + axes) into points,
+// show them with estimates (--dry-run, -o renders every point), submit the
+// valid ones resumably (--max-active), and `sweep status FILE`.
+#include "cli/app.hpp"
+
+#include <trainbench/recipe.hpp>
+#include <trainbench/render.hpp>
+#include <trainbench/run.hpp>
+#include <trainbench/sweep.hpp>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+
+namespace fs = std::filesystem;
+using nlohmann::ordered_json;
+
+namespace trainbench::cli {
+
+namespace {
+
+struct SweepOptions {
+    std::string file;
+    bool dry_run = false;
+    std::string output;
+    double assume_mfu = 0.4;
+    int max_active = 0;
+    double poll_seconds = 10;
+    std::string status_file;
+};
+
+constexpr double k_gib = 1024.0 * 1024.0 * 1024.0;
+constexpr fs::perms k_file_mode = fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read |
+                                  fs::perms::others_read;
+constexpr fs::perms k_script_mode = k_file_mode | fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec;
+
+struct Estimate {
+    int gpus = 0;
+    double memory = 0;
+    double capacity = 0;
+    std::optional<double> step_time_s;
+    std::optional<double> gpu_hours;
+};
+
+Estimate estimate(const sweep::Point& p, double mfu) {
+    Estimate e;
+    if (!p.recipe) return e;
+    const recipe::Recipe& r = *p.recipe;
+    e.gpus = r.total_gpus();
+    recipe::MemoryEstimate m = recipe::estimate_memory(r);
+    e.memory = m.total;
+    e.capacity = m.capacity;
+    e.step_time_s = sweep::estimate_step_time(r, mfu);
+    if (e.step_time_s) e.gpu_hours = static_cast<double>(e.gpus) * r.steps * *e.step_time_s / 3600.0;
+    return e;
+}
+
+std::string values_text(const sweep::Point& p) {
+    std::string out;
+    for (const sweep::PointValue& v : p.values) {
+        if (!out.empty()) out += ' ';
+        out += v.key + "=" + v.display;
+    }
+    return out;
+}
+
+ordered_json values_json(const sweep::Point& p) {
+    ordered_json j = ordered_json::object();
+    for (const sweep::PointValue& v : p.values) j[v.key] = v.display;
+    return j;
+}
+
+sweep::Expansion load_expansion(const std::string& file, Context& ctx) {
+    sweep::SweepSpec spec = sweep::load_sweep(file);
+    return sweep::expand(spec, ctx.catalog());
+}
+
+int run_dry(const SweepOptions& opts, Context& ctx, const sweep::Expansion& x) {
+    std::vector<Estimate> est;
+    est.reserve(x.points.size());
+    double total_hours = 0;
+    bool all_hours = true;
+    for (const sweep::Point& p : x.points) {
+        est.push_back(estimate(p, opts.assume_mfu));
+        if (p.valid) {
+            if (est.back().gpu_hours)
+                total_hours += *est.back().gpu_hours;
+            else
+                all_hours = false;
+        }
+    }
+
+    std::size_t rendered_files = 0;
+    if (!opts.output.empty()) {
+        render::RenderOptions ro;
+        ro.template_dirs = ctx.data_dirs().templates;
+        for (const sweep::Point& p : x.points) {
+            if (!p.valid) continue;
+            check_interrupted();
+            fs::path root = fs::path(opts.output) / p.name;
+            for (const render::RenderedJob& job : render::render(*p.recipe, ro)) {
+                for (const render::RenderedFile& f : job.files) {
+                    fs::path target = root / job.stage / f.path;
+                    fs::create_directories(target.parent_path());
+                    write_file_atomic(target, f.content, f.executable ? k_script_mode : k_file_mode);
+                    ++rendered_files;
+                }
+            }
+        }
+    }
+
+    if (ctx.options.json) {
+        ordered_json points = ordered_json::array();
+        ordered_json pruned = ordered_json::array();
+        for (std::size_t i = 0; i < x.points.size(); ++i) {
+            const sweep::Point& p = x.points[i];
+            const Estimate& e = est[i];
+            ordered_json j = {{"index", p.index}, {"name", p.name}, {"values", values_json(p)}};
+            if (p.valid) {
+                j["hash"] = p.hash;
+                j["gpus"] = e.gpus;
+                j["nodes"] = p.recipe->nodes;
+                j["memory_per_gpu_gib"] = e.memory / k_gib;
+                j["capacity_gib"] = e.capacity / k_gib;
+                j["est_step_time_s"] = e.step_time_s ? ordered_json(*e.step_time_s) : ordered_json(nullptr);
+                j["est_gpu_hours"] = e.gpu_hours ? ordered_json(*e.gpu_hours) : ordered_json(nullptr);
+                j["warnings"] = p.warnings;
+                points.push_back(j);
+            } else {
+                j["reasons"] = p.reasons;
+                pruned.push_back(j);
+            }
+        }
+        ordered_json excluded = ordered_json::array();
+        for (const sweep::Point& p : x.excluded) excluded.push_back({{"index", p.index}, {"values", values_json(p)}});
+        ordered_json out = {{"sweep", x.spec.name},
+                            {"file", x.spec.file.string()},
+                            {"base", x.spec.base.string()},
+                            {"assume_mfu", opts.assume_mfu},
+                            {"total", x.points.size() + x.excluded.size()},
+                            {"valid", x.valid_count()},
+                            {"pruned_count", x.pruned_count()},
+                            {"excluded_count", x.excluded.size()},
+                            {"est_gpu_hours", all_hours ? ordered_json(total_hours) : ordered_json(nullptr)},
+                            {"points", points},
+                            {"pruned", pruned},
+                            {"excluded", excluded}};
+        if (!opts.output.empty()) out["rendered_files"] = rendered_files;
+        print_json(ctx, out.dump(2));
+        return 0;
+    }
+
+    std::size_t name_w = 4, values_w = 6;
+    for (const sweep::Point& p : x.points) {
+        name_w = std::max(name_w, p.name.size());
+        values_w = std::max(values_w, values_text(p).size());
+    }
+    name_w = std::min<std::size_t>(name_w, 60);
+    values_w = std::min<std::size_t>(values_w, 80);
+    std::string out;
+    out += fmt::format("{:>5}  {:<{}}  {:<{}}  {:>5}  {:>17}  {:>10}  {:>10}\n", "#", "name", name_w, "values", values_w,
+                       "gpus", "mem/GPU (GiB)", "step (s)", "GPU-hours");
+    for (std::size_t i = 0; i < x.points.size(); ++i) {
+        const sweep::Point& p = x.points[i];
+        if (!p.valid) continue;
+        const Estimate& e = est[i];
+        out += fmt::format("{:>5}  {:<{}}  {:<{}}  {:>5}  {:>17}  {:>10}  {:>10}\n", p.index, p.name, name_w,
+                           values_text(p), values_w, e.gpus,
+                           e.capacity > 0 ? fmt::format("{:.1f} of {:.0f}", e.memory / k_gib, e.capacity / k_gib)
+                                          : fmt::format("{:.1f}", e.memory / k_gib),
+                           e.step_time_s ? fmt::format("{:.3f}", *e.step_time_s) : "-",
+                           e.gpu_hours ? fmt::format("{:.2f}", *e.gpu_hours) : "-");
+    }
+    if (x.pruned_count() > 0) {
+        out += fmt::format("\npruned ({} invalid point{}):\n", x.pruned_count(), x.pruned_count() == 1 ? "" : "s");
+        for (const sweep::Point& p : x.points) {
+            if (p.valid) continue;
+            out += fmt::format("{:>5}  {}  {}\n", p.index, p.name, values_text(p));
+            for (const std::string& r : p.reasons) {
+                std::string indented = r;
+                for (std::size_t pos = 0; (pos = indented.find('\n', pos)) != std::string::npos; pos += 8)
+                    indented.replace(pos, 1, "\n       ");
+                out += "       " + indented + '\n';
+            }
+        }
+    }
+    out += fmt::format("\nsweep '{}': {} point{}: {} valid, {} pruned, {} excluded; estimated {}{:.1f} GPU-hours at MFU {:g}\n",
+                       x.spec.name, x.points.size() + x.excluded.size(),
+                       x.points.size() + x.excluded.size() == 1 ? "" : "s", x.valid_count(), x.pruned_count(),
+                       x.excluded.size(), all_hours ? "" : ">= ", total_hours, opts.assume_mfu);
+    if (!opts.output.empty())
+        out += fmt::format("rendered {} files of {} points under {}\n", rendered_files, x.valid_count(), opts.output);
+    ctx.out << out;
+    return 0;
+}
+
+int run_submit(const SweepOptions& opts, Context& ctx, const sweep::Expansion& x) {
+    if (opts.max_active < 0) throw UsageError("--max-active must be >= 0", "0 means no limit");
+    if (!(opts.poll_seconds > 0)) throw UsageError("--poll must be positive");
+    DataDirs dirs = ctx.data_dirs();
+    sweep::RunContext rc;
+    rc.runs_root = ctx.runs_root();
+    rc.template_dirs = dirs.templates;
+    rc.workloads = dirs.workloads;
+    rc.sweep_file = x.spec.file;
+    sweep::SweepSubmitOptions so;
+    so.max_active = static_cast<std::size_t>(opts.max_active);
+    so.poll_interval = std::chrono::milliseconds(static_cast<long>(opts.poll_seconds * 1000));
+    so.on_progress = [&ctx, &opts](const sweep::SubmitProgress& p, const std::string& message) {
+        if (ctx.options.quiet) return;
+        ctx.err << fmt::format("[{}/{} submitted, {} skipped, {} failed] {}\n", p.submitted + p.skipped, p.total,
+                               p.skipped, p.failed, message);
+        (void)opts;
+    };
+    sweep::SubmitProgress progress = sweep::submit_sweep(
+        x, rc.runs_root,
+        [&rc](const sweep::Point& p, const std::function<void(const run::RunInfo&)>& on_created) {
+            return sweep::submit_point_default(p, rc, on_created);
+        },
+        so);
+    fs::path state = sweep::state_file(rc.runs_root, x.spec.name);
+    if (ctx.options.json) {
+        ordered_json out = {{"sweep", x.spec.name},         {"state_file", state.string()},
+                            {"valid", progress.total},       {"submitted", progress.submitted},
+                            {"skipped", progress.skipped},   {"failed", progress.failed},
+                            {"pruned", x.pruned_count()},    {"excluded", x.excluded.size()}};
+        print_json(ctx, out.dump(2));
+    } else {
+        ctx.out << fmt::format("sweep '{}': {} valid points: {} submitted now, {} already had a run, {} failed; {} pruned; state {}\n",
+                               x.spec.name, progress.total, progress.submitted, progress.skipped, progress.failed,
+                               x.pruned_count(), state.string());
+    }
+    return progress.failed > 0 ? static_cast<int>(ExitCode::runtime) : 0;
+}
+
+int run_sweep(const SweepOptions& opts, Context& ctx) {
+    if (opts.file.empty()) throw UsageError("no sweep file given", "trainbench sweep FILE --dry-run");
+    if (!(opts.assume_mfu > 0 && opts.assume_mfu <= 1))
+        throw UsageError(fmt::format("--assume-mfu {} is not in (0, 1]", opts.assume_mfu), "e.g. --assume-mfu 0.4");
+    sweep::Expansion x = load_expansion(opts.file, ctx);
+    if (opts.dry_run) return run_dry(opts, ctx, x);
+    if (!opts.output.empty()) throw UsageError("-o/--output renders points in a dry run only", "add --dry-run");
+    return run_submit(opts, ctx, x);
+}
+
+int run_status(const SweepOptions& opts, Context& ctx) {
+    sweep::Expansion x = load_expansion(opts.status_file, ctx);
+    fs::path root = ctx.runs_root();
+    std::map<std::string, sweep::StateEntry> state = sweep::read_state(sweep::state_file(root, x.spec.name));
+    std::vector<run::RunInfo> runs;
+    std::map<std::string, std::size_t> by_hash;
+    for (const sweep::Point& p : x.points) {
+        if (!p.valid) continue;
+        auto it = state.find(p.hash);
+        if (it == state.end() || it->second.run_dir.empty()) continue;
+        std::error_code ec;
+        if (!fs::is_directory(it->second.run_dir, ec)) continue;
+        by_hash[p.hash] = runs.size();
+        runs.push_back(run::load_run(it->second.run_dir));
+    }
+    if (!runs.empty()) run::refresh(runs, run::default_backend_provider(), system_process_runner());
+    std::map<std::string, std::size_t> counts;
+    ordered_json rows = ordered_json::array();
+    std::string text = fmt::format("{:>5}  {:<40}  {:<28}  {:<11}  {}\n", "#", "name", "run", "state", "detail");
+    for (const sweep::Point& p : x.points) {
+        if (!p.valid) continue;
+        auto it = by_hash.find(p.hash);
+        std::string state_name = it == by_hash.end() ? "NOT SUBMITTED" : runs[it->second].state();
+        std::string run_id = it == by_hash.end() ? "-" : runs[it->second].run_id;
+        std::string detail = it == by_hash.end() ? "" : runs[it->second].detail();
+        ++counts[state_name];
+        rows.push_back({{"index", p.index}, {"name", p.name}, {"hash", p.hash}, {"run_id", run_id},
+                        {"state", state_name}, {"detail", detail}});
+        text += fmt::format("{:>5}  {:<40}  {:<28}  {:<11}  {}\n", p.index, p.name, run_id, state_name, detail);
+    }
+    std::string summary;
+    for (const auto& [k, n] : counts) summary += fmt::format("{}{} {}", summary.empty() ? "" : ", ", n, k);
+    if (ctx.options.json) {
+        ordered_json c = ordered_json::object();
+        for (const auto& [k, n] : counts) c[k] = n;
+        print_json(ctx, ordered_json{{"sweep", x.spec.name}, {"points", rows}, {"counts", c}}.dump(2));
+    } else {
+        ctx.out << text << fmt::format("\nsweep '{}': {}\n", x.spec.name, summary.empty() ? "no valid points" : summary);
+    }
+    return 0;
+}
+
+}  // namespace
+
+void setup_sweep_command(CLI::App& root, Context& ctx) {
+    auto opts = std::make_shared<SweepOptions>();
+    CLI::App* cmd = root.add_subcommand("sweep", "Expand a sweep file into points; --dry-run previews, otherwise submit resumably");
+    cmd->add_option("file", opts->file, "Sweep file (base recipe + matrix/zip/exclude)");
+    cmd->add_flag("--dry-run", opts->dry_run, "Print every point with estimates and the pruned points; submit nothing");
+    cmd->add_option("-o,--output", opts->output, "With --dry-run: render every valid point to DIR/<point name>/<stage>/");
+    cmd->add_option("--assume-mfu", opts->assume_mfu, "MFU assumed for the step-time and GPU-hour estimates (default 0.4)");
+    cmd->add_option("--max-active", opts->max_active, "Submit while fewer than N of the sweep's runs are unfinished (0: no limit)");
+    cmd->add_option("--poll", opts->poll_seconds, "Seconds between checks while --max-active runs are busy (default 10)");
+    cmd->footer(
+        "Examples:\n"
+        "  trainbench sweep sweeps/gpt3-sizes.yaml --dry-run\n"
+        "  trainbench sweep sweeps/gpt3-5b-p4d-nodes.yaml --dry-run -o /tmp/rendered\n"
+        "  trainbench sweep sweeps/local-slurm-tinygpt.yaml --max-active 2\n"
+        "  trainbench sweep status sweeps/local-slurm-tinygpt.yaml\n"
+        "A second `trainbench sweep FILE` submits only points that have no run yet (runs/_sweeps/<sweep>/state.jsonl).");
+    CLI::App* status = cmd->add_subcommand("status", "One status table of a sweep's points and their runs");
+    status->add_option("file", opts->status_file, "Sweep file")->required();
+    status->footer("Example:\n  trainbench sweep status sweeps/local-slurm-tinygpt.yaml --json");
+    status->callback([opts, &ctx] { ctx.action = [opts, &ctx] { return run_status(*opts, ctx); }; });
+    cmd->callback([opts, &ctx, cmd, status] {
+        if (cmd->got_subcommand(status)) return;
+        ctx.action = [opts, &ctx] { return run_sweep(*opts, ctx); };
+    });
+}
+
+}  // namespace trainbench::cli

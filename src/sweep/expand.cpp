@@ -1,0 +1,374 @@
+// Expanding a sweep into points: overrides per point, one parse of the base,
+// exclusion, validation with reasons, names and content hashes.
+#include <trainbench/sweep.hpp>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <set>
+
+namespace fs = std::filesystem;
+
+namespace trainbench::sweep {
+
+std::size_t Expansion::valid_count() const {
+    return static_cast<std::size_t>(std::count_if(points.begin(), points.end(), [](const Point& p) { return p.valid; }));
+}
+std::size_t Expansion::pruned_count() const { return points.size() - valid_count(); }
+
+// ---------------------------------------------------------------- hashing
+
+std::string fnv1a_hex(std::string_view bytes) {
+    std::uint64_t h = 14695981039346656037ULL;
+    for (char c : bytes) {
+        h ^= static_cast<std::uint64_t>(static_cast<unsigned char>(c));
+        h *= 1099511628211ULL;
+    }
+    return fmt::format("{:016x}", h);
+}
+
+std::string point_hash(const recipe::Recipe& recipe) {
+    // nlohmann::json (not ordered) sorts object keys: a canonical form.
+    nlohmann::json canonical = recipe.resolved.is_null() ? nlohmann::json::object() : nlohmann::json(recipe.resolved);
+    return fnv1a_hex(canonical.dump());
+}
+
+// ---------------------------------------------------------------- values
+
+namespace {
+
+std::string scalar_text(const nlohmann::ordered_json& j) {
+    if (j.is_string()) return j.get<std::string>();
+    if (j.is_boolean()) return j.get<bool>() ? "true" : "false";
+    if (j.is_null()) return "null";
+    return j.dump();
+}
+
+std::vector<std::string> split_dots(std::string_view key) {
+    std::vector<std::string> parts;
+    std::size_t start = 0;
+    while (true) {
+        std::size_t dot = key.find('.', start);
+        parts.emplace_back(key.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start));
+        if (dot == std::string_view::npos) break;
+        start = dot + 1;
+    }
+    return parts;
+}
+
+std::optional<double> number(const std::string& s) {
+    if (s.empty()) return std::nullopt;
+    char* end = nullptr;
+    double v = std::strtod(s.c_str(), &end);
+    if (!end || *end != '\0') return std::nullopt;
+    return v;
+}
+
+bool condition_holds(const Condition& c, const std::string& actual) {
+    auto equal = [&](const std::string& want) {
+        auto a = number(actual), b = number(want);
+        if (a && b) return *a == *b;
+        return actual == want;
+    };
+    if (c.op == "==") return equal(c.values.front());
+    if (c.op == "!=") return !equal(c.values.front());
+    if (c.op == "in") return std::any_of(c.values.begin(), c.values.end(), equal);
+    if (c.op == "not in") return std::none_of(c.values.begin(), c.values.end(), equal);
+    auto a = number(actual), b = number(c.values.front());
+    if (!a || !b) return false;
+    if (c.op == "<") return *a < *b;
+    if (c.op == "<=") return *a <= *b;
+    if (c.op == ">") return *a > *b;
+    if (c.op == ">=") return *a >= *b;
+    return false;
+}
+
+const std::vector<std::string>& derived_keys() {
+    static const std::vector<std::string> v = {"gpus", "model_parallel", "data_parallel"};
+    return v;
+}
+
+// Free-form maps: any key below them is a recipe key.
+bool free_form(const std::string& prefix) {
+    return prefix == "env" || prefix == "expect" || prefix == "kubernetes.node_selector" || prefix == "model" ||
+           prefix == "target";
+}
+
+// Checks that `key` names something in the resolved base recipe.
+void check_recipe_key(const nlohmann::ordered_json& resolved, const std::string& key, const SourceLocation& where,
+                      const std::string& section, Diagnostics& d, bool allow_derived) {
+    if (allow_derived && std::find(derived_keys().begin(), derived_keys().end(), key) != derived_keys().end()) return;
+    const nlohmann::ordered_json* cur = &resolved;
+    std::string prefix;
+    for (const std::string& part : split_dots(key)) {
+        if (!cur->is_object()) {
+            d.error(where, section, fmt::format("'{}' is not a map: cannot vary '{}'", prefix, key),
+                    "a dotted path through maps");
+            return;
+        }
+        auto it = cur->find(part);
+        if (it == cur->end()) {
+            if (free_form(prefix)) return;
+            std::vector<std::string> names;
+            for (const auto& [k, v] : cur->items()) names.push_back(prefix.empty() ? k : prefix + "." + k);
+            if (allow_derived && prefix.empty()) names.insert(names.end(), derived_keys().begin(), derived_keys().end());
+            std::string full = prefix.empty() ? part : prefix + "." + part;
+            d.error(where, section, fmt::format("unknown recipe key '{}'", key), {},
+                    did_you_mean(full, names));
+            return;
+        }
+        prefix = prefix.empty() ? part : prefix + "." + part;
+        cur = &*it;
+    }
+}
+
+std::string sanitize_name(const std::string& s) {
+    std::string out;
+    for (char c : s) {
+        char l = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+        bool ok = (l >= 'a' && l <= 'z') || (l >= '0' && l <= '9') || l == '.' || l == '_' || l == '-';
+        out += ok ? l : '-';
+    }
+    return out;
+}
+
+// The keys the name template names, in order.
+std::vector<std::string> template_keys(const std::string& t) {
+    std::vector<std::string> keys;
+    for (std::size_t i = 0; i < t.size(); ++i) {
+        if (t[i] == '{' && i + 1 < t.size() && t[i + 1] == '{') {
+            ++i;
+            continue;
+        }
+        if (t[i] == '{') {
+            std::size_t close = t.find('}', i);
+            if (close == std::string::npos) break;
+            keys.push_back(t.substr(i + 1, close - i - 1));
+            i = close;
+        }
+    }
+    return keys;
+}
+
+template <class Lookup>
+std::string render_name(const std::string& t, Lookup&& lookup) {
+    std::string out;
+    for (std::size_t i = 0; i < t.size(); ++i) {
+        char c = t[i];
+        if ((c == '{' || c == '}') && i + 1 < t.size() && t[i + 1] == c) {
+            out += c;
+            ++i;
+            continue;
+        }
+        if (c == '{') {
+            std::size_t close = t.find('}', i);
+            if (close == std::string::npos) break;
+            out += lookup(t.substr(i + 1, close - i - 1));
+            i = close;
+            continue;
+        }
+        out += c;
+    }
+    return sanitize_name(out);
+}
+
+std::vector<std::string> format_diagnostics(const Diagnostics& d, std::vector<std::string>* warnings = nullptr) {
+    std::vector<std::string> out;
+    for (const Diagnostic& x : d.sorted()) {
+        std::string text = x.format();
+        while (!text.empty() && text.back() == '\n') text.pop_back();
+        if (x.severity == Severity::error)
+            out.push_back(std::move(text));
+        else if (warnings)
+            warnings->push_back(std::move(text));
+    }
+    return out;
+}
+
+}  // namespace
+
+std::optional<std::string> lookup_value(const recipe::Recipe& r, std::string_view key) {
+    if (key == "model") return r.model_name.empty() ? r.model.name : r.model_name;
+    if (key == "target") return r.target_name.empty() ? r.target.name : r.target_name;
+    if (key == "gpus") return std::to_string(r.total_gpus());
+    if (key == "model_parallel")
+        return std::to_string(r.parallelism.tensor * r.parallelism.pipeline * r.parallelism.context);
+    if (key == "data_parallel") return std::to_string(r.data_parallel());
+    if (key == "gpu") return r.gpu.name;
+    const nlohmann::ordered_json* cur = &r.resolved;
+    for (const std::string& part : split_dots(key)) {
+        if (!cur->is_object()) return std::nullopt;
+        auto it = cur->find(part);
+        if (it == cur->end()) return std::nullopt;
+        cur = &*it;
+    }
+    if (cur->is_object()) {
+        auto n = cur->find("name");
+        if (n != cur->end() && n->is_string()) return n->get<std::string>();
+        return cur->dump();
+    }
+    if (cur->is_array()) return cur->dump();
+    return scalar_text(*cur);
+}
+
+// ---------------------------------------------------------------- expansion
+
+Expansion expand(const SweepSpec& spec, const catalog::Catalog& catalog) {
+    const std::string what = fmt::format("invalid sweep '{}'", spec.file.string());
+    std::size_t total = raw_point_count(spec);
+    if (total > spec.max_points) {
+        Diagnostics d;
+        SourceLocation where = spec.max_points_where.known() ? spec.max_points_where : SourceLocation{spec.file.string(), 1, 1, {}};
+        d.error(where, "max_points",
+                fmt::format("the sweep has {} points, more than max_points {}", total == static_cast<std::size_t>(-1) ? std::string("too many") : std::to_string(total), spec.max_points),
+                fmt::format("at most {} points", spec.max_points),
+                "remove axis values, add a zip instead of a matrix, or raise max_points if you mean it");
+        d.throw_if_errors(what);
+    }
+
+    recipe::RecipeSource source = recipe::RecipeSource::read(spec.base);
+    // The base alone must load (validation may fail: points can fix it).
+    recipe::Recipe base = recipe::load_recipe(source, catalog);
+
+    Diagnostics d;
+    for (const auto& [k, v] : spec.set) check_recipe_key(base.resolved, k, v.where, "set." + k, d, false);
+    for (const Axis& a : spec.matrix) check_recipe_key(base.resolved, a.key, a.where, "matrix." + a.key, d, false);
+    for (const Axis& a : spec.zip) check_recipe_key(base.resolved, a.key, a.where, "zip." + a.key, d, false);
+    for (std::size_t i = 0; i < spec.exclude.size(); ++i)
+        for (const Condition& c : spec.exclude[i].conditions)
+            check_recipe_key(base.resolved, c.key, c.where, fmt::format("exclude[{}].{}", i, c.key), d, true);
+    for (const std::string& k : template_keys(spec.name_template)) {
+        std::string probe = k;
+        if (probe == "gpu") continue;
+        check_recipe_key(base.resolved, probe, spec.name_where, "name", d, true);
+    }
+    d.throw_if_errors(what);
+
+    // Axis key -> position, for exclusion before loading.
+    std::map<std::string, std::string> fixed;
+    for (const auto& [k, v] : spec.set) fixed[k] = v.display;
+
+    Expansion out;
+    out.spec = spec;
+    out.points.reserve(total);
+    std::size_t zip_len = spec.zip.empty() ? 1 : spec.zip.front().values.size();
+    std::size_t matrix_size = total / std::max<std::size_t>(zip_len, 1);
+    std::vector<std::size_t> idx(spec.matrix.size());
+    for (std::size_t n = 0; n < total; ++n) {
+        Point p;
+        p.index = n + 1;
+        std::size_t z = n / std::max<std::size_t>(matrix_size, 1);
+        std::size_t rest = n % std::max<std::size_t>(matrix_size, 1);
+        for (std::size_t a = spec.matrix.size(); a-- > 0;) {
+            idx[a] = rest % spec.matrix[a].values.size();
+            rest /= spec.matrix[a].values.size();
+        }
+        std::map<std::string, std::string> known = fixed;
+        auto add = [&](const std::string& key, const AxisValue& v, bool axis) {
+            recipe::Override o;
+            o.key = key;
+            o.value = v.yaml;
+            o.text = fmt::format("sweep point {}: {}={}", p.index, key, v.display);
+            p.overrides.push_back(std::move(o));
+            if (axis) p.values.push_back({key, v.display});
+            known[key] = v.display;
+        };
+        for (const auto& [k, v] : spec.set) add(k, v, false);
+        for (const Axis& a : spec.zip) add(a.key, a.values[z], true);
+        for (std::size_t a = 0; a < spec.matrix.size(); ++a) add(spec.matrix[a].key, spec.matrix[a].values[idx[a]], true);
+
+        // Rules whose keys are all known before loading decide now.
+        bool excluded = false;
+        std::vector<const ExcludeRule*> late;
+        for (const ExcludeRule& rule : spec.exclude) {
+            bool all_known = std::all_of(rule.conditions.begin(), rule.conditions.end(),
+                                         [&](const Condition& c) { return known.count(c.key) != 0; });
+            if (!all_known) {
+                late.push_back(&rule);
+                continue;
+            }
+            if (std::all_of(rule.conditions.begin(), rule.conditions.end(),
+                            [&](const Condition& c) { return condition_holds(c, known[c.key]); })) {
+                excluded = true;
+                break;
+            }
+        }
+        if (excluded) {
+            p.name = "-";
+            out.excluded.push_back(std::move(p));
+            continue;
+        }
+
+        recipe::LoadOptions lo;
+        lo.overrides = p.overrides;
+        try {
+            p.recipe = recipe::load_recipe(source, catalog, lo);
+        } catch (const InputError& e) {
+            p.reasons = format_diagnostics(e.diagnostics());
+            if (p.reasons.empty()) p.reasons.push_back(e.what());
+        }
+        if (p.recipe) {
+            recipe::Recipe& r = *p.recipe;
+            for (const ExcludeRule* rule : late) {
+                if (std::all_of(rule->conditions.begin(), rule->conditions.end(), [&](const Condition& c) {
+                        auto v = lookup_value(r, c.key);
+                        return v && condition_holds(c, *v);
+                    })) {
+                    excluded = true;
+                    break;
+                }
+            }
+            if (excluded) {
+                p.name = "-";
+                p.recipe.reset();
+                out.excluded.push_back(std::move(p));
+                continue;
+            }
+            p.name = render_name(spec.name_template, [&](const std::string& key) {
+                return lookup_value(r, key).value_or("");
+            });
+            r.name = p.name;
+            r.resolved["name"] = p.name;
+            r.origins["name"] = spec.name_where;
+            Diagnostics v;
+            recipe::validate_recipe(r, v);
+            p.reasons = format_diagnostics(v, &p.warnings);
+        } else {
+            std::map<std::string, std::string> vals = known;
+            p.name = render_name(spec.name_template, [&](const std::string& key) {
+                auto it = vals.find(key);
+                return it != vals.end() ? it->second : std::string("?");
+            });
+        }
+        static const auto name_ok = [](const std::string& s) {
+            return !s.empty() && s.size() <= 100 && ((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= '0' && s[0] <= '9'));
+        };
+        if (!name_ok(p.name))
+            p.reasons.push_back(fmt::format("{}: error: key 'name': point name '{}' from template '{}' is not a valid recipe name",
+                                            spec.name_where.to_string(), p.name, spec.name_template));
+        p.valid = p.reasons.empty();
+        if (p.valid) p.hash = point_hash(*p.recipe);
+        out.points.push_back(std::move(p));
+    }
+
+    // Names of valid points must differ: they name run and render directories.
+    std::map<std::string, std::size_t> names;
+    for (const Point& p : out.points) {
+        if (!p.valid) continue;
+        auto [it, inserted] = names.emplace(p.name, p.index);
+        if (!inserted) {
+            Diagnostics dup;
+            std::vector<std::string> keys;
+            for (const PointValue& v : p.values) keys.push_back(v.key);
+            dup.error(spec.name_where, "name",
+                      fmt::format("points {} and {} are both named '{}'", it->second, p.index, p.name),
+                      "a name template that tells every point apart",
+                      fmt::format("add the varying keys to the template, e.g. {}", keys.empty() ? std::string("{nodes}") : "{" + keys.back() + "}"));
+            dup.throw_if_errors(what);
+        }
+    }
+    return out;
+}
+
+}  // namespace trainbench::sweep

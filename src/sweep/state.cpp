@@ -1,0 +1,192 @@
+// The sweep state file (point hash -> run) and the resumable submission loop.
+#include <trainbench/render.hpp>
+#include <trainbench/sweep.hpp>
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <sstream>
+#include <thread>
+
+namespace fs = std::filesystem;
+
+namespace trainbench::sweep {
+
+fs::path state_file(const fs::path& runs_root, const std::string& sweep_name) {
+    return runs_root / "_sweeps" / sweep_name / "state.jsonl";
+}
+
+std::map<std::string, StateEntry> read_state(const fs::path& file) {
+    std::map<std::string, StateEntry> out;
+    std::error_code ec;
+    if (!fs::exists(file, ec)) return out;
+    std::istringstream in(read_file(file));
+    std::string line;
+    while (std::getline(in, line)) {
+        if (line.empty()) continue;
+        nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
+        if (j.is_discarded() || !j.is_object() || !j.contains("hash")) continue;  // a torn last line
+        StateEntry e;
+        e.hash = j.value("hash", "");
+        e.point = j.value("point", std::size_t{0});
+        e.name = j.value("name", "");
+        e.run_id = j.value("run_id", "");
+        e.run_dir = j.value("run_dir", "");
+        e.event = j.value("event", "submitted");
+        out[e.hash] = e;
+    }
+    return out;
+}
+
+void append_state(const fs::path& file, const StateEntry& e) {
+    std::error_code ec;
+    fs::create_directories(file.parent_path(), ec);
+    if (ec) throw RuntimeError(fmt::format("cannot create '{}': {}", file.parent_path().string(), ec.message()));
+    nlohmann::ordered_json j;
+    j["hash"] = e.hash;
+    j["point"] = e.point;
+    j["name"] = e.name;
+    j["run_id"] = e.run_id;
+    j["run_dir"] = e.run_dir;
+    j["event"] = e.event;
+    auto now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+    std::tm tm{};
+    gmtime_r(&now, &tm);
+    j["time"] = fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+                            tm.tm_hour, tm.tm_min, tm.tm_sec);
+    append_line(file, j.dump());
+}
+
+bool has_run(const StateEntry& e) {
+    if (e.event == "submitted") return true;
+    // "created" (the process stopped between making the run directory and
+    // recording the submission) or "failed": the run's journal decides. A
+    // stage that was submitted, or whose submission may have reached the
+    // scheduler, keeps the run; otherwise the point is submitted again.
+    std::error_code ec;
+    if (e.run_dir.empty() || !fs::is_directory(e.run_dir, ec)) return false;
+    run::RunInfo info = run::load_run(e.run_dir);
+    for (const run::StageState& s : info.stages)
+        if (!s.job_id.empty() || (s.submitting && !s.abandoned)) return true;
+    return false;
+}
+
+run::RunInfo submit_point_default(const Point& point, const RunContext& ctx,
+                                  const std::function<void(const run::RunInfo&)>& on_created) {
+    if (!point.recipe) throw RuntimeError(fmt::format("sweep point {} has no recipe", point.index));
+    const recipe::Recipe& r = *point.recipe;
+    render::RenderOptions ro;
+    ro.template_dirs = ctx.template_dirs;
+    std::vector<render::RenderedJob> jobs = render::render(r, ro);
+    std::map<std::string, std::string> secrets = run::secret_environment(r.env);
+
+    ProcessRunner& runner = ctx.runner ? *ctx.runner : system_process_runner();
+    run::RunMetadata meta;
+    meta.recipe_name = r.name;
+    meta.recipe_file = ctx.sweep_file;
+    meta.target = r.target_name.empty() ? r.target.name : r.target_name;
+    meta.backend = std::string(catalog::to_string(r.target.scheduler));
+    meta.resolved_yaml = recipe::to_yaml(r);
+    run::RunStore store(ctx.runs_root);
+    run::RunInfo info = store.create(meta, runner);
+    if (on_created) on_created(info);
+    run::write_rendered(info, jobs);
+    run::SubmitOptions so;
+    so.job_name_prefix = r.slurm.job_name_prefix;
+    so.workloads = ctx.workloads;
+    so.secrets = std::move(secrets);
+    so.runner = &runner;
+    run::submit_stages(info, jobs, run::default_backend_provider(), so);
+    return info;
+}
+
+namespace {
+
+std::size_t default_count_active(const std::vector<std::string>& run_dirs) {
+    std::vector<run::RunInfo> runs;
+    for (const std::string& d : run_dirs) {
+        run::RunInfo info = run::load_run(d);
+        if (!info.is_final()) runs.push_back(std::move(info));
+    }
+    if (runs.empty()) return 0;
+    run::refresh(runs, run::default_backend_provider(), system_process_runner());
+    std::size_t n = 0;
+    for (const run::RunInfo& r : runs)
+        if (!r.is_final()) ++n;
+    return n;
+}
+
+}  // namespace
+
+SubmitProgress submit_sweep(const Expansion& expansion, const fs::path& runs_root, const SubmitPointFn& submit_point,
+                            const SweepSubmitOptions& options) {
+    const fs::path file = state_file(runs_root, expansion.spec.name);
+    std::map<std::string, StateEntry> state = read_state(file);
+    SubmitProgress progress;
+    progress.total = expansion.valid_count();
+    auto sleep = options.sleep ? options.sleep : [](std::chrono::milliseconds ms) { std::this_thread::sleep_for(ms); };
+    auto count_active = options.count_active ? options.count_active : default_count_active;
+    auto report = [&](const std::string& message) {
+        if (options.on_progress) options.on_progress(progress, message);
+    };
+
+    std::vector<std::string> sweep_runs;
+    for (const auto& [hash, e] : state)
+        if (has_run(e) && !e.run_dir.empty()) sweep_runs.push_back(e.run_dir);
+
+    for (const Point& p : expansion.points) {
+        if (!p.valid) continue;
+        auto it = state.find(p.hash);
+        if (it != state.end() && has_run(it->second)) {
+            ++progress.skipped;
+            report(fmt::format("point {} '{}' already has run {}", p.index, p.name, it->second.run_id));
+            continue;
+        }
+        check_interrupted();
+        if (options.max_active > 0) {
+            while (true) {
+                progress.active = count_active(sweep_runs);
+                if (progress.active < options.max_active) break;
+                report(fmt::format("waiting: {} runs active (--max-active {})", progress.active, options.max_active));
+                sleep(options.poll_interval);
+                check_interrupted();
+            }
+        }
+        StateEntry entry;
+        entry.hash = p.hash;
+        entry.point = p.index;
+        entry.name = p.name;
+        auto on_created = [&](const run::RunInfo& info) {
+            entry.run_id = info.run_id;
+            entry.run_dir = info.dir.string();
+            entry.event = "created";
+            append_state(file, entry);
+        };
+        try {
+            run::RunInfo info = submit_point(p, on_created);
+            entry.run_id = info.run_id;
+            entry.run_dir = info.dir.string();
+            entry.event = "submitted";
+            append_state(file, entry);
+            state[p.hash] = entry;
+            sweep_runs.push_back(entry.run_dir);
+            ++progress.submitted;
+            ++progress.active;
+            report(fmt::format("point {} '{}' submitted as {}", p.index, p.name, info.run_id));
+        } catch (const InterruptedError&) {
+            throw;
+        } catch (const Error& e) {
+            if (!entry.run_dir.empty()) {
+                entry.event = "failed";
+                append_state(file, entry);
+            }
+            ++progress.failed;
+            report(fmt::format("point {} '{}' failed to submit: {}", p.index, p.name, e.what()));
+            // An interrupt during the scheduler call surfaces as a failure of that call.
+            check_interrupted();
+        }
+    }
+    return progress;
+}
+
+}  // namespace trainbench::sweep

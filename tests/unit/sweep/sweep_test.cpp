@@ -1,0 +1,487 @@
+// Sweep files, expansion, exclusion, caps, names, hashes, pruning, state and resumable submission.
+#include <trainbench/analysis.hpp>
+#include <trainbench/sweep.hpp>
+
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <set>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+using namespace trainbench;
+
+namespace {
+
+const fs::path k_source = TRAINBENCH_SOURCE_DIR;
+
+const catalog::Catalog& shipped_catalog() {
+    static const catalog::Catalog c = catalog::Catalog::load({k_source / "recipes"});
+    return c;
+}
+
+class TempDir {
+public:
+    TempDir() {
+        m_path = fs::temp_directory_path() / fmt::format("tb-sweep-test-{}-{}", ::getpid(), s_counter++);
+        fs::create_directories(m_path);
+    }
+    ~TempDir() {
+        std::error_code ec;
+        fs::remove_all(m_path, ec);
+    }
+    [[nodiscard]] const fs::path& path() const { return m_path; }
+    fs::path write(const std::string& name, const std::string& text) const {
+        fs::path p = m_path / name;
+        std::ofstream(p) << text;
+        return p;
+    }
+
+private:
+    fs::path m_path;
+    static inline int s_counter = 0;
+};
+
+std::string p4d_5b() { return (k_source / "recipes/aws-p4d/gpt3-5b.yaml").string(); }
+
+sweep::Expansion expand_text(const TempDir& dir, const std::string& text) {
+    fs::path f = dir.write("s.yaml", text);
+    return sweep::expand(sweep::load_sweep(f), shipped_catalog());
+}
+
+std::string all_diagnostics(const InputError& e) {
+    std::string s = e.what();
+    for (const Diagnostic& d : e.diagnostics().items()) s += "\n" + d.format();
+    return s;
+}
+
+}  // namespace
+
+TEST(SweepSpec, MatrixIsCartesianWithTheFirstKeySlowestAndNamesFromTheTemplate) {
+    TempDir dir;
+    auto x = expand_text(dir, fmt::format(R"(base: {}
+name: "{{model}}-{{nodes}}n-tp{{parallelism.tensor}}"
+matrix:
+  nodes: [2, 4]
+  parallelism.tensor: [1, 2, 4]
+)", p4d_5b()));
+    ASSERT_EQ(x.points.size(), 6u);
+    std::vector<std::string> names;
+    for (const auto& p : x.points) names.push_back(p.name);
+    EXPECT_EQ(names, (std::vector<std::string>{"gpt3-5b-2n-tp1", "gpt3-5b-2n-tp2", "gpt3-5b-2n-tp4", "gpt3-5b-4n-tp1",
+                                               "gpt3-5b-4n-tp2", "gpt3-5b-4n-tp4"}));
+    EXPECT_EQ(x.points[4].index, 5u);
+    ASSERT_EQ(x.points[4].overrides.size(), 2u);
+    EXPECT_EQ(x.points[4].overrides[0].text, "sweep point 5: nodes=4");
+    EXPECT_EQ(x.points[4].overrides[1].text, "sweep point 5: parallelism.tensor=2");
+    ASSERT_TRUE(x.points[4].recipe);
+    EXPECT_EQ(x.points[4].recipe->nodes, 4);
+    EXPECT_EQ(x.points[4].recipe->parallelism.tensor, 2);
+    EXPECT_EQ(x.points[4].recipe->name, "gpt3-5b-4n-tp2");
+    EXPECT_EQ(x.points[4].recipe->resolved["name"], "gpt3-5b-4n-tp2");
+    EXPECT_EQ(x.points[4].recipe->origins.at("nodes").override_text, "sweep point 5: nodes=4");
+}
+
+TEST(SweepSpec, ZipStepsThroughListsTogetherAndSetAppliesToEveryPoint) {
+    TempDir dir;
+    auto x = expand_text(dir, fmt::format(R"(base: {}
+name: "p-{{nodes}}-{{batch.micro}}-{{steps}}"
+set:
+  steps: 7
+zip:
+  nodes: [2, 4, 8]
+  batch.micro: [1, 2, 1]
+)", p4d_5b()));
+    ASSERT_EQ(x.points.size(), 3u);
+    EXPECT_EQ(x.points[0].name, "p-2-1-7");
+    EXPECT_EQ(x.points[1].name, "p-4-2-7");
+    EXPECT_EQ(x.points[2].name, "p-8-1-7");
+    for (const auto& p : x.points) EXPECT_EQ(p.recipe->steps, 7);
+    EXPECT_EQ(x.points[1].values.size(), 2u);  // set values are not axis values
+}
+
+TEST(SweepSpec, ZipListsOfDifferentLengthsAreALocatedError) {
+    TempDir dir;
+    fs::path f = dir.write("s.yaml", fmt::format(R"(base: {}
+name: "p-{{nodes}}"
+zip:
+  nodes: [2, 4, 8]
+  batch.micro: [1, 2]
+)", p4d_5b()));
+    try {
+        (void)sweep::load_sweep(f);
+        FAIL() << "expected an error";
+    } catch (const InputError& e) {
+        ASSERT_EQ(e.diagnostics().error_count(), 1u);
+        const Diagnostic& d = e.diagnostics().items().front();
+        EXPECT_EQ(d.location.line, 5);
+        EXPECT_NE(d.message.find("differ in length"), std::string::npos) << d.message;
+    }
+}
+
+TEST(SweepSpec, UnknownKeysAreLocatedWithDidYouMean) {
+    TempDir dir;
+    fs::path f = dir.write("s.yaml", fmt::format(R"(base: {}
+name: "p-{{nodes}}"
+matrx:
+  nodes: [2]
+)", p4d_5b()));
+    try {
+        (void)sweep::load_sweep(f);
+        FAIL() << "expected an error";
+    } catch (const InputError& e) {
+        std::string all = all_diagnostics(e);
+        EXPECT_NE(all.find("did you mean 'matrix'"), std::string::npos) << all;
+        EXPECT_NE(all.find(":3:"), std::string::npos) << all;
+    }
+}
+
+TEST(SweepSpec, UnknownRecipeKeysInAxesAreLocatedWithDidYouMean) {
+    TempDir dir;
+    try {
+        (void)expand_text(dir, fmt::format(R"(base: {}
+name: "p-{{nodes}}"
+matrix:
+  nodes: [2, 4]
+  parallelism.tensr: [1, 2]
+)", p4d_5b()));
+        FAIL() << "expected an error";
+    } catch (const InputError& e) {
+        std::string all = all_diagnostics(e);
+        EXPECT_NE(all.find("did you mean 'parallelism.tensor'"), std::string::npos) << all;
+        EXPECT_NE(all.find("s.yaml:5:3"), std::string::npos) << all;
+    }
+}
+
+TEST(SweepSpec, ExcludeDropsPointsByValuesAndByStructuredComparisons) {
+    TempDir dir;
+    auto x = expand_text(dir, fmt::format(R"(base: {}
+name: "p-{{nodes}}n-tp{{parallelism.tensor}}-pp{{parallelism.pipeline}}"
+matrix:
+  nodes: [2, 4, 8]
+  parallelism.tensor: [1, 8]
+  parallelism.pipeline: [1, 4]
+exclude:
+  - {{nodes: 8, parallelism.tensor: 1}}
+  - {{key: model_parallel, op: ">", value: 16}}
+  - {{key: nodes, op: "<", value: 4, }}
+)", p4d_5b()));
+    // 12 raw points; nodes 2 (4 points) go; of nodes 4 and 8, tp8 x pp4 = 32 > 16 goes (2);
+    // nodes 8 tp1 goes (2 points: pp1, pp4).
+    std::set<std::string> names;
+    for (const auto& p : x.points) names.insert(p.name);
+    EXPECT_EQ(x.excluded.size(), 8u);
+    EXPECT_EQ(names, (std::set<std::string>{"p-4n-tp1-pp1", "p-4n-tp1-pp4", "p-4n-tp8-pp1", "p-8n-tp8-pp1"}));
+}
+
+TEST(SweepSpec, ExcludeComparisonsNeedNumbersAndKnownOperators) {
+    TempDir dir;
+    fs::path f = dir.write("s.yaml", fmt::format(R"(base: {}
+name: "p-{{nodes}}"
+matrix:
+  nodes: [2]
+exclude:
+  - {{key: nodes, op: "<", value: many}}
+  - {{key: nodes, op: "=<", value: 2}}
+)", p4d_5b()));
+    try {
+        (void)sweep::load_sweep(f);
+        FAIL() << "expected an error";
+    } catch (const InputError& e) {
+        std::string all = all_diagnostics(e);
+        EXPECT_NE(all.find("needs a number"), std::string::npos) << all;
+        EXPECT_NE(all.find("'=<'"), std::string::npos) << all;
+        EXPECT_EQ(e.diagnostics().error_count(), 2u) << all;
+    }
+}
+
+TEST(SweepSpec, ThePointCapFailsLoudlyInsteadOfTruncating) {
+    TempDir dir;
+    try {
+        (void)expand_text(dir, fmt::format(R"(base: {}
+name: "p-{{nodes}}-{{steps}}"
+max_points: 5
+matrix:
+  nodes: [1, 2, 4]
+  steps: [10, 20]
+)", p4d_5b()));
+        FAIL() << "expected the cap to fail";
+    } catch (const InputError& e) {
+        std::string all = all_diagnostics(e);
+        EXPECT_NE(all.find("6 points, more than max_points 5"), std::string::npos) << all;
+        EXPECT_NE(all.find("s.yaml:3:"), std::string::npos) << all;
+    }
+    sweep::SweepSpec big;
+    big.matrix.resize(2);
+    for (auto& a : big.matrix) a.values.resize(200);
+    EXPECT_EQ(sweep::raw_point_count(big), 40000u);
+    EXPECT_GT(sweep::raw_point_count(big), sweep::k_default_max_points);
+}
+
+TEST(SweepSpec, InvalidPointsArePrunedWithTheirReasons) {
+    TempDir dir;
+    auto x = expand_text(dir, fmt::format(R"(base: {}
+name: "p-tp{{parallelism.tensor}}-mbs{{batch.micro}}"
+matrix:
+  parallelism.tensor: [1, 3]
+  batch.micro: [1, 16]
+)", p4d_5b()));
+    ASSERT_EQ(x.points.size(), 4u);
+    EXPECT_TRUE(x.points[0].valid) << (x.points[0].reasons.empty() ? "" : x.points[0].reasons.front());
+    EXPECT_EQ(x.valid_count(), 1u);
+    for (const auto& p : x.points) {
+        if (p.valid) continue;
+        ASSERT_FALSE(p.reasons.empty()) << p.name;
+        EXPECT_TRUE(p.hash.empty());
+    }
+    // tensor 3 does not divide 8 GPUs per node / 32 heads: the reason names the key.
+    std::string r = x.points[2].reasons.front();
+    EXPECT_NE(r.find("parallelism.tensor"), std::string::npos) << r;
+    EXPECT_NE(r.find("sweep point 3: parallelism.tensor=3"), std::string::npos) << r;
+    // micro batch 16 on 40 GB: memory or batch divisibility.
+    std::string all;
+    for (const auto& s : x.points[1].reasons) all += s + "\n";
+    EXPECT_TRUE(all.find("memory") != std::string::npos || all.find("batch") != std::string::npos) << all;
+}
+
+TEST(SweepSpec, TwoValidPointsWithTheSameNameAreAnError) {
+    TempDir dir;
+    try {
+        (void)expand_text(dir, fmt::format(R"(base: {}
+name: "same-{{model}}"
+matrix:
+  nodes: [2, 4]
+)", p4d_5b()));
+        FAIL() << "expected an error";
+    } catch (const InputError& e) {
+        std::string all = all_diagnostics(e);
+        EXPECT_NE(all.find("points 1 and 2 are both named 'same-gpt3-5b'"), std::string::npos) << all;
+        EXPECT_NE(all.find("{nodes}"), std::string::npos) << all;
+    }
+}
+
+TEST(SweepSpec, UnknownTemplateKeysAreErrors) {
+    TempDir dir;
+    try {
+        (void)expand_text(dir, fmt::format(R"(base: {}
+name: "p-{{node}}"
+matrix:
+  nodes: [2, 4]
+)", p4d_5b()));
+        FAIL() << "expected an error";
+    } catch (const InputError& e) {
+        std::string all = all_diagnostics(e);
+        EXPECT_NE(all.find("did you mean 'nodes'"), std::string::npos) << all;
+    }
+}
+
+TEST(SweepHash, FnvVectorsAndStablePointHashes) {
+    EXPECT_EQ(sweep::fnv1a_hex(""), "cbf29ce484222325");
+    EXPECT_EQ(sweep::fnv1a_hex("a"), "af63dc4c8601ec8c");
+    EXPECT_EQ(sweep::fnv1a_hex("foobar"), "85944171f73967e8");
+    TempDir dir;
+    std::string text = fmt::format(R"(base: {}
+name: "p-{{nodes}}"
+matrix:
+  nodes: [2, 4]
+)", p4d_5b());
+    auto a = expand_text(dir, text);
+    auto b = expand_text(dir, text);
+    ASSERT_EQ(a.points.size(), 2u);
+    EXPECT_EQ(a.points[0].hash.size(), 16u);
+    EXPECT_EQ(a.points[0].hash, b.points[0].hash);
+    EXPECT_EQ(a.points[1].hash, b.points[1].hash);
+    EXPECT_NE(a.points[0].hash, a.points[1].hash);
+    // The same point from a sweep that orders its axes differently is the same point.
+    auto c = expand_text(dir, fmt::format(R"(base: {}
+name: "p-{{nodes}}"
+zip:
+  nodes: [4, 2]
+)", p4d_5b()));
+    EXPECT_EQ(c.points[0].hash, a.points[1].hash);
+    EXPECT_EQ(c.points[1].hash, a.points[0].hash);
+}
+
+TEST(ShippedSweeps, TheGpt3SizeLadderValidatesWithEveryPointExplained) {
+    sweep::Expansion x = sweep::expand(sweep::load_sweep(k_source / "sweeps/gpt3-sizes.yaml"), shipped_catalog());
+    ASSERT_EQ(x.points.size(), 5u);
+    for (const auto& p : x.points) {
+        std::string why;
+        for (const auto& r : p.reasons) why += r + "\n";
+        EXPECT_TRUE(p.valid) << p.name << ": " << why;
+    }
+    EXPECT_EQ(x.points[0].name, "gpt3-126m-ndm-a100-v4-1n-tp1-pp1");
+    EXPECT_EQ(x.points[4].name, "gpt3-175b-ndm-a100-v4-128n-tp8-pp8");
+    EXPECT_EQ(x.points[4].recipe->total_gpus(), 1024);
+    ASSERT_EQ(x.points[4].recipe->expectations.size(), 1u);
+    EXPECT_DOUBLE_EQ(*x.points[4].recipe->expectations[0].value, 22.8);
+}
+
+TEST(ShippedSweeps, EveryShippedSweepExpandsAndEveryPrunedPointHasAReason) {
+    for (const auto& e : fs::directory_iterator(k_source / "sweeps")) {
+        if (e.path().extension() != ".yaml") continue;
+        sweep::Expansion x = sweep::expand(sweep::load_sweep(e.path()), shipped_catalog());
+        EXPECT_GT(x.valid_count(), 0u) << e.path();
+        for (const auto& p : x.points) {
+            if (!p.valid) {
+                EXPECT_FALSE(p.reasons.empty()) << e.path() << " point " << p.index;
+            }
+        }
+    }
+}
+
+TEST(Plan, Gpt3175bCheckpointIsAbout2Point3TiBAndItsWriteTimesMatchSeed002) {
+    recipe::Recipe r = recipe::load_recipe(k_source / "recipes/azure-nd-h100-v5/gpt3-175b.yaml", shipped_catalog());
+    sweep::Plan p = sweep::make_plan(r);
+    const double tib = 1024.0 * 1024 * 1024 * 1024;
+    EXPECT_NEAR(p.parameters / 1e9, 175.0, 2.0);
+    EXPECT_GT(p.checkpoint_bytes / tib, 2.1);
+    EXPECT_LT(p.checkpoint_bytes / tib, 2.4);
+    ASSERT_EQ(p.checkpoint_tiers.size(), 4u);
+    // seed 002: 2.04 min at 19.2 GB/s ... 0.15 min at 256 GB/s (theirs for "about 2.3 TiB")
+    EXPECT_NEAR(p.checkpoint_tiers[0].write_seconds / 60.0, 2.04, 0.15);
+    EXPECT_NEAR(p.checkpoint_tiers[3].write_seconds / 60.0, 0.15, 0.02);
+    EXPECT_DOUBLE_EQ(sweep::checkpoint_bytes_per_parameter(catalog::Precision::bf16), 14.0);
+}
+
+TEST(Plan, FlopsPerStepAreTheAnalysisConventionsTimesTheGlobalBatch) {
+    recipe::Recipe r = recipe::load_recipe(k_source / "recipes/aws-p4d/gpt3-5b.yaml", shipped_catalog());
+    sweep::Plan p = sweep::make_plan(r);
+    ASSERT_EQ(p.flops.size(), analysis::flops_conventions().size());
+    for (const sweep::FlopsRow& row : p.flops) {
+        const analysis::FlopsConvention& c = analysis::find_flops_convention(row.convention);
+        analysis::FlopsInput in;
+        in.model = r.model;
+        in.tensor_parallel = r.parallelism.tensor;
+        try {
+            double expected = c.per_sample(in).per_sample * r.batch.global;
+            ASSERT_TRUE(row.per_step) << row.convention;
+            EXPECT_DOUBLE_EQ(*row.per_step, expected) << row.convention;
+        } catch (const Error&) {
+            EXPECT_FALSE(row.per_step) << row.convention;
+            EXPECT_FALSE(row.note.empty());
+        }
+    }
+    // step time = FLOPs per step / (GPUs x peak x MFU); days and GPU-hours follow from it.
+    ASSERT_TRUE(p.step_time_s && p.peak_tflops);
+    const sweep::FlopsRow* used = nullptr;
+    for (const auto& row : p.flops)
+        if (row.convention == p.convention) used = &row;
+    ASSERT_TRUE(used && used->per_step);
+    EXPECT_NEAR(*p.step_time_s, *used->per_step / (p.gpus * *p.peak_tflops * 1e12 * 0.4), 1e-9);
+    double steps = 300e9 / (r.batch.global * 2048.0);
+    EXPECT_NEAR(*p.days_to_train, steps * *p.step_time_s / 86400.0, 1e-9);
+    EXPECT_NEAR(*p.gpu_hours_to_train, *p.days_to_train * 24 * p.gpus, 1e-6);
+    // A higher MFU is proportionally faster.
+    sweep::PlanOptions o;
+    o.assume_mfu = 0.8;
+    EXPECT_NEAR(*sweep::make_plan(r, o).step_time_s * 2, *p.step_time_s, 1e-9);
+    // The distributed optimizer shards the optimizer state over data parallel ranks.
+    EXPECT_NEAR(p.optimizer_without_distributed_optimizer / p.optimizer_with_distributed_optimizer,
+                r.data_parallel(), 1e-6);
+}
+
+TEST(Plan, SearchReturnsOnlyValidConfigurationsBestFirst) {
+    recipe::Recipe r = recipe::load_recipe(k_source / "recipes/aws-p4d/gpt3-5b.yaml", shipped_catalog());
+    r.nodes = 4;
+    std::vector<sweep::Candidate> c = sweep::search(r);
+    ASSERT_FALSE(c.empty());
+    for (std::size_t i = 0; i < c.size(); ++i) {
+        EXPECT_LE(c[i].memory_per_gpu, c[i].capacity);
+        EXPECT_EQ(32 % (c[i].tensor * c[i].pipeline), 0);
+        if (i > 0) {
+            EXPECT_GE(c[i - 1].score, c[i].score);
+        }
+        recipe::Recipe v = r;
+        v.parallelism.tensor = c[i].tensor;
+        v.parallelism.pipeline = c[i].pipeline;
+        v.parallelism.sequence_parallel = c[i].sequence_parallel;
+        v.batch.micro = c[i].micro;
+        Diagnostics d;
+        recipe::validate_recipe(v, d);
+        EXPECT_FALSE(d.has_errors()) << d.format();
+    }
+}
+
+TEST(SweepState, AppendedEntriesReadBackAndATornLastLineIsIgnored) {
+    TempDir dir;
+    fs::path f = sweep::state_file(dir.path(), "s");
+    EXPECT_EQ(f, dir.path() / "_sweeps" / "s" / "state.jsonl");
+    sweep::append_state(f, {"aaaa", 1, "p1", "run-1", "/r/1", "created"});
+    sweep::append_state(f, {"aaaa", 1, "p1", "run-1", "/r/1", "submitted"});
+    sweep::append_state(f, {"bbbb", 2, "p2", "run-2", "/r/2", "submitted"});
+    { std::ofstream(f, std::ios::app) << R"({"hash": "cccc", "run_)"; }
+    auto s = sweep::read_state(f);
+    ASSERT_EQ(s.size(), 2u);
+    EXPECT_EQ(s["aaaa"].event, "submitted");
+    EXPECT_EQ(s["bbbb"].run_id, "run-2");
+    EXPECT_TRUE(sweep::has_run(s["aaaa"]));
+    // "created" with a run directory that never reached the scheduler: resubmit.
+    EXPECT_FALSE(sweep::has_run({"dddd", 4, "p4", "x", (dir.path() / "missing").string(), "created"}));
+}
+
+TEST(SweepSubmit, ASecondInvocationSubmitsOnlyPointsWithoutARun) {
+    TempDir dir;
+    auto x = expand_text(dir, fmt::format(R"(base: {}
+name: "p-{{nodes}}"
+matrix:
+  nodes: [2, 4, 8]
+)", p4d_5b()));
+    fs::path runs = dir.path() / "runs";
+    int calls = 0;
+    std::vector<std::string> submitted;
+    auto fake = [&](const sweep::Point& p, const std::function<void(const run::RunInfo&)>& on_created) {
+        ++calls;
+        if (calls == 2) {
+            // Ctrl-C arrives after the first submission: stop before this one reaches the scheduler.
+            throw InterruptedError();
+        }
+        run::RunInfo info;
+        info.run_id = fmt::format("run-{}", p.index);
+        info.dir = runs / p.name / info.run_id;
+        on_created(info);
+        submitted.push_back(p.name);
+        return info;
+    };
+    sweep::SweepSubmitOptions o;
+    EXPECT_THROW((void)sweep::submit_sweep(x, runs, fake, o), InterruptedError);
+    EXPECT_EQ(submitted, (std::vector<std::string>{"p-2"}));
+    auto again = sweep::submit_sweep(x, runs, fake, o);
+    EXPECT_EQ(again.skipped, 1u);
+    EXPECT_EQ(again.submitted, 2u);
+    EXPECT_EQ(submitted, (std::vector<std::string>{"p-2", "p-4", "p-8"}));
+    auto third = sweep::submit_sweep(x, runs, fake, o);
+    EXPECT_EQ(third.submitted, 0u);
+    EXPECT_EQ(third.skipped, 3u);
+    EXPECT_EQ(submitted.size(), 3u);
+}
+
+TEST(SweepSubmit, MaxActiveWaitsUntilARunFinishes) {
+    TempDir dir;
+    auto x = expand_text(dir, fmt::format(R"(base: {}
+name: "p-{{nodes}}"
+matrix:
+  nodes: [2, 4, 8]
+)", p4d_5b()));
+    std::size_t active = 0;
+    int sleeps = 0;
+    sweep::SweepSubmitOptions o;
+    o.max_active = 2;
+    o.count_active = [&](const std::vector<std::string>&) { return active; };
+    o.sleep = [&](std::chrono::milliseconds) {
+        ++sleeps;
+        active = 1;  // one run finished while we waited
+    };
+    auto fake = [&](const sweep::Point& p, const std::function<void(const run::RunInfo&)>&) {
+        ++active;
+        run::RunInfo info;
+        info.run_id = fmt::format("run-{}", p.index);
+        info.dir = dir.path() / info.run_id;
+        return info;
+    };
+    auto progress = sweep::submit_sweep(x, dir.path() / "runs", fake, o);
+    EXPECT_EQ(progress.submitted, 3u);
+    EXPECT_EQ(sleeps, 1);  // the third point waited once
+}
