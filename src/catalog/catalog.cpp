@@ -89,16 +89,20 @@ void read_env(yaml::MapReader& r, EnvList& env) {
         yaml::type_error(r.diagnostics(), *n, key, "a map of NAME: value");
         return;
     }
-    EnvList out;
+    // Merges: a name already present (from the catalog entry an inline edit starts from) is
+    // overridden in place, new names are appended.
     for (const yaml::Entry& e : n->entries) {
         std::string k = yaml::join_key(key, e.key);
         if (!e.value.is_scalar()) {
             yaml::type_error(r.diagnostics(), e.value, k, "a string or number");
             continue;
         }
-        out.emplace_back(e.key, e.value.scalar);
+        auto it = std::find_if(env.begin(), env.end(), [&](const auto& kv) { return kv.first == e.key; });
+        if (it != env.end())
+            it->second = e.value.scalar;
+        else
+            env.emplace_back(e.key, e.value.scalar);
     }
-    env = std::move(out);
 }
 
 }  // namespace

@@ -308,6 +308,24 @@ std::string join_key(std::string_view prefix, std::string_view key) {
 
 // ---------------------------------------------------------------- MapReader
 
+std::string suggest(std::string_view word, const std::vector<std::string>& candidates) {
+    std::string hint = did_you_mean(word, candidates);
+    if (!hint.empty()) return hint;
+    // A long shared prefix is a near miss too ("profile" ~ "profiling").
+    std::size_t best_len = 0;
+    std::string best;
+    for (const std::string& c : candidates) {
+        std::size_t n = 0;
+        while (n < word.size() && n < c.size() && word[n] == c[n]) ++n;
+        if (n > best_len) {
+            best_len = n;
+            best = c;
+        }
+    }
+    if (best_len >= 4 && best_len * 3 >= word.size() * 2) return fmt::format("did you mean '{}'?", best);
+    return {};
+}
+
 MapReader::MapReader(const Node& node, std::string path, Diagnostics& diagnostics)
     : m_node(node), m_path(std::move(path)), m_diagnostics(diagnostics) {
     m_valid = node.is_map() || node.is_null();
@@ -446,7 +464,7 @@ bool MapReader::read_enum(std::string_view key, std::string& out, const std::vec
     if (!v) return false;
     if (std::find(allowed.begin(), allowed.end(), *v) == allowed.end()) {
         m_diagnostics.error(n->where, k, fmt::format("unknown value '{}'", *v), fmt::format("one of {}", quoted_list(allowed)),
-                            did_you_mean(*v, allowed));
+                            suggest(*v, allowed));
         return false;
     }
     out = *v;
@@ -457,7 +475,7 @@ void MapReader::finish() {
     if (!m_node.is_map()) return;
     for (const Entry& e : m_node.entries) {
         if (std::find(m_known.begin(), m_known.end(), e.key) != m_known.end()) continue;
-        std::string hint = did_you_mean(e.key, m_known);
+        std::string hint = suggest(e.key, m_known);
         std::vector<std::string> sorted = m_known;
         std::sort(sorted.begin(), sorted.end());
         if (hint.empty()) hint = fmt::format("known keys here: {}", quoted_list(sorted, ", "));

@@ -132,6 +132,9 @@ private:
     bool m_valid = false;
 };
 
+// "did you mean 'x'?" by edit distance, else by a long shared prefix; "" when nothing is close.
+[[nodiscard]] std::string suggest(std::string_view word, const std::vector<std::string>& candidates);
+
 // An error at `node` for a value of the wrong kind ("expected X, got Y").
 void type_error(Diagnostics& d, const Node& node, const std::string& key, std::string_view expected);
 

@@ -651,6 +651,14 @@ Recipe load_recipe(const RecipeSource& source, const catalog::Catalog& catalog, 
     record_origins(root, {}, r.origins);
     r.resolved = to_json(r);
     // Values that came from the catalog entry rather than the recipe.
+    // The name of a referenced entry comes from the recipe ("target: x" or "target: {base: x}").
+    for (const std::string ref : {"target", "model"}) {
+        if (r.origins.count(ref + ".name")) continue;
+        if (auto base = r.origins.find(ref + ".base"); base != r.origins.end())
+            r.origins[ref + ".name"] = base->second;
+        else if (auto it = r.origins.find(ref); it != r.origins.end())
+            r.origins[ref + ".name"] = it->second;
+    }
     if (!r.target_name.empty()) fill_from(r.resolved["target"], "target", r.target.where, r.origins);
     if (!r.model_name.empty()) fill_from(r.resolved["model"], "model", r.model.where, r.origins);
     d.throw_if_errors(fmt::format("invalid recipe '{}'", display));

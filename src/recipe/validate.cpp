@@ -151,7 +151,7 @@ void validate_recipe(const Recipe& r, Diagnostics& d) {
         d.error(at("parallelism.tensor"), "parallelism.tensor",
                 fmt::format("{} attention heads are not divisible by tensor parallel {}", m.heads, par.tensor),
                 "a tensor size that divides the heads");
-    if (m.kv_heads > 0 && m.kv_heads % par.tensor != 0 && par.tensor % m.kv_heads != 0)
+    if (m.kv_heads > 0 && m.kv_heads % par.tensor != 0)
         d.error(at("parallelism.tensor"), "parallelism.tensor",
                 fmt::format("{} kv heads are not divisible by tensor parallel {}", m.kv_heads, par.tensor),
                 "a tensor size that divides the kv heads");

@@ -1,0 +1,38 @@
+// Helpers shared by the recipe tests: the shipped catalog and the test data folders.
+#pragma once
+
+#include <trainbench/recipe.hpp>
+
+#include <filesystem>
+#include <string>
+
+namespace trainbench::recipe::test {
+
+inline std::filesystem::path source_dir() { return TRAINBENCH_SOURCE_DIR; }
+inline std::filesystem::path data_dir() { return source_dir() / "tests" / "data" / "recipes"; }
+
+inline const catalog::Catalog& shipped_catalog() {
+    static const catalog::Catalog cat = catalog::Catalog::load({source_dir() / "recipes"});
+    return cat;
+}
+
+// Loads a test recipe with overrides ("k=v" each).
+inline Recipe load(const std::filesystem::path& file, const std::vector<std::string>& overrides = {}) {
+    LoadOptions o;
+    for (const std::string& s : overrides) o.overrides.push_back(parse_override(s));
+    return load_recipe(file, shipped_catalog(), o);
+}
+
+// Every diagnostic (and the error message) of loading + validating, formatted; "" when valid.
+inline std::string problems(const std::filesystem::path& file, const std::vector<std::string>& overrides = {}) {
+    try {
+        Recipe r = load(file, overrides);
+        Diagnostics d;
+        validate_recipe(r, d);
+        return d.format();
+    } catch (const InputError& e) {
+        return e.diagnostics().format() + e.what();
+    }
+}
+
+}  // namespace trainbench::recipe::test
