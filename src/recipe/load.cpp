@@ -599,7 +599,7 @@ void record_origins(const Node& n, const std::string& key, std::map<std::string,
 
 void fill_from(const nlohmann::ordered_json& j, const std::string& key, const SourceLocation& where,
                std::map<std::string, SourceLocation>& out) {
-    if (j.is_object()) {
+    if (j.is_object() && !j.empty()) {
         for (const auto& [k, v] : j.items()) fill_from(v, yaml::join_key(key, k), where, out);
         return;
     }

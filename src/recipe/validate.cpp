@@ -285,8 +285,9 @@ void validate_recipe(const Recipe& r, Diagnostics& d) {
                                 e.optimizer / k_gib, e.activations / k_gib, r.recompute.granularity, e.parameters / 1e9,
                                 e.parameters_per_gpu / 1e9),
                     "a configuration that fits in GPU memory",
-                    "raise parallelism.tensor/pipeline or nodes, set distributed_optimizer: true, "
-                    "recompute: {granularity: full}, or lower batch.micro");
+                    fmt::format("raise parallelism.tensor/pipeline or nodes, {}{}lower batch.micro",
+                                r.distributed_optimizer ? "" : "set distributed_optimizer: true, ",
+                                r.recompute.granularity == "full" ? "" : "use recompute: {granularity: full}, "));
         }
     }
 }
