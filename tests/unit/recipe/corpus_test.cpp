@@ -40,6 +40,18 @@ std::vector<fs::path> corpus() {
     return out;
 }
 
+// $TRAINBENCH_BINARY, else the trainbench next to this test's build directory (build/tests/..).
+std::string cli_binary() {
+    if (const char* env = std::getenv("TRAINBENCH_BINARY"); env && *env && fs::exists(env)) return env;
+    std::error_code ec;
+    fs::path self = fs::read_symlink("/proc/self/exe", ec);
+    if (!ec) {
+        fs::path candidate = self.parent_path().parent_path() / "trainbench";
+        if (fs::exists(candidate, ec)) return candidate.string();
+    }
+    return {};
+}
+
 TEST(InvalidCorpus, HasAtLeastFortyCasesEachWithItsExpectedMessage) {
     std::vector<fs::path> files = corpus();
     EXPECT_GE(files.size(), 40u);
@@ -77,8 +89,8 @@ TEST(InvalidCorpus, EveryBrokenRecipeIsRejectedWithItsExpectedMessage) {
 }
 
 TEST(InvalidCorpus, TheCliRejectsEachWithExitCode3AndNeverCrashes) {
-    const char* binary = std::getenv("TRAINBENCH_BINARY");
-    if (!binary || !fs::exists(binary)) GTEST_SKIP() << "TRAINBENCH_BINARY not set (run through ctest)";
+    const std::string binary = cli_binary();
+    if (binary.empty()) GTEST_SKIP() << "no trainbench binary (set TRAINBENCH_BINARY)";
     for (const fs::path& f : corpus()) {
         SCOPED_TRACE(f.filename().string());
         ProcessRequest req;
@@ -98,8 +110,8 @@ TEST(InvalidCorpus, TheCliRejectsEachWithExitCode3AndNeverCrashes) {
 }
 
 TEST(InvalidCorpus, TheCliAcceptsTheValidCorpusAndShowsOverridesAndOrigins) {
-    const char* binary = std::getenv("TRAINBENCH_BINARY");
-    if (!binary || !fs::exists(binary)) GTEST_SKIP() << "TRAINBENCH_BINARY not set (run through ctest)";
+    const std::string binary = cli_binary();
+    if (binary.empty()) GTEST_SKIP() << "no trainbench binary (set TRAINBENCH_BINARY)";
     ProcessRequest req;
     req.argv = {binary, "validate", "--all", (data_dir() / "valid").string()};
     ProcessResult res = system_process_runner().run(req);
