@@ -142,8 +142,9 @@ void validate_recipe(const Recipe& r, Diagnostics& d) {
         std::string key = par.pipeline > 1 && !find_origin(r, "parallelism.tensor") ? "parallelism.pipeline"
                                                                                      : "parallelism.tensor";
         d.error(at(key), key,
-                fmt::format("tensor {} x pipeline {} x context {} = {} does not divide the {} GPUs ({} nodes x {})",
-                            par.tensor, par.pipeline, par.context, model_parallel, total, r.nodes, gpn),
+                fmt::format("tensor {} x pipeline {} x context {} = {} does not divide the {} GPUs ({} node{} x {})",
+                            par.tensor, par.pipeline, par.context, model_parallel, total, r.nodes,
+                            r.nodes == 1 ? "" : "s", gpn),
                 "tensor x pipeline x context dividing nodes x gpus_per_node",
                 "change the node count or the model parallelism");
     }

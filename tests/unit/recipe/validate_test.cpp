@@ -30,7 +30,7 @@ INSTANTIATE_TEST_SUITE_P(
     Rules, ValidationRule,
     ::testing::Values(
         Rule{"model parallelism divides the GPUs", {"parallelism.tensor=3"},
-             "-s parallelism.tensor=3: error: 'parallelism.tensor': tensor 3 x pipeline 1 x context 1 = 3 does not divide the 8 GPUs (1 nodes x 8)"},
+             "-s parallelism.tensor=3: error: 'parallelism.tensor': tensor 3 x pipeline 1 x context 1 = 3 does not divide the 8 GPUs (1 node x 8)"},
         Rule{"context parallelism counts too", {"parallelism.context=16"}, "context 16 = 16 does not divide the 8 GPUs"},
         Rule{"heads divisible by tensor", {"parallelism.tensor=8"}, "12 attention heads are not divisible by tensor parallel 8"},
         Rule{"kv heads divisible by tensor", {"model.kv_heads=2", "parallelism.tensor=4"}, "2 kv heads are not divisible by tensor parallel 4"},
