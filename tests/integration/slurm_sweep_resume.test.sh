@@ -33,7 +33,7 @@ cleanup() {
 }
 trap cleanup EXIT
 fail() { echo "FAIL: $*" >&2; [ -f "$work/first.err" ] && tail -20 "$work/first.err" >&2; exit 1; }
-submitted_lines() { grep -c '"event":"submitted"' "$state" 2>/dev/null || true; }
+submitted_lines() { local n; n=$(grep -c '"event":"submitted"' "$state" 2>/dev/null || true); echo "${n:-0}"; }
 
 # 1. Dry run: 4 valid points.
 "$tb" --runs "$runs" sweep "$sweep" --dry-run --json >"$work/dry.json" || fail "dry run failed"
