@@ -8,8 +8,16 @@
 namespace fs = std::filesystem;
 using namespace trainbench;
 
+namespace {
+ProcessRequest command(std::vector<std::string> argv) {
+    ProcessRequest r;
+    r.argv = std::move(argv);
+    return r;
+}
+}  // namespace
+
 TEST(SystemProcessRunner, CapturesStdoutStderrAndExitCode) {
-    ProcessResult r = system_process_runner().run({{"sh", "-c", "echo out; echo err >&2; exit 3"}});
+    ProcessResult r = system_process_runner().run(command({"sh", "-c", "echo out; echo err >&2; exit 3"}));
     EXPECT_EQ(r.exit_code, 3);
     EXPECT_EQ(r.out, "out\n");
     EXPECT_EQ(r.err, "err\n");
@@ -17,7 +25,7 @@ TEST(SystemProcessRunner, CapturesStdoutStderrAndExitCode) {
 }
 
 TEST(SystemProcessRunner, PassesStdinAndEnvironmentWithoutAShell) {
-    ProcessRequest req{{"sh", "-c", "cat; printf '%s' \"$TB_X\""}};
+    ProcessRequest req = command({"sh", "-c", "cat; printf '%s' \"$TB_X\""});
     req.stdin_data = "hello\n";
     req.env_set["TB_X"] = "$(not expanded)";
     ProcessResult r = system_process_runner().run(req);
@@ -27,7 +35,7 @@ TEST(SystemProcessRunner, PassesStdinAndEnvironmentWithoutAShell) {
 
 TEST(SystemProcessRunner, UnsetsVariablesAndRunsInTheGivenDirectory) {
     ::setenv("TB_SECRET_FOR_TEST", "s3cr3t", 1);
-    ProcessRequest req{{"sh", "-c", "printf '%s|' \"${TB_SECRET_FOR_TEST:-none}\"; pwd"}};
+    ProcessRequest req = command({"sh", "-c", "printf '%s|' \"${TB_SECRET_FOR_TEST:-none}\"; pwd"});
     req.env_unset = {"TB_SECRET_FOR_TEST"};
     req.cwd = fs::temp_directory_path();
     ProcessResult r = system_process_runner().run(req);
@@ -35,7 +43,7 @@ TEST(SystemProcessRunner, UnsetsVariablesAndRunsInTheGivenDirectory) {
 }
 
 TEST(SystemProcessRunner, KillsTheWholeGroupOnTimeout) {
-    ProcessRequest req{{"sh", "-c", "sleep 30 & sleep 30"}};
+    ProcessRequest req = command({"sh", "-c", "sleep 30 & sleep 30"});
     req.timeout = std::chrono::milliseconds(300);
     auto start = std::chrono::steady_clock::now();
     ProcessResult r = system_process_runner().run(req);
@@ -45,7 +53,7 @@ TEST(SystemProcessRunner, KillsTheWholeGroupOnTimeout) {
 }
 
 TEST(SystemProcessRunner, ThrowsWhenTheProgramDoesNotExist) {
-    EXPECT_THROW((void)system_process_runner().run({{"trainbench-no-such-program"}}), RuntimeError);
+    EXPECT_THROW((void)system_process_runner().run(command({"trainbench-no-such-program"})), RuntimeError);
     EXPECT_FALSE(program_on_path("trainbench-no-such-program"));
     EXPECT_TRUE(program_on_path("sh"));
 }

@@ -7,6 +7,14 @@
 
 using namespace trainbench;
 
+namespace {
+ProcessRequest command(std::vector<std::string> argv) {
+    ProcessRequest r;
+    r.argv = std::move(argv);
+    return r;
+}
+}  // namespace
+
 TEST(EditDistance, CountsInsertionsDeletionsAndSubstitutions) {
     EXPECT_EQ(edit_distance("", ""), 0u);
     EXPECT_EQ(edit_distance("tensor", "tensor"), 0u);
@@ -48,7 +56,7 @@ TEST(ShellQuote, HostileValuesArriveByteExactThroughBash) {
     std::vector<std::string> hostile = {"x\"; rm -rf / #", "$(touch /tmp/tb-pwned)", "`id`", "a'b'c",
                                         "line1\nline2", "*", "~root", "${HOME}", "!!", "\\"};
     for (const std::string& v : hostile) {
-        ProcessResult r = system_process_runner().run({{"bash", "-c", "printf %s " + shell_quote(v)}});
+        ProcessResult r = system_process_runner().run(command({"bash", "-c", "printf %s " + shell_quote(v)}));
         ASSERT_EQ(r.exit_code, 0) << r.err;
         EXPECT_EQ(r.out, v);
     }
