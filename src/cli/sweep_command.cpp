@@ -2,6 +2,7 @@
 // show them with estimates (--dry-run, -o renders every point), submit the
 // valid ones resumably (--max-active), and `sweep status FILE`.
 #include "cli/app.hpp"
+#include "cli/report_support.hpp"
 
 #include <trainbench/recipe.hpp>
 #include <trainbench/render.hpp>
@@ -9,9 +10,11 @@
 #include <trainbench/sweep.hpp>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 
 namespace fs = std::filesystem;
 using nlohmann::ordered_json;
@@ -28,6 +31,9 @@ struct SweepOptions {
     int max_active = 0;
     double poll_seconds = 10;
     std::string status_file;
+    std::string report_file;
+    std::string format = "table";
+    std::string html;
 };
 
 constexpr double k_gib = 1024.0 * 1024.0 * 1024.0;
@@ -286,6 +292,211 @@ int run_status(const SweepOptions& opts, Context& ctx) {
     return 0;
 }
 
+
+// ---------------------------------------------------------------- report
+
+struct ReportRow {
+    std::size_t index = 0;
+    std::string name;
+    std::string model;
+    std::string run_id;
+    int nodes = 0;
+    int gpus = 0;
+    std::optional<double> step_time_s, tokens_per_s, tflops_per_gpu, mfu, scaling;
+    std::string note;
+};
+
+std::string cell(const std::optional<double>& v, const char* f) {
+    return v ? fmt::format(fmt::runtime(f), *v) : std::string("-");
+}
+
+// Scaling efficiency: tokens/s per GPU against the point of the same model
+// with the fewest nodes (1.0 = perfect linear scaling).
+void add_scaling(std::vector<ReportRow>& rows) {
+    std::map<std::string, const ReportRow*> base;
+    for (const ReportRow& r : rows) {
+        if (!r.tokens_per_s || r.gpus <= 0) continue;
+        auto it = base.find(r.model);
+        if (it == base.end() || r.nodes < it->second->nodes) base[r.model] = &r;
+    }
+    std::map<std::string, double> per_gpu;
+    for (const auto& [m, r] : base) per_gpu[m] = *r->tokens_per_s / r->gpus;
+    for (ReportRow& r : rows)
+        if (r.tokens_per_s && r.gpus > 0 && per_gpu.count(r.model) && per_gpu[r.model] > 0)
+            r.scaling = (*r.tokens_per_s / r.gpus) / per_gpu[r.model];
+}
+
+std::string csv_field(const std::string& s) {
+    if (s.find_first_of(",\"\n") == std::string::npos) return s;
+    std::string out = "\"";
+    for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return out + "\"";
+}
+
+std::string html_escape(const std::string& s) {
+    std::string out;
+    for (char c : s) {
+        switch (c) {
+            case '&': out += "&amp;"; break;
+            case '<': out += "&lt;"; break;
+            case '>': out += "&gt;"; break;
+            case '"': out += "&quot;"; break;
+            default: out += c;
+        }
+    }
+    return out;
+}
+
+// An SVG plot: tokens/s per GPU against nodes, one polyline per model, with
+// the ideal (flat) line of each model's smallest point dashed.
+std::string scaling_svg(const std::vector<ReportRow>& rows) {
+    const double w = 640, h = 360, l = 70, r = 20, t = 20, b = 50;
+    double max_nodes = 1, max_y = 0;
+    std::map<std::string, std::vector<std::pair<int, double>>> series;
+    for (const ReportRow& x : rows) {
+        if (!x.tokens_per_s || x.gpus <= 0) continue;
+        double y = *x.tokens_per_s / x.gpus;
+        series[x.model].emplace_back(x.nodes, y);
+        max_nodes = std::max(max_nodes, static_cast<double>(x.nodes));
+        max_y = std::max(max_y, y);
+    }
+    if (series.empty()) return "<p>no measured points to plot yet</p>\n";
+    max_y *= 1.15;
+    auto px = [&](double n) { return l + (w - l - r) * (max_nodes > 1 ? std::log2(n) / std::log2(max_nodes) : 0.5); };
+    auto py = [&](double y) { return h - b - (h - t - b) * (max_y > 0 ? y / max_y : 0); };
+    std::string svg = fmt::format("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" role=\"img\" "
+                                  "aria-label=\"tokens per second per GPU against nodes\">\n", w, h);
+    svg += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#333\"/>\n", l, h - b, w - r, h - b);
+    svg += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#333\"/>\n", l, t, l, h - b);
+    svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"12\">nodes (log scale)</text>\n",
+                       (l + w - r) / 2, h - 10);
+    svg += fmt::format("<text x=\"14\" y=\"{}\" font-size=\"12\" transform=\"rotate(-90 14 {})\" text-anchor=\"middle\">"
+                       "tokens/s per GPU</text>\n", (t + h - b) / 2, (t + h - b) / 2);
+    svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\" font-size=\"11\">{:.0f}</text>\n", l - 4, t + 4, max_y);
+    static const char* colours[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b"};
+    std::size_t k = 0;
+    for (auto& [model, pts] : series) {
+        std::sort(pts.begin(), pts.end());
+        const char* c = colours[k++ % 6];
+        std::string poly;
+        for (const auto& [n, y] : pts) {
+            poly += fmt::format("{:.1f},{:.1f} ", px(n), py(y));
+            svg += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"4\" fill=\"{}\"><title>{} {} nodes: {:.1f} tokens/s/GPU</title></circle>\n",
+                               px(n), py(y), c, html_escape(model), n, y);
+            svg += fmt::format("<text x=\"{:.1f}\" y=\"{}\" text-anchor=\"middle\" font-size=\"11\">{}</text>\n", px(n),
+                               h - b + 15, n);
+        }
+        svg += fmt::format("<polyline points=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"/>\n", poly, c);
+        svg += fmt::format("<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"{}\" stroke-dasharray=\"4 4\"/>\n",
+                           px(pts.front().first), py(pts.front().second), px(max_nodes), py(pts.front().second), c);
+        svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"11\" fill=\"{}\">{} (dashed: ideal)</text>\n", l + 8,
+                           t + 14.0 * static_cast<double>(k), c, html_escape(model));
+    }
+    return svg + "</svg>\n";
+}
+
+int run_report(const SweepOptions& opts, Context& ctx) {
+    static const std::vector<std::string> formats = {"table", "json", "csv", "markdown", "html"};
+    std::string format = ctx.options.json ? "json" : opts.format;
+    if (std::find(formats.begin(), formats.end(), format) == formats.end())
+        throw UsageError(fmt::format("unknown report format '{}'", format), did_you_mean(format, formats));
+    sweep::Expansion x = load_expansion(opts.report_file, ctx);
+    std::map<std::string, sweep::StateEntry> state =
+        sweep::read_state(sweep::state_file(ctx.runs_root(), x.spec.name));
+    ReportFlags flags;
+    std::vector<ReportRow> rows;
+    for (const sweep::Point& p : x.points) {
+        if (!p.valid) continue;
+        ReportRow row;
+        row.index = p.index;
+        row.name = p.name;
+        row.model = p.recipe->model_name;
+        row.nodes = p.recipe->nodes;
+        row.gpus = p.recipe->total_gpus();
+        auto it = state.find(p.hash);
+        std::error_code ec;
+        if (it == state.end() || it->second.run_dir.empty() || !fs::is_directory(it->second.run_dir, ec)) {
+            row.note = "not submitted";
+        } else {
+            row.run_id = it->second.run_id;
+            try {
+                analysis::RunSummary s = summarise_run(ctx, it->second.run_dir, flags);
+                row.step_time_s = s.stats.mean;
+                row.tokens_per_s = s.derived.tokens_per_s;
+                row.tflops_per_gpu = s.derived.tflops_per_gpu;
+                row.mfu = s.derived.mfu;
+            } catch (const Error& e) {
+                row.note = e.what();
+            }
+        }
+        rows.push_back(std::move(row));
+    }
+    add_scaling(rows);
+
+    std::string out;
+    if (format == "json") {
+        auto num = [](const std::optional<double>& v) { return v ? ordered_json(*v) : ordered_json(nullptr); };
+        ordered_json a = ordered_json::array();
+        for (const ReportRow& r : rows)
+            a.push_back({{"index", r.index}, {"name", r.name}, {"model", r.model}, {"run_id", r.run_id},
+                         {"nodes", r.nodes}, {"gpus", r.gpus}, {"step_time_s", num(r.step_time_s)},
+                         {"tokens_per_s", num(r.tokens_per_s)}, {"tflops_per_gpu", num(r.tflops_per_gpu)},
+                         {"mfu", num(r.mfu)}, {"scaling_efficiency", num(r.scaling)}, {"note", r.note}});
+        out = ordered_json{{"sweep", x.spec.name},
+                           {"scaling_baseline", "tokens/s per GPU of the same model's point with the fewest nodes"},
+                           {"points", a}}.dump(2) + "\n";
+    } else if (format == "csv") {
+        out = "index,name,model,run_id,nodes,gpus,step_time_s,tokens_per_s,tflops_per_gpu,mfu,scaling_efficiency,note\n";
+        for (const ReportRow& r : rows)
+            out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{}\n", r.index, csv_field(r.name), csv_field(r.model),
+                               r.run_id, r.nodes, r.gpus, cell(r.step_time_s, "{:.6g}"), cell(r.tokens_per_s, "{:.6g}"),
+                               cell(r.tflops_per_gpu, "{:.6g}"), cell(r.mfu, "{:.6g}"), cell(r.scaling, "{:.6g}"),
+                               csv_field(r.note));
+    } else if (format == "markdown" || format == "html") {
+        std::string table = "| # | point | nodes | GPUs | step time (s) | tokens/s | TFLOPS/GPU | MFU | scaling eff. | note |\n"
+                            "|---:|---|---:|---:|---:|---:|---:|---:|---:|---|\n";
+        std::string html_rows;
+        for (const ReportRow& r : rows) {
+            std::vector<std::string> c = {std::to_string(r.index), r.name, std::to_string(r.nodes), std::to_string(r.gpus),
+                                          cell(r.step_time_s, "{:.3f}"), cell(r.tokens_per_s, "{:.0f}"),
+                                          cell(r.tflops_per_gpu, "{:.1f}"), cell(r.mfu, "{:.2%}"),
+                                          cell(r.scaling, "{:.1%}"), r.note};
+            table += "| " + fmt::format("{}", fmt::join(c, " | ")) + " |\n";
+            html_rows += "<tr>";
+            for (const std::string& v : c) html_rows += "<td>" + html_escape(v) + "</td>";
+            html_rows += "</tr>\n";
+        }
+        if (format == "markdown") {
+            out = fmt::format("# Sweep {}\n\n{}\nScaling efficiency: tokens/s per GPU against the same model's point with the fewest nodes.\n",
+                              x.spec.name, table);
+        } else {
+            out = fmt::format(
+                "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Sweep {0}</title>\n"
+                "<style>body{{font-family:sans-serif;margin:2em}}table{{border-collapse:collapse}}"
+                "td,th{{border:1px solid #ccc;padding:4px 8px;text-align:right}}td:nth-child(2),td:last-child{{text-align:left}}</style>"
+                "</head><body>\n<h1>Sweep {0}</h1>\n<table>\n<tr><th>#</th><th>point</th><th>nodes</th><th>GPUs</th>"
+                "<th>step time (s)</th><th>tokens/s</th><th>TFLOPS/GPU</th><th>MFU</th><th>scaling eff.</th><th>note</th></tr>\n"
+                "{1}</table>\n<h2>Scaling</h2>\n{2}<p>Scaling efficiency: tokens/s per GPU against the same model's point with "
+                "the fewest nodes.</p>\n</body></html>\n",
+                html_escape(x.spec.name), html_rows, scaling_svg(rows));
+        }
+    } else {
+        out = fmt::format("{:>5}  {:<40}  {:>5}  {:>5}  {:>10}  {:>12}  {:>10}  {:>7}  {:>8}  {}\n", "#", "point", "nodes",
+                          "gpus", "step (s)", "tokens/s", "TFLOPS/GPU", "MFU", "scaling", "note");
+        for (const ReportRow& r : rows)
+            out += fmt::format("{:>5}  {:<40}  {:>5}  {:>5}  {:>10}  {:>12}  {:>10}  {:>7}  {:>8}  {}\n", r.index, r.name,
+                               r.nodes, r.gpus, cell(r.step_time_s, "{:.3f}"), cell(r.tokens_per_s, "{:.0f}"),
+                               cell(r.tflops_per_gpu, "{:.1f}"), cell(r.mfu, "{:.2%}"), cell(r.scaling, "{:.1%}"), r.note);
+    }
+    if (!opts.html.empty() && format == "html") {
+        write_file_atomic(opts.html, out);
+        if (!ctx.options.quiet) ctx.err << "wrote " << opts.html << '\n';
+    } else {
+        ctx.out << out;
+    }
+    return 0;
+}
+
 }  // namespace
 
 void setup_sweep_command(CLI::App& root, Context& ctx) {
@@ -308,8 +519,15 @@ void setup_sweep_command(CLI::App& root, Context& ctx) {
     status->add_option("file", opts->status_file, "Sweep file")->required();
     status->footer("Example:\n  trainbench sweep status sweeps/local-slurm-tinygpt.yaml --json");
     status->callback([opts, &ctx] { ctx.action = [opts, &ctx] { return run_status(*opts, ctx); }; });
-    cmd->callback([opts, &ctx, cmd, status] {
-        if (cmd->got_subcommand(status)) return;
+    CLI::App* report = cmd->add_subcommand("report", "One summary table of a sweep: step time, tokens/s, TFLOPS/GPU, MFU, scaling efficiency");
+    report->add_option("file", opts->report_file, "Sweep file")->required();
+    report->add_option("--format", opts->format, "table (default), json, csv, markdown or html (with a scaling plot)");
+    report->add_option("-o,--output", opts->html, "--format html: write the page to FILE instead of stdout");
+    report->footer("Examples:\n  trainbench sweep report sweeps/gpt3-5b-p4d-nodes.yaml\n"
+                   "  trainbench sweep report sweeps/gpt3-5b-p4d-nodes.yaml --format html -o scaling.html");
+    report->callback([opts, &ctx] { ctx.action = [opts, &ctx] { return run_report(*opts, ctx); }; });
+    cmd->callback([opts, &ctx, cmd, status, report] {
+        if (cmd->got_subcommand(status) || cmd->got_subcommand(report)) return;
         ctx.action = [opts, &ctx] { return run_sweep(*opts, ctx); };
     });
 }
