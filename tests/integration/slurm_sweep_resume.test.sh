@@ -107,4 +107,13 @@ assert len(pts) == 4, d
 assert all(p["run_id"] != "-" and p["state"] != "NOT SUBMITTED" for p in pts), d
 PY
 "$tb" --runs "$runs" sweep status "$sweep" | tail -1
+"$tb" --runs "$runs" sweep report "$sweep" --json >"$work/report.json" || fail "sweep report failed"
+python3 - "$work/report.json" <<'PY' || fail "sweep report does not list the 4 runs"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert len(d["points"]) == 4 and all(p["run_id"] for p in d["points"]), d
+assert sorted(p["nodes"] for p in d["points"]) == [1, 1, 2, 2], d
+PY
+"$tb" --runs "$runs" sweep report "$sweep" --format html -o "$work/report.html" 2>/dev/null || fail "sweep report --format html failed"
+grep -q '<h1>Sweep local-slurm-tinygpt</h1>' "$work/report.html" || fail "html report has no title"
 echo "ok: 4 points, 4 runs, 4 jobs, no duplicates after SIGINT and resume"
