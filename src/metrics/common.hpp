@@ -6,6 +6,7 @@
 #include <trainbench/metrics.hpp>
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -103,6 +104,18 @@ void warn(ParseStats& stats, std::string message);
 [[nodiscard]] std::optional<double> parse_datetime(std::string_view s);
 // Removes ANSI escape sequences (CSI "ESC [ ... letter" and two-byte escapes).
 void strip_ansi(std::string_view in, std::string& out);
+// Step arithmetic that saturates instead of overflowing (hostile inputs).
+[[nodiscard]] inline std::int64_t sat_add(std::int64_t a, std::int64_t b) {
+    std::int64_t r = 0;
+    if (__builtin_add_overflow(a, b, &r)) return b > 0 ? std::numeric_limits<std::int64_t>::max() : std::numeric_limits<std::int64_t>::min();
+    return r;
+}
+[[nodiscard]] inline std::int64_t sat_mul(std::int64_t a, std::int64_t b) {
+    std::int64_t r = 0;
+    if (__builtin_mul_overflow(a, b, &r))
+        return (a < 0) != (b < 0) ? std::numeric_limits<std::int64_t>::min() : std::numeric_limits<std::int64_t>::max();
+    return r;
+}
 // A double rounded to the nearest int64 when it holds an integral value in range.
 [[nodiscard]] std::optional<std::int64_t> integral(double v);
 

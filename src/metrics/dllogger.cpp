@@ -36,12 +36,12 @@ public:
             s.epoch = epoch;
         }
         if (epoch > s.epoch) {
-            s.offset += s.max_last;
+            s.offset = sat_add(s.offset, s.max_last);
             s.max_last = 0;
             s.epoch = epoch;
         }
         s.max_last = std::max(s.max_last, last);
-        return s.offset + last;
+        return sat_add(s.offset, last);
     }
 
 private:

@@ -132,7 +132,7 @@ void MetaseqParser::emit(Kind kind, double wall, std::optional<std::int64_t> fal
     // previous train_inner line (fairseq <= 0.9 logged train_wall cumulatively).
     if (m_prev_updates && *step > *m_prev_updates && !std::isnan(train_wall)) {
         double interval = legacy ? train_wall - m_prev_train_wall : train_wall;
-        auto updates = static_cast<double>(*step - *m_prev_updates);
+        double updates = static_cast<double>(*step) - static_cast<double>(*m_prev_updates);
         if (!std::isnan(interval) && interval >= 0)
             m_sink.stage(m_sink.resolve_as(names::step_time_s, "train_wall"), Point{*step, interval / updates, wall});
     }
@@ -169,7 +169,7 @@ bool inner_progress(std::string_view s, std::int64_t& step, std::string_view& re
     if (i >= s.size() || s[i] != '/') return false;
     ++i;
     if (!num(size)) return false;
-    step = std::max<std::int64_t>(epoch - 1, 0) * size + it;
+    step = sat_add(sat_mul(std::max<std::int64_t>(epoch - 1, 0), size), it);
     rest = s.substr(i);
     return true;
 }

@@ -123,12 +123,12 @@ bool NemoParser::tqdm_bar(std::string_view s) {
         m_bar_epoch = epoch;
     }
     if (epoch > m_bar_epoch) {
-        m_bar_offset += m_bar_max;
+        m_bar_offset = sat_add(m_bar_offset, m_bar_max);
         m_bar_max = 0;
         m_bar_epoch = epoch;
     }
     m_bar_max = std::max(m_bar_max, n);
-    std::int64_t step = m_bar_offset + n;
+    std::int64_t step = sat_add(m_bar_offset, n);
     for (auto& [key, value] : m_values) m_sink.stage(m_sink.resolve(key), Point{step, value, k_nan});
     if (!m_values.empty())
         m_sink.stage(m_sink.resolve_as("epoch", "epoch"), Point{step, static_cast<double>(epoch), k_nan});
