@@ -95,8 +95,16 @@ nlohmann::ordered_json to_json(const Recipe& r) {
     j["version"] = r.version;
     j["name"] = r.name;
     j["description"] = r.description;
-    j["target"] = target_json(r.target);
-    j["model"] = model_json(r.model);
+    // `base` names the catalog entry, so the resolved recipe (recipe.resolved.yaml
+    // in a run directory) loads again as an inline edit of that entry.
+    auto with_base = [](const std::string& base, const nlohmann::ordered_json& fields) {
+        nlohmann::ordered_json out = nlohmann::ordered_json::object();
+        if (!base.empty()) out["base"] = base;
+        for (const auto& [k, v] : fields.items()) out[k] = v;
+        return out;
+    };
+    j["target"] = with_base(r.target_name, target_json(r.target));
+    j["model"] = with_base(r.model_name, model_json(r.model));
     j["framework"] = r.framework;
     j["nodes"] = r.nodes;
     j["gpus_per_node"] = r.gpus_per_node_effective();
@@ -170,8 +178,8 @@ nlohmann::ordered_json to_json(const Recipe& r) {
     j["launch"] = {{"command", r.launch.command},
                    {"entrypoint", r.launch.entrypoint},
                    {"workdir", r.launch.workdir},
-                   {"extra_args", r.launch.extra_args},
-                   {"log_format", r.launch.log_format}};
+                   {"extra_args", r.launch.extra_args}};
+    if (!r.launch.log_format.empty()) j["launch"]["log_format"] = r.launch.log_format;
     nlohmann::ordered_json stages = nlohmann::ordered_json::array();
     for (const Stage& s : r.stages) {
         nlohmann::ordered_json st;

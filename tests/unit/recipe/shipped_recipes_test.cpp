@@ -35,3 +35,25 @@ TEST(ShippedRecipes, CommonBasesAreWellFormedYaml) {
 
 }  // namespace
 }  // namespace trainbench::recipe
+
+namespace trainbench::recipe {
+namespace {
+
+// A run keeps its recipe as recipe.resolved.yaml and reports from it later, so
+// the resolved form of every shipped recipe must load again to the same recipe.
+TEST(ShippedRecipes, ResolvedYamlLoadsBackToTheSameRecipe) {
+    fs::path dir = fs::temp_directory_path() / ("tb-roundtrip-" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    for (const fs::path& f : find_recipe_files(test::source_dir() / "recipes")) {
+        Recipe original = load_valid_recipe(f, test::shipped_catalog());
+        fs::path copy = dir / "recipe.resolved.yaml";
+        write_file_atomic(copy, to_yaml(original));
+        Recipe again = load_valid_recipe(copy, test::shipped_catalog());
+        EXPECT_EQ(again.resolved.dump(2), original.resolved.dump(2)) << f;
+        EXPECT_EQ(again.total_gpus(), original.total_gpus()) << f;
+    }
+    fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace trainbench::recipe
