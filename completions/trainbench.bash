@@ -20,7 +20,7 @@ _trainbench() {
 
     if [[ -z $sub ]]; then
         local cmds
-        cmds=$("$tb" --help 2>/dev/null | awk '/^SUBCOMMANDS:/{f=1; next} f && /^  [a-z]/{print $1}')
+        cmds=$("$tb" --help 2>/dev/null | awk '/^Subcommands:/{f=1; next} f && /^  [a-z]/{print $1}')
         COMPREPLY=($(compgen -W "$cmds --help --version --json --verbose --quiet --recipes --templates --runs" -- "$cur"))
         return
     fi
