@@ -56,16 +56,18 @@ with open(sys.argv[1], "rb") as f:
         n += 1
 PY
 
+echo 'ltrimstr("DLLL ") | fromjson | .data["train_step_timing in s"]' > "$out/filter.jq"
+
 results="$out/results"
 mkdir -p "$results"
-run() {  # name runs command...
+run() {  # name runs command... (hyperfine -N splits the command on spaces: no quoted arguments)
   local name=$1 n=$2; shift 2
   hyperfine --style none -N --warmup 1 --runs "$n" --export-json "$results/$name.json" "$*" > /dev/null
 }
 run dll_trainbench "$runs" "$tb" parse "$dll" -q
 run dll_cat "$runs" cat "$dll"
 run dll_python 3 python3 "$out/json_loop.py" "$dll"
-run dll_jq 3 jq -c -R 'ltrimstr("DLLL ") | fromjson | .data["train_step_timing in s"]' "$dll"
+run dll_jq 3 jq -c -R -f "$out/filter.jq" "$dll"
 run tfe_trainbench "$runs" "$tb" parse "$tfe" -q
 run tfe_cat "$runs" cat "$tfe"
 run meg_trainbench "$runs" "$tb" parse "$meg" -q
