@@ -49,7 +49,15 @@ _trainbench() {
         list) COMPREPLY=($(compgen -W "targets models recipes gpus formats conventions" -- "$cur")); return ;;
     esac
     # Recipe, sweep and log files, and directories to descend into.
-    COMPREPLY=($(compgen -f -X '!*.@(yaml|yml|json|log|txt|out)' -- "$cur") $(compgen -d -S / -- "$cur"))
+    local f
+    COMPREPLY=()
+    while IFS= read -r f; do
+        if [[ -d $f ]]; then
+            COMPREPLY+=("$f/")
+        else
+            case $f in *.yaml|*.yml|*.json|*.log|*.txt|*.out|*tfevents*) COMPREPLY+=("$f") ;; esac
+        fi
+    done < <(compgen -f -- "$cur")
     compopt -o nospace 2>/dev/null
 }
 complete -F _trainbench trainbench

@@ -16,6 +16,7 @@ namespace {
 
 struct ListOptions {
     std::string what;
+    bool names = false;  // one name per line (for scripts and shell completion)
 };
 
 using Row = std::vector<std::string>;
@@ -39,9 +40,21 @@ void print_table(std::ostream& out, const Row& header, const std::vector<Row>& r
     for (const Row& r : rows) line(r);
 }
 
+// JSON with --json, bare names with --names, else an aligned table.
+void emit(const ListOptions& opts, Context& ctx, const nlohmann::ordered_json& j, const Row& header,
+          const std::vector<Row>& rows) {
+    if (ctx.options.json) {
+        print_json(ctx, j.dump(2));
+    } else if (opts.names) {
+        for (const Row& r : rows) ctx.out << r.front() << '\n';
+    } else {
+        print_table(ctx.out, header, rows);
+    }
+}
+
 std::string num(double v) { return v == 0 ? "-" : fmt::format("{:g}", v); }
 
-int list_gpus(Context& ctx) {
+int list_gpus(const ListOptions& opts, Context& ctx) {
     const catalog::Catalog& cat = ctx.catalog();
     nlohmann::ordered_json j = nlohmann::ordered_json::array();
     std::vector<Row> rows;
@@ -64,14 +77,11 @@ int list_gpus(Context& ctx) {
                      {"peak_tflops_dense", peaks},
                      {"file", g.where.to_string()}});
     }
-    if (ctx.options.json)
-        print_json(ctx, j.dump(2));
-    else
-        print_table(ctx.out, {"GPU", "FAMILY", "MEMORY_GIB", "BF16", "FP16", "FP8", "TF32", "FP32", "DESCRIPTION"}, rows);
+    emit(opts, ctx, j, {"GPU", "FAMILY", "MEMORY_GIB", "BF16", "FP16", "FP8", "TF32", "FP32", "DESCRIPTION"}, rows);
     return 0;
 }
 
-int list_targets(Context& ctx) {
+int list_targets(const ListOptions& opts, Context& ctx) {
     const catalog::Catalog& cat = ctx.catalog();
     nlohmann::ordered_json j = nlohmann::ordered_json::array();
     std::vector<Row> rows;
@@ -90,14 +100,11 @@ int list_targets(Context& ctx) {
                      {"env_count", t.env.size()},
                      {"file", t.where.file}});
     }
-    if (ctx.options.json)
-        print_json(ctx, j.dump(2));
-    else
-        print_table(ctx.out, {"TARGET", "SCHEDULER", "GPUS", "GPU", "FABRIC", "CONTAINER", "DESCRIPTION"}, rows);
+    emit(opts, ctx, j, {"TARGET", "SCHEDULER", "GPUS", "GPU", "FABRIC", "CONTAINER", "DESCRIPTION"}, rows);
     return 0;
 }
 
-int list_models(Context& ctx) {
+int list_models(const ListOptions& opts, Context& ctx) {
     const catalog::Catalog& cat = ctx.catalog();
     nlohmann::ordered_json j = nlohmann::ordered_json::array();
     std::vector<Row> rows;
@@ -117,14 +124,11 @@ int list_models(Context& ctx) {
                      {"position", m.position},
                      {"file", m.where.file}});
     }
-    if (ctx.options.json)
-        print_json(ctx, j.dump(2));
-    else
-        print_table(ctx.out, {"MODEL", "FAMILY", "LAYERS", "HIDDEN", "HEADS", "FFN", "SEQ", "VOCAB"}, rows);
+    emit(opts, ctx, j, {"MODEL", "FAMILY", "LAYERS", "HIDDEN", "HEADS", "FFN", "SEQ", "VOCAB"}, rows);
     return 0;
 }
 
-int list_recipes(Context& ctx) {
+int list_recipes(const ListOptions& opts, Context& ctx) {
     const catalog::Catalog& cat = ctx.catalog();
     nlohmann::ordered_json j = nlohmann::ordered_json::array();
     std::vector<Row> rows;
@@ -149,18 +153,15 @@ int list_recipes(Context& ctx) {
             }
         }
     }
-    if (ctx.options.json)
-        print_json(ctx, j.dump(2));
-    else
-        print_table(ctx.out, {"RECIPE", "NAME", "TARGET", "MODEL", "FRAMEWORK", "NODES", "GPUS"}, rows);
+    emit(opts, ctx, j, {"RECIPE", "NAME", "TARGET", "MODEL", "FRAMEWORK", "NODES", "GPUS"}, rows);
     return 0;
 }
 
 int run_list(const ListOptions& opts, Context& ctx) {
-    if (opts.what == "gpus") return list_gpus(ctx);
-    if (opts.what == "targets") return list_targets(ctx);
-    if (opts.what == "models") return list_models(ctx);
-    return list_recipes(ctx);
+    if (opts.what == "gpus") return list_gpus(opts, ctx);
+    if (opts.what == "targets") return list_targets(opts, ctx);
+    if (opts.what == "models") return list_models(opts, ctx);
+    return list_recipes(opts, ctx);
 }
 
 }  // namespace
@@ -171,6 +172,7 @@ void setup_list_command(CLI::App& root, Context& ctx) {
     cmd->add_option("what", opts->what, "What to list: targets, models, recipes or gpus")
         ->required()
         ->check(CLI::IsMember({"targets", "models", "recipes", "gpus"}));
+    cmd->add_flag("--names", opts->names, "Only the names, one per line (for scripts and shell completion)");
     cmd->footer(R"TXT(Examples:
   trainbench list targets
   trainbench list models --json
