@@ -109,6 +109,8 @@ std::string svg_plot(const std::vector<analysis::SeriesPoint>& points, const std
     for (const auto& p : points)
         path += fmt::format("{}{:.1f},{:.1f}", path.empty() ? "M" : " L", px(static_cast<double>(p.step)), py(p.value));
     svg += "<path class=\"line\" d=\"" + path + "\"/>\n";
+    double last_label_x = -1e9;
+    int label_row = 0;
     for (const auto& p : points) {
         const bool warm = std::find(warmup_steps.begin(), warmup_steps.end(), p.step) != warmup_steps.end();
         const bool clipped = clip_above > 0 && p.value > y1;
@@ -117,7 +119,11 @@ std::string svg_plot(const std::vector<analysis::SeriesPoint>& points, const std
             svg += fmt::format("<path class=\"clipped\" d=\"M{0:.1f},{1:.1f} l-5,9 h10 z\"><title>step {2}: {3:.6g} "
                                "(off the scale)</title></path>\n",
                                x, k_top, p.step, p.value);
-            svg += fmt::format("<text class=\"tick\" x=\"{:.1f}\" y=\"{:.1f}\">{:.4g}</text>\n", x + 7, k_top + 10, p.value);
+            // Labels of neighbouring clipped points are stacked so they never overlap.
+            label_row = (x - last_label_x < 48) ? label_row + 1 : 0;
+            last_label_x = x;
+            svg += fmt::format("<text class=\"tick\" x=\"{:.1f}\" y=\"{:.1f}\">{:.4g}</text>\n", x + 7,
+                               k_top + 10 + 12 * label_row, p.value);
         } else {
             svg += fmt::format("<circle class=\"{}\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"2.5\"><title>step {}: {:.6g}</title>"
                                "</circle>\n",
