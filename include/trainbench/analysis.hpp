@@ -315,4 +315,53 @@ struct AnalysisRequest {
 // naming the flag that would fix it.
 [[nodiscard]] RunSummary analyse(AnalysisRequest request);
 
+// ---------------------------------------------------------------- cluster validation
+// The validate stage's results (src/analysis/cluster_validation.cpp;
+// docs/stages.md): DCGM diagnostics per node and nccl-tests runs over all
+// nodes and node pairs, judged against a bus bandwidth threshold.
+
+struct DcgmCheck {
+    std::string name;     // "PCIe", "SM Stress"
+    std::string result;   // "Pass", "Fail", "Skip", "Warn"
+    std::string detail;   // the rest of the cell ("All", "GPU: 0") and any following message rows
+};
+struct DcgmNodeResult {
+    std::string node;     // from the file name dcgm-<node>.txt
+    std::string file;
+    std::vector<DcgmCheck> checks;
+    bool parsed = false;  // the output held a result table
+    bool passed = false;  // parsed and no check failed
+};
+// Parses the text table `dcgmi diag -r N` prints.
+[[nodiscard]] DcgmNodeResult parse_dcgm_diag(std::string_view text);
+
+struct NcclRunCheck {
+    std::string file;
+    std::string test;                 // "all_reduce_perf"
+    std::vector<std::string> nodes;   // the pair (from nccl-<a>-<b>.txt); empty for the all-nodes run
+    bool all_nodes = false;
+    std::vector<metrics::NcclRow> rows;
+    std::uint64_t largest_size = 0;   // bytes of the largest message size
+    std::optional<double> largest_busbw;  // its out-of-place busbw, GB/s
+    std::optional<double> avg_busbw;
+    bool passed = false;
+    std::string problem;              // why it failed ("no result rows", "180 GB/s below ...")
+};
+
+struct ClusterValidation {
+    double threshold_gbs = 0;         // 0 = none: a run passes when it produced rows without errors
+    std::vector<std::string> nodes;   // nodes.txt, else the union of the pairs
+    std::vector<DcgmNodeResult> dcgm;
+    std::vector<NcclRunCheck> runs;   // the all-nodes run first, then pairs in file order
+    std::vector<std::string> bad_nodes;      // failed DCGM, or in failing pairs only (at least one)
+    std::vector<std::string> suspect_nodes;  // in some failing and some passing pairs
+    bool passed = false;
+    bool empty() const { return dcgm.empty() && runs.empty(); }
+};
+
+// Judges one nccl-tests result against the threshold (out-of-place busbw of the largest size).
+[[nodiscard]] NcclRunCheck check_nccl_run(const metrics::NcclResult& result, double threshold_gbs);
+// Reads a validate stage's log directory (dcgm-*.txt, nccl-*.txt, <test>-*.txt, nodes.txt).
+[[nodiscard]] ClusterValidation analyse_cluster_validation(const std::filesystem::path& log_dir, double threshold_gbs);
+
 }  // namespace trainbench::analysis

@@ -51,7 +51,7 @@ struct DataPrefix {
 };
 
 struct Data {
-    std::string kind = "mock";          // "mock" or "prefixes"
+    std::string kind = "mock";          // "mock", "prefixes" or "prepared" (a prepare-data stage's output)
     std::vector<DataPrefix> prefixes;   // kind == prefixes
     std::string tokenizer = "gpt2-bpe";
     std::string vocab_file;
@@ -228,6 +228,85 @@ private:
 };
 [[nodiscard]] Recipe load_recipe(const RecipeSource& source, const catalog::Catalog& catalog,
                                  const LoadOptions& options = {});
+
+// ---------------------------------------------------------------- stage options
+// Each stage kind's `options` schema (src/recipe/stages.cpp; docs/stages.md).
+// validate_stage_options reports unknown keys (with did-you-mean), wrong types
+// and bad values, located at the key; the *_options readers return typed
+// values with defaults filled in (they assume a validated recipe and fall
+// back to defaults on bad values).
+struct DcgmOptions {
+    bool enabled = true;
+    int level = 3;                     // dcgmi diag -r LEVEL (1 quick, 2 medium, 3 long)
+    std::string binary = "dcgmi";      // the dcgmi program (a path replaces it: stand-ins in tests)
+    std::string image;                 // container image to run dcgmi in (pyxis); empty = on the host
+    std::string time;                  // informational: the seed's job time
+};
+struct NcclTestOptions {
+    bool enabled = true;
+    std::vector<std::string> tests{"all_reduce_perf"};
+    std::string min_bytes = "8";       // -b
+    std::string max_bytes = "8G";      // -e
+    int step_factor = 2;               // -f
+    int iters = 0;                     // -n; 0 = nccl-tests' default
+    int gpus_per_rank = 1;             // -g
+    bool pairwise = true;              // one 2-node run per node pair (seed 000)
+    bool all_nodes = true;             // one run over every node
+    double busbw_threshold_gbs = 0;    // 0 = the target's nccl_busbw_threshold_gbs
+    std::string build_path;            // directory holding the nccl-tests binaries (build.path)
+    std::string build_image;           // or a container image that has them (build.image)
+    std::string hpcx_path;             // informational (seed 000 builds with HPC-X)
+    std::vector<std::string> mounts;   // container mounts for the nccl-tests runs
+    catalog::EnvList env;              // exported before the nccl-tests runs
+    std::string mem;                   // informational: the seed's job limits
+    std::string time;
+};
+struct ValidateOptions {
+    int nodes = 0;                     // nodes validated; 0 = the recipe's
+    DcgmOptions dcgm;
+    NcclTestOptions nccl;
+};
+struct PrepareDataOptions {
+    std::string dataset;               // "pile", "slimpajama", "custom"
+    std::string data_dir;              // downloads and extracted files
+    std::string output_dir;            // Megatron .bin/.idx prefixes; default data_dir (pile), data_dir/preprocessed (slimpajama)
+    std::string image;                 // container image the steps run in; empty = on the host
+    std::vector<std::string> mounts;
+    catalog::EnvList env;
+    std::string time;
+    std::string partition;
+    int nodes = 0;                     // array throttle (%N): tasks running at once; 0 = no limit
+    int tasks_per_node = 1;            // preprocessing workers per array task
+    bool download = true, extract = true, concat = true, preprocess = true;
+    bool rm_downloaded = false, rm_extracted = false;
+    std::string tokenizer_type = "GPT2BPETokenizer";
+    std::string vocab_file, merge_file;       // default data_dir/bpe/{vocab.json,merges.txt}
+    std::string url, vocab_url, merges_url;   // download sources
+    // pile
+    std::string shards = "0-1";        // "0-29", "0,3,5-7": Pile shard numbers = array indices
+    // slimpajama
+    int chunks = 72;                   // concatenated chunks = array tasks
+    int valid_test_chunks = 15;        // chunks held out for validation and for test each
+    int download_chunks = 10;          // chunk1..chunkN of the source
+    int download_shards = 6000;        // example_train_0..N-1 per source chunk
+    std::string launcher_version;      // informational
+    std::vector<std::string> preprocess_mounts;
+    int gpus_per_node = 0;             // informational (CPU nodes)
+    // custom
+    std::vector<std::string> command;  // argv run by each array task (SLURM_ARRAY_TASK_ID set)
+    int array = 0;                     // custom: array size; 0 = not an array
+    std::vector<DataPrefix> prefixes;  // custom: the prefixes it produces (for data.kind prepared)
+};
+
+void validate_stage_options(const Recipe& recipe, Diagnostics& diagnostics);
+[[nodiscard]] ValidateOptions validate_options(const Recipe& recipe, const Stage& stage);
+[[nodiscard]] PrepareDataOptions prepare_data_options(const Recipe& recipe, const Stage& stage);
+// The Pile shard list "0-1,5" as numbers (sorted, unique); throws InputError when malformed.
+[[nodiscard]] std::vector<int> parse_shards(const std::string& shards);
+// The prefixes a prepare-data stage produces (training data of `data.kind: prepared`).
+[[nodiscard]] std::vector<DataPrefix> prepared_prefixes(const Recipe& recipe, const PrepareDataOptions& options);
+// The recipe's data with `kind: prepared` resolved to its prepare-data stage's prefixes (unchanged otherwise).
+[[nodiscard]] Data effective_data(const Recipe& recipe);
 
 // load_recipe + validate_recipe; throws InputError when either finds errors.
 [[nodiscard]] Recipe load_valid_recipe(const std::filesystem::path& file, const catalog::Catalog& catalog,

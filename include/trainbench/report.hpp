@@ -64,4 +64,10 @@ struct FigureInfo {
 // "h100 fp8 1978 TFLOPS (gpu-recipes data_defs.py MAX_TFLOPS)".
 [[nodiscard]] std::string describe_peak(const analysis::Peak& peak);
 
+// The validate stage's result (src/report/cluster_validation.cpp): a text
+// section (DCGM per node, bus bandwidth per size and per node pair against
+// the threshold, bad nodes) and its JSON form ("validation" in summary.json).
+[[nodiscard]] std::string render_cluster_validation(const analysis::ClusterValidation& validation);
+[[nodiscard]] nlohmann::ordered_json cluster_validation_json(const analysis::ClusterValidation& validation);
+
 }  // namespace trainbench::report

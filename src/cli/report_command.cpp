@@ -19,6 +19,16 @@ struct ReportOptions {
     std::string junit;
 };
 
+// The validate stage's result, when the run's recipe has one (docs/stages.md).
+std::optional<analysis::ClusterValidation> cluster_validation_of(Context& ctx, const fs::path& run_dir) {
+    const recipe::Recipe r = recipe::load_recipe(run_dir / "recipe.resolved.yaml", ctx.catalog());
+    for (const recipe::Stage& s : r.stages)
+        if (s.kind == "validate")
+            return analysis::analyse_cluster_validation(run_dir / "logs" / s.name,
+                                                        recipe::validate_options(r, s).nccl.busbw_threshold_gbs);
+    return std::nullopt;
+}
+
 int run_report(const ReportOptions& o, Context& ctx) {
     if (o.targets.empty()) throw UsageError("nothing to report on", "give a run directory or log files");
     analysis::RunSummary summary;
@@ -32,7 +42,11 @@ int run_report(const ReportOptions& o, Context& ctx) {
         summary = summarise_logs(ctx, o.targets, o.flags);
     }
 
-    const std::string json_text = report::to_json(summary).dump(2) + "\n";
+    std::optional<analysis::ClusterValidation> validation;
+    if (run_dir) validation = cluster_validation_of(ctx, *run_dir);
+    nlohmann::ordered_json summary_json = report::to_json(summary);
+    if (validation) summary_json["validation"] = report::cluster_validation_json(*validation);
+    const std::string json_text = summary_json.dump(2) + "\n";
     if (run_dir) write_file_atomic(*run_dir / "report" / "summary.json", json_text);
     if (!o.flags.html.empty()) write_file_atomic(o.flags.html, report::make_reporter("html")->render(summary));
     if (!o.junit.empty()) write_file_atomic(o.junit, report::make_reporter("junit")->render(summary));
@@ -41,6 +55,7 @@ int run_report(const ReportOptions& o, Context& ctx) {
     else if (o.flags.csv) ctx.out << report::make_reporter("csv")->render(summary);
     else if (o.flags.markdown) ctx.out << report::make_reporter("markdown")->render(summary);
     else ctx.out << report::make_reporter("table", {stdout_colour(ctx)})->render(summary);
+    if (validation && !ctx.options.json) ctx.out << "\n" << report::render_cluster_validation(*validation);
 
     for (const auto& f : summary.findings)
         if (f.severity == Severity::warning) ctx.warn(f.message);
@@ -51,6 +66,13 @@ int run_report(const ReportOptions& o, Context& ctx) {
             ++failed;
             names.push_back(e.figure);
         }
+    if (validation && !validation->passed) {
+        std::string what = validation->empty() ? std::string("has no results")
+                                               : (validation->bad_nodes.empty() ? std::string("failed")
+                                                                                : "failed; bad nodes: " + quoted_list(validation->bad_nodes, " and "));
+        if (failed == 0) throw ExpectationError("cluster validation " + what);
+        ctx.warn("cluster validation " + what);
+    }
     if (failed > 0)
         throw ExpectationError(fmt::format("{} of {} expectations failed: {}", failed, summary.expectations.size(),
                                            quoted_list(names, " and ")));

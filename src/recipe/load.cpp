@@ -327,8 +327,8 @@ private:
         const Node* n = top.get("data");
         if (!n) return;
         if (n->is_scalar()) {
-            if (n->scalar == "mock") {
-                m_r.data.kind = "mock";
+            if (n->scalar == "mock" || n->scalar == "prepared") {
+                m_r.data.kind = n->scalar;
             } else {
                 m_d.error(n->where, "data", fmt::format("unknown data '{}'", n->scalar),
                           "'mock' or {kind: prefixes, prefixes: [{weight: 1.0, prefix: /path/name_text_document}]}",
@@ -338,7 +338,7 @@ private:
         }
         MapReader dr(*n, "data", m_d);
         if (!dr.valid()) return;
-        bool kind_set = dr.read_enum("kind", m_r.data.kind, {"mock", "prefixes"});
+        bool kind_set = dr.read_enum("kind", m_r.data.kind, {"mock", "prefixes", "prepared"});
         if (const Node* ps = dr.get("prefixes")) {
             if (!ps->is_sequence()) {
                 yaml::type_error(m_d, *ps, "data.prefixes", "a list of {weight: <number>, prefix: <path>}");

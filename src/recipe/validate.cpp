@@ -291,6 +291,7 @@ void validate_recipe(const Recipe& r, Diagnostics& d) {
                                 r.recompute.granularity == "full" ? "" : "use recompute: {granularity: full}, "));
         }
     }
+    validate_stage_options(r, d);  // stages.cpp: each stage kind's options
 }
 
 }  // namespace trainbench::recipe

@@ -4,6 +4,7 @@
 
 #include "render/escape.hpp"
 #include "render/shell_word.hpp"
+#include "render/stage_context.hpp"
 
 #include <fmt/format.h>
 
@@ -521,6 +522,10 @@ void check_directive_value(const std::string& key, const std::string& value) {
 
 }  // namespace
 
+bool prepare_is_custom(const recipe::Stage& stage) {
+    return stage.options.is_object() && stage.options.value("dataset", std::string()) == "custom";
+}
+
 std::vector<recipe::Stage> effective_stages(const recipe::Recipe& recipe) {
     if (!recipe.stages.empty()) return recipe.stages;
     recipe::Stage train;
@@ -537,13 +542,25 @@ const std::vector<std::string>& pre_escaped_keys() {
         "kubernetes.master_port",
         // shell text made by the context builder
         "env.value_sh", "launch_lines.line_sh", "launch_command_sh", "runner_lines.line_sh", "run_dir_sh",
+        // stages (stage_context.cpp)
+        "array_spec_sh", "array_size", "validate.dcgm_srun_sh", "validate.nccl_srun_sh", "validate.nccl_args_sh",
+        "validate.tests.binary_sh", "validate.env.value_sh", "validate.ranks_per_node", "validate.pair_tasks", "validate.dcgm_level",
+        "prepare.srun_sh", "prepare.preprocess_srun_sh", "prepare.env.value_sh", "prepare.chunks",
+        "prepare.tasks_per_node", "prepare.download_chunks", "prepare.download_shards",
         // YAML text made by the context builder
         "kubernetes.launch_script_yaml", "kubernetes.training_config_yaml",
     };
     return keys;
 }
 
-ordered_json build_context(const recipe::Recipe& r, const RenderOptions& options, const recipe::Stage& stage) {
+ordered_json build_context(const recipe::Recipe& recipe_in, const RenderOptions& options, const recipe::Stage& stage) {
+    // data.kind "prepared": the training stage reads the prepare-data stage's output.
+    std::optional<recipe::Recipe> with_data;
+    if (recipe_in.data.kind == "prepared") {
+        with_data = recipe_in;
+        with_data->data = recipe::effective_data(recipe_in);
+    }
+    const recipe::Recipe& r = with_data ? *with_data : recipe_in;
     if (r.name.empty() || !std::all_of(r.name.begin(), r.name.end(), [](char c) {
             return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
         }))
@@ -557,11 +574,15 @@ ordered_json build_context(const recipe::Recipe& r, const RenderOptions& options
 
     const catalog::Scheduler scheduler = r.target.scheduler;
     const int gpus_per_node = r.gpus_per_node_effective();
-    const int nodes = std::max(1, r.nodes);
-    const bool requests_gpus = r.gpu.family != "cpu" && gpus_per_node > 0;
+    const bool slurm_validate = scheduler == catalog::Scheduler::slurm && stage.kind == "validate";
+    const bool slurm_prepare = scheduler == catalog::Scheduler::slurm && stage.kind == "prepare-data";
+    // Validation covers options.nodes (default the recipe's); each data-preparation array task is one node.
+    const int nodes = slurm_validate ? std::max(1, recipe::validate_options(r, stage).nodes)
+                                     : (slurm_prepare ? 1 : std::max(1, r.nodes));
+    const bool requests_gpus = r.gpu.family != "cpu" && gpus_per_node > 0 && !slurm_prepare;
     const bool per_gpu = one_task_per_gpu(r, stage);
     const int slots = std::max(1, gpus_per_node);
-    const int tasks_per_node = per_gpu ? slots : 1;
+    const int tasks_per_node = slurm_prepare ? 1 : (per_gpu ? slots : 1);
     const std::string log_dir = "logs/" + stage.name;
     // Where the framework's metrics log goes: logs/<stage>/<metrics.path> when the
     // recipe names one (relative to the stage's log directory), else the default.
@@ -588,7 +609,9 @@ ordered_json build_context(const recipe::Recipe& r, const RenderOptions& options
                          {"metaseq", train && r.framework == "metaseq"},
                          {"tinygpt", train && r.framework == "tinygpt"},
                          {"custom", train && r.framework == "custom"},
-                         {"command", !train}};
+                         {"command", !train && !slurm_validate && !(slurm_prepare && !prepare_is_custom(stage))},
+                         {"validate", slurm_validate},
+                         {"prepare_data", slurm_prepare && !prepare_is_custom(stage)}};
     c["scheduler"] = std::string(scheduler_name(scheduler));
     c["target_name"] = r.target.name;
     c["model_name"] = r.model.name.empty() ? r.model_name : r.model.name;
@@ -651,9 +674,10 @@ ordered_json build_context(const recipe::Recipe& r, const RenderOptions& options
                       {"has_cpus_per_task", cpus > 0},
                       {"gpus_per_node_directive", requests_gpus && !use_gres},
                       {"gres_directive", requests_gpus && use_gres},
-                      {"output", log_dir + "/slurm-%j.out"},
-                      {"error", log_dir + "/slurm-%j.err"}};
+                      {"output", log_dir + (slurm_prepare ? "/slurm-%A_%a.out" : "/slurm-%j.out")},
+                      {"error", log_dir + (slurm_prepare ? "/slurm-%A_%a.err" : "/slurm-%j.err")}};
     }
+    add_stage_context(r, stage, scheduler, gpus_per_node, c);
 
     // Container: the recipe's, else the target's runtime; mounts = target defaults + recipe + the run dir.
     std::string runtime = r.container.runtime.empty() ? r.target.container_runtime : r.container.runtime;

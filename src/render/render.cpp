@@ -82,6 +82,7 @@ std::vector<RenderedJob> render(const recipe::Recipe& recipe, const RenderOption
         job.stage = stage.name;
         job.scheduler = recipe.target.scheduler;
         job.dependency = i == 0 ? std::string() : stage.dependency;
+        job.array_size = context.value("array_size", 0);  // prepare-data array jobs (stage_context.cpp)
         switch (recipe.target.scheduler) {
         case catalog::Scheduler::slurm:
             render_family(engine, "slurm", {}, context, job);

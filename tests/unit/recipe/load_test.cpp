@@ -157,7 +157,7 @@ TEST(LoadRecipe, ResolvedJsonFollowsTheSchemaOrder) {
     EXPECT_EQ(r.data.prefixes.size(), 2u);
     EXPECT_EQ(r.stages.size(), 2u);
     EXPECT_EQ(r.stages[1].kind, "train");  // kind defaults to a name that is a kind
-    EXPECT_EQ(r.stages[0].options["busbw_min"], 35);
+    EXPECT_EQ(r.stages[0].options["nodes"], 35);
     EXPECT_EQ(env_value(r.env, "HF_TOKEN"), "${env:HF_TOKEN}");
     EXPECT_EQ(r.slurm.cpus_per_task, 12);
     EXPECT_EQ(r.kubernetes.node_selector.at("pool"), "a100");

@@ -1,0 +1,193 @@
+// Context of the validate stage (DCGM diagnostics, nccl-tests over all nodes
+// and node pairs) and of the prepare-data stage (Pile / SlimPajama array jobs).
+#include "render/stage_context.hpp"
+
+#include "render/escape.hpp"
+#include "render/shell_word.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+using nlohmann::ordered_json;
+
+namespace trainbench::render {
+
+namespace {
+
+constexpr const char* k_run_dir_var = "TRAINBENCH_RUN_DIR";
+
+std::string join_shell(const std::vector<ShellWord>& words) {
+    std::string out;
+    for (const ShellWord& w : words) out += (out.empty() ? "" : " ") + w.shell();
+    return out;
+}
+
+// pyxis flags for an srun in a container (empty when no image).
+std::vector<ShellWord> container_flags(const std::string& image, const std::vector<std::string>& mounts) {
+    std::vector<ShellWord> w;
+    if (image.empty()) return w;
+    w.emplace_back("--container-image=" + image);
+    ShellWord m("--container-mounts=");
+    for (std::size_t i = 0; i < mounts.size(); ++i) m.lit((i ? "," : "") + mounts[i]);
+    m.lit(mounts.empty() ? "" : ",").var(k_run_dir_var).lit(":").var(k_run_dir_var);
+    w.push_back(m);
+    w.emplace_back("--no-container-mount-home");
+    return w;
+}
+
+ordered_json env_json(const catalog::EnvList& env) {
+    ordered_json out = ordered_json::array();
+    for (const auto& [name, value] : env) {
+        bool ok = !name.empty() && !(name[0] >= '0' && name[0] <= '9') &&
+                  std::all_of(name.begin(), name.end(), [](char ch) {
+                      return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_';
+                  });
+        if (!ok) throw InputError(fmt::format("environment variable name '{}' is not a valid name", name));
+        out.push_back({{"name", name}, {"value_sh", shell_escape(value)}});
+    }
+    return out;
+}
+
+std::string array_spec_of(const std::vector<int>& indices, int throttle) {
+    std::string spec;
+    std::size_t i = 0;
+    while (i < indices.size()) {
+        std::size_t j = i;
+        while (j + 1 < indices.size() && indices[j + 1] == indices[j] + 1) ++j;
+        spec += (spec.empty() ? "" : ",") +
+                (i == j ? std::to_string(indices[i]) : fmt::format("{}-{}", indices[i], indices[j]));
+        i = j + 1;
+    }
+    if (throttle > 0) spec += fmt::format("%{}", throttle);
+    return spec;
+}
+
+}  // namespace
+
+void add_stage_context(const recipe::Recipe& r, const recipe::Stage& stage, catalog::Scheduler scheduler,
+                       int gpus_per_node, ordered_json& c) {
+    c["has_array"] = false;
+    c["array_spec_sh"] = "";
+    c["array_size"] = 0;
+    const std::string log_dir = "logs/" + stage.name;
+
+    // ---------------------------------------------------------------- validate
+    {
+        recipe::ValidateOptions v = stage.kind == "validate" ? recipe::validate_options(r, stage) : recipe::ValidateOptions{};
+        const recipe::NcclTestOptions& n = v.nccl;
+        std::string runtime = r.container.runtime.empty() ? r.target.container_runtime : r.container.runtime;
+        // nccl-tests: a prebuilt directory on the host, else the build image, else the recipe's container.
+        std::string nccl_image = n.build_path.empty() ? (n.build_image.empty() && (runtime == "pyxis" || runtime == "enroot")
+                                                             ? r.container.image
+                                                             : n.build_image)
+                                                      : std::string();
+        std::vector<std::string> mounts = r.target.default_mounts;
+        for (const std::string& m : n.mounts)
+            if (std::find(mounts.begin(), mounts.end(), m) == mounts.end()) mounts.push_back(m);
+        // Explicit task counts: the job's own SLURM_NTASKS (one per GPU) must not leak into these steps.
+        std::vector<ShellWord> dcgm_srun{"srun", "--ntasks-per-node=1", word_with_var("--ntasks=", "TB_NODE_COUNT")};
+        for (ShellWord& w : container_flags(v.dcgm.image, {})) dcgm_srun.push_back(std::move(w));
+        // One file per task (rank i runs on node i: block distribution); renamed to the node's name after.
+        dcgm_srun.emplace_back("--output=" + log_dir + "/dcgm-task-%t.txt");
+        dcgm_srun.emplace_back(v.dcgm.binary);
+        dcgm_srun.emplace_back("diag");
+        dcgm_srun.emplace_back("-r");
+        dcgm_srun.emplace_back(std::to_string(v.dcgm.level));
+        const int ranks_per_node = std::max(1, std::max(1, gpus_per_node) / std::max(1, n.gpus_per_rank));
+        std::vector<ShellWord> nccl_srun{"srun", fmt::format("--ntasks-per-node={}", ranks_per_node)};
+        for (ShellWord& w : container_flags(nccl_image, mounts)) nccl_srun.push_back(std::move(w));
+        std::vector<ShellWord> args{"-b", n.min_bytes, "-e", n.max_bytes, "-f", std::to_string(n.step_factor), "-g",
+                                    std::to_string(n.gpus_per_rank)};
+        if (n.iters > 0) {
+            args.emplace_back("-n");
+            args.emplace_back(std::to_string(n.iters));
+        }
+        ordered_json tests = ordered_json::array();
+        for (const std::string& t : n.tests)
+            tests.push_back({{"name", t},
+                             {"binary_sh", ShellWord(n.build_path.empty() ? t : n.build_path + "/" + t).shell()},
+                             {"checked", t == "all_reduce_perf"},
+                             {"file_prefix", t == "all_reduce_perf" ? std::string("nccl") : t}});
+        c["validate"] = {{"nodes", v.nodes},
+                         {"dcgm_enabled", v.dcgm.enabled},
+                         {"dcgm_level", v.dcgm.level},
+                         {"dcgm_srun_sh", join_shell(dcgm_srun)},
+                         {"nccl_enabled", n.enabled},
+                         {"nccl_srun_sh", join_shell(nccl_srun)},
+                         {"nccl_args_sh", join_shell(args)},
+                         {"ranks_per_node", ranks_per_node},
+                         {"pair_tasks", 2 * ranks_per_node},
+                         {"tests", tests},
+                         {"all_nodes", n.all_nodes},
+                         {"pairwise", n.pairwise},
+                         {"threshold_gbs", fmt::format("{}", n.busbw_threshold_gbs)},
+                         {"has_threshold", n.busbw_threshold_gbs > 0},
+                         {"env", env_json(n.env)},
+                         {"has_env", !n.env.empty()}};
+    }
+
+    // ---------------------------------------------------------------- prepare-data
+    {
+        recipe::PrepareDataOptions p =
+            stage.kind == "prepare-data" ? recipe::prepare_data_options(r, stage) : recipe::PrepareDataOptions{};
+        std::vector<int> indices;
+        if (stage.kind == "prepare-data") {
+            if (p.dataset == "pile") {
+                indices = recipe::parse_shards(p.shards);
+            } else if (p.dataset == "slimpajama") {
+                for (int i = 0; i < p.chunks; ++i) indices.push_back(i);
+            } else {
+                for (int i = 0; i < p.array; ++i) indices.push_back(i);
+            }
+        }
+        if (stage.kind == "prepare-data" && c.contains("slurm")) {
+            if (!p.partition.empty()) {
+                c["slurm"]["partition"] = p.partition;
+                c["slurm"]["has_partition"] = true;
+            }
+            if (!p.time.empty()) {
+                c["slurm"]["time"] = p.time;
+                c["slurm"]["has_time"] = true;
+            }
+        }
+        if (!indices.empty() && scheduler == catalog::Scheduler::slurm) {
+            c["has_array"] = true;
+            c["array_spec_sh"] = array_spec_of(indices, p.nodes);
+            c["array_size"] = static_cast<int>(indices.size());
+        }
+        std::vector<ShellWord> srun{"srun", "--ntasks=1"};
+        for (ShellWord& w : container_flags(p.image, p.mounts)) srun.push_back(std::move(w));
+        std::vector<std::string> pre_mounts = p.mounts;
+        for (const std::string& m : p.preprocess_mounts) pre_mounts.push_back(m);
+        std::vector<ShellWord> pre_srun{"srun", "--ntasks=1"};
+        for (ShellWord& w : container_flags(p.image, pre_mounts)) pre_srun.push_back(std::move(w));
+        c["prepare"] = {{"dataset", p.dataset},
+                        {"pile", p.dataset == "pile"},
+                        {"slimpajama", p.dataset == "slimpajama"},
+                        {"data_dir", p.data_dir},
+                        {"output_dir", p.output_dir},
+                        {"srun_sh", join_shell(srun)},
+                        {"preprocess_srun_sh", join_shell(pre_srun)},
+                        {"download", p.download},
+                        {"extract", p.extract},
+                        {"concat", p.concat},
+                        {"preprocess", p.preprocess},
+                        {"rm_downloaded", p.rm_downloaded},
+                        {"rm_extracted", p.rm_extracted},
+                        {"tokenizer_type", p.tokenizer_type},
+                        {"vocab_file", p.vocab_file},
+                        {"merge_file", p.merge_file},
+                        {"url", p.url},
+                        {"vocab_url", p.vocab_url},
+                        {"merges_url", p.merges_url},
+                        {"chunks", p.chunks},
+                        {"tasks_per_node", p.tasks_per_node},
+                        {"download_chunks", p.download_chunks},
+                        {"download_shards", p.download_shards},
+                        {"env", env_json(p.env)},
+                        {"has_env", !p.env.empty()}};
+    }
+}
+
+}  // namespace trainbench::render
