@@ -37,7 +37,23 @@ int run_report(const ReportOptions& o, Context& ctx) {
         if (o.targets.size() > 1)
             throw UsageError("report takes one run (or several log files of one run)",
                              "to put runs side by side use 'trainbench compare RUN_A RUN_B'");
-        summary = summarise_run(ctx, *run_dir, o.flags);
+        try {
+            summary = summarise_run(ctx, *run_dir, o.flags);
+        } catch (const InputError& e) {
+            // No training figures (e.g. training was cancelled after a failed validation):
+            // the validation stage's result is still the report.
+            std::optional<analysis::ClusterValidation> v = cluster_validation_of(ctx, *run_dir);
+            if (!v || v->empty()) throw;
+            ctx.warn(std::string("no training figures: ") + e.what());
+            nlohmann::ordered_json j = {{"validation", report::cluster_validation_json(*v)}};
+            write_file_atomic(*run_dir / "report" / "summary.json", j.dump(2) + "\n");
+            if (ctx.options.json) ctx.out << j.dump(2) << "\n";
+            else ctx.out << report::render_cluster_validation(*v);
+            if (!v->passed)
+                throw ExpectationError("cluster validation failed" +
+                                       (v->bad_nodes.empty() ? std::string() : "; bad nodes: " + quoted_list(v->bad_nodes, " and ")));
+            return 0;
+        }
     } else {
         summary = summarise_logs(ctx, o.targets, o.flags);
     }
