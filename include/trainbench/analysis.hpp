@@ -46,16 +46,16 @@ struct FlopsInput {
 // FLOPs of one sample (one sequence), forward + backward.
 struct FlopsResult {
     double per_sample = 0;
-    int vocab_used = 0;            // the vocabulary size the formula used (padded or fixed); 0 = n/a
-    std::string formula;           // the expression evaluated, for the report
-    std::string note;              // anything the user should know ("constant from its table", ...)
+    int vocab_used = 0;   // the vocabulary size the formula used (padded or fixed); 0 = n/a
+    std::string formula;  // the expression evaluated, for the report
+    std::string note;     // anything the user should know ("constant from its table", ...)
 };
 
 using FlopsFunction = FlopsResult (*)(const FlopsInput&);
 
 struct FlopsConvention {
-    std::string_view name;           // "gpu-recipes", "megatron", ...
-    std::string_view description;    // one line for --help and the report
+    std::string_view name;         // "gpu-recipes", "megatron", ...
+    std::string_view description;  // one line for --help and the report
     FlopsFunction per_sample;
     bool hardware_flops_like = false;  // counts recomputation (narayanan2021): not model FLOPs
 };
@@ -74,19 +74,19 @@ struct FlopsConvention {
 
 // ---------------------------------------------------------------- peaks
 struct Peak {
-    std::string gpu;          // GPU family key ("h100", "cpu")
-    std::string precision;    // "bf16", "fp8", ...
-    double tflops = 0;        // dense TFLOPS per GPU used as the MFU denominator
-    std::string source;       // where the number comes from, said in every report
+    std::string gpu;        // GPU family key ("h100", "cpu")
+    std::string precision;  // "bf16", "fp8", ...
+    double tflops = 0;      // dense TFLOPS per GPU used as the MFU denominator
+    std::string source;     // where the number comes from, said in every report
 };
 
 struct PeakRequest {
-    std::string convention;                // peaks differ per convention where tools differ
-    std::string gpu_family;                // "h100", "a100", "cpu", ...
+    std::string convention;  // peaks differ per convention where tools differ
+    std::string gpu_family;  // "h100", "a100", "cpu", ...
     catalog::Precision precision = catalog::Precision::bf16;
-    std::optional<double> override_tflops; // --peak from the user
-    std::optional<double> measured_tflops; // cpu: the workload's matmul calibration (peak_tflops_measured)
-    std::optional<double> catalog_tflops;  // the catalog's value, used for GPUs the table lacks
+    std::optional<double> override_tflops;  // --peak from the user
+    std::optional<double> measured_tflops;  // cpu: the workload's matmul calibration (peak_tflops_measured)
+    std::optional<double> catalog_tflops;   // the catalog's value, used for GPUs the table lacks
 };
 
 // The peak for (convention, GPU family, precision). Throws InputError for an
@@ -95,7 +95,7 @@ struct PeakRequest {
 
 // One row of the peak table (for docs/tests and `--help`).
 struct PeakRow {
-    std::string_view table;   // "default" or "gpu-recipes"
+    std::string_view table;  // "default" or "gpu-recipes"
     std::string_view gpu;
     catalog::Precision precision;
     double tflops;
@@ -117,21 +117,21 @@ struct StepWindow {
 
 struct StepStats {
     StepWindow window;
-    std::size_t count = 0;            // records used
-    double mean = 0;                  // arithmetic mean over records in the window
+    std::size_t count = 0;  // records used
+    double mean = 0;        // arithmetic mean over records in the window
     double median = 0;
     double min = 0;
     double max = 0;
-    double p10 = 0;                   // linear interpolation between order statistics
+    double p10 = 0;  // linear interpolation between order statistics
     double p90 = 0;
-    double stddev = 0;                // sample standard deviation (n-1); 0 for one record
+    double stddev = 0;  // sample standard deviation (n-1); 0 for one record
     std::vector<std::int64_t> steps_used;
-    std::size_t total_records = 0;    // in the whole log
-    std::int64_t first_step = 0;      // of the whole log
+    std::size_t total_records = 0;  // in the whole log
+    std::int64_t first_step = 0;    // of the whole log
     std::int64_t last_step = 0;
-    std::vector<std::int64_t> warmup_steps;   // leading steps slower than the steady state
-    std::int64_t steady_state_from = 0;       // first step after warm-up
-    double steady_state_median = 0;           // median of the second half of the log
+    std::vector<std::int64_t> warmup_steps;  // leading steps slower than the steady state
+    std::int64_t steady_state_from = 0;      // first step after warm-up
+    double steady_state_median = 0;          // median of the second half of the log
     bool window_includes_warmup = false;
 };
 
@@ -166,13 +166,13 @@ struct Given {
 };
 
 struct Inputs {
-    std::string label;                 // run id or log file name
-    catalog::Model model;              // model.name empty = unknown
+    std::string label;     // run id or log file name
+    catalog::Model model;  // model.name empty = unknown
     std::string model_origin;
     int gpus = 0;
     std::string gpus_origin;
-    std::string gpu_family;            // "h100", "cpu"
-    std::string gpu_name;              // catalog name or the family
+    std::string gpu_family;  // "h100", "cpu"
+    std::string gpu_name;    // catalog name or the family
     catalog::Precision precision = catalog::Precision::bf16;
     std::string precision_origin;
     int global_batch = 0;
@@ -186,27 +186,27 @@ struct Inputs {
     std::string window_origin;
     std::string convention = "megatron";
     std::string convention_origin;
-    std::optional<double> peak_override;  // --peak
-    double train_tokens = 300e9;          // for days_to_train
+    std::optional<double> peak_override;                 // --peak
+    double train_tokens = 300e9;                         // for days_to_train
     std::map<catalog::Precision, double> catalog_peaks;  // the catalog GPU's dense peaks (for GPUs the table lacks)
 };
 
 // ---------------------------------------------------------------- cross-check
 // One configuration key the log declares, compared with what was given.
 struct CrossCheck {
-    std::string key;         // "global_batch", "tensor_parallel", ...
-    std::string log_key;     // "cfg/global_batch_size"
-    std::string logged;      // the log's value
-    std::string given;       // flags/recipe value ("" when nothing was given)
-    std::string origin;      // where `given` came from
+    std::string key;      // "global_batch", "tensor_parallel", ...
+    std::string log_key;  // "cfg/global_batch_size"
+    std::string logged;   // the log's value
+    std::string given;    // flags/recipe value ("" when nothing was given)
+    std::string origin;   // where `given` came from
     bool match = true;
 };
 
 // Keys a DLLogger PARAMETER record (NeMo cfg/..., trainer/..., or bare names)
 // may declare, mapped to our names. First hit wins.
 struct DeclaredConfig {
-    std::map<std::string, std::string> values;   // our key -> logged value text
-    std::map<std::string, std::string> log_keys; // our key -> the log's key
+    std::map<std::string, std::string> values;    // our key -> logged value text
+    std::map<std::string, std::string> log_keys;  // our key -> the log's key
     [[nodiscard]] std::optional<double> number(const std::string& key) const;
 };
 [[nodiscard]] DeclaredConfig declared_config(const metrics::LogData& log);
@@ -249,12 +249,12 @@ struct Provenance {
     std::uint64_t records = 0;
     std::uint64_t skipped = 0;
     std::uint64_t corrupt = 0;
-    std::string step_source;         // "records" (gpu-recipes) or "series"
-    std::string run_dir;             // empty for bare logs
+    std::string step_source;  // "records" (gpu-recipes) or "series"
+    std::string run_dir;      // empty for bare logs
     std::string run_id;
     std::string recipe_name;
     std::string recipe_file;
-    std::string created;             // run.json's creation time
+    std::string created;  // run.json's creation time
     std::string git_commit;
 };
 
@@ -270,7 +270,7 @@ struct SeriesPoint {
 
 struct RunSummary {
     Inputs inputs;
-    std::string convention;            // = inputs.convention, resolved
+    std::string convention;  // = inputs.convention, resolved
     std::string convention_description;
     bool hardware_flops_like = false;
     FlopsResult flops;
@@ -281,9 +281,9 @@ struct RunSummary {
     std::vector<CrossCheck> cross_checks;
     std::vector<Finding> findings;
     Provenance provenance;
-    std::vector<SeriesPoint> step_times;   // every step of the log (plots)
-    std::vector<SeriesPoint> loss;         // loss per step (plots), may be empty
-    std::string resolved_recipe;           // YAML text for the HTML report; empty for bare logs
+    std::vector<SeriesPoint> step_times;  // every step of the log (plots)
+    std::vector<SeriesPoint> loss;        // loss per step (plots), may be empty
+    std::string resolved_recipe;          // YAML text for the HTML report; empty for bare logs
 
     [[nodiscard]] bool expectations_passed() const;
     // A named figure (expectation_figures()), nullopt for unknown names.
@@ -292,8 +292,8 @@ struct RunSummary {
 
 // Derived figures from a mean step time (formula order as gpu-recipes:
 // F_sample * B / t / N / 1e12).
-[[nodiscard]] Derived derive(double step_time_s, double flops_per_sample, int global_batch, int seq_len,
-                             int gpus, double peak_tflops, double train_tokens);
+[[nodiscard]] Derived derive(double step_time_s, double flops_per_sample, int global_batch, int seq_len, int gpus,
+                             double peak_tflops, double train_tokens);
 
 // Checks each expectation against the summary. Throws InputError for a figure
 // that does not exist (located, with did-you-mean).
@@ -302,8 +302,8 @@ struct RunSummary {
 
 struct AnalysisRequest {
     Inputs inputs;
-    std::vector<StepSample> step_records;         // what the window mean is taken over
-    const metrics::LogData* log = nullptr;        // for declared config, loss, measured peak
+    std::vector<StepSample> step_records;   // what the window mean is taken over
+    const metrics::LogData* log = nullptr;  // for declared config, loss, measured peak
     std::vector<recipe::Expectation> expectations;
     Provenance provenance;
     std::string resolved_recipe;
@@ -321,12 +321,12 @@ struct AnalysisRequest {
 // nodes and node pairs, judged against a bus bandwidth threshold.
 
 struct DcgmCheck {
-    std::string name;     // "PCIe", "SM Stress"
-    std::string result;   // "Pass", "Fail", "Skip", "Warn"
-    std::string detail;   // the rest of the cell ("All", "GPU: 0") and any following message rows
+    std::string name;    // "PCIe", "SM Stress"
+    std::string result;  // "Pass", "Fail", "Skip", "Warn"
+    std::string detail;  // the rest of the cell ("All", "GPU: 0") and any following message rows
 };
 struct DcgmNodeResult {
-    std::string node;     // from the file name dcgm-<node>.txt
+    std::string node;  // from the file name dcgm-<node>.txt
     std::string file;
     std::vector<DcgmCheck> checks;
     bool parsed = false;  // the output held a result table
@@ -337,22 +337,22 @@ struct DcgmNodeResult {
 
 struct NcclRunCheck {
     std::string file;
-    std::string test;                 // "all_reduce_perf"
-    std::vector<std::string> nodes;   // the pair (from nccl-<a>-<b>.txt); empty for the all-nodes run
+    std::string test;                // "all_reduce_perf"
+    std::vector<std::string> nodes;  // the pair (from nccl-<a>-<b>.txt); empty for the all-nodes run
     bool all_nodes = false;
     std::vector<metrics::NcclRow> rows;
-    std::uint64_t largest_size = 0;   // bytes of the largest message size
+    std::uint64_t largest_size = 0;       // bytes of the largest message size
     std::optional<double> largest_busbw;  // its out-of-place busbw, GB/s
     std::optional<double> avg_busbw;
     bool passed = false;
-    std::string problem;              // why it failed ("no result rows", "180 GB/s below ...")
+    std::string problem;  // why it failed ("no result rows", "180 GB/s below ...")
 };
 
 struct ClusterValidation {
-    double threshold_gbs = 0;         // 0 = none: a run passes when it produced rows without errors
-    std::vector<std::string> nodes;   // nodes.txt, else the union of the pairs
+    double threshold_gbs = 0;        // 0 = none: a run passes when it produced rows without errors
+    std::vector<std::string> nodes;  // nodes.txt, else the union of the pairs
     std::vector<DcgmNodeResult> dcgm;
-    std::vector<NcclRunCheck> runs;   // the all-nodes run first, then pairs in file order
+    std::vector<NcclRunCheck> runs;          // the all-nodes run first, then pairs in file order
     std::vector<std::string> bad_nodes;      // failed DCGM, or in failing pairs only (at least one)
     std::vector<std::string> suspect_nodes;  // in some failing and some passing pairs
     bool passed = false;

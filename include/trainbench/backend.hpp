@@ -57,19 +57,19 @@ struct JobStatus {
     std::string nodes;             // node list ("gpu-[1-2]") when known
     std::string started;           // ISO time, when known
     std::string ended;
-    std::string source;            // where it came from: "squeue", "scontrol", "sacct", "status-file", "kubectl", "process"
+    std::string source;  // where it came from: "squeue", "scontrol", "sacct", "status-file", "kubectl", "process"
 };
 
 // ---------------------------------------------------------------- requests
 // One stage to submit. Paths are absolute.
 struct SubmitRequest {
-    std::filesystem::path run_dir;     // the job's working directory and TRAINBENCH_RUN_DIR
-    std::string run_id;                // "<UTC time>-<short id>"
-    std::string stage;                 // "train", ...
-    std::filesystem::path stage_dir;   // run_dir/rendered/<stage>
-    std::filesystem::path entrypoint;  // the main job file, relative to stage_dir
+    std::filesystem::path run_dir;             // the job's working directory and TRAINBENCH_RUN_DIR
+    std::string run_id;                        // "<UTC time>-<short id>"
+    std::string stage;                         // "train", ...
+    std::filesystem::path stage_dir;           // run_dir/rendered/<stage>
+    std::filesystem::path entrypoint;          // the main job file, relative to stage_dir
     std::vector<std::filesystem::path> files;  // every rendered file of the stage, relative to stage_dir
-    std::string job_name;              // contains the short run id, so a lost submission can be found again
+    std::string job_name;                      // contains the short run id, so a lost submission can be found again
     std::optional<std::string> depends_on;     // job id of the previous stage
     std::string previous_stage;                // that stage's name (the local backend waits for its status file)
     std::string dependency = "afterok";        // "afterok", "afterany", "afternotok"
@@ -127,8 +127,8 @@ public:
 
 // Bounded exponential backoff for transient scheduler errors.
 struct RetryPolicy {
-    int attempts = 5;                                      // total tries
-    std::chrono::milliseconds initial_delay{1000};         // doubled after every failure
+    int attempts = 5;                               // total tries
+    std::chrono::milliseconds initial_delay{1000};  // doubled after every failure
     std::chrono::milliseconds max_delay{16000};
 };
 

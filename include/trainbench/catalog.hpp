@@ -41,13 +41,13 @@ struct Gpu {
 };
 
 struct SlurmDefaults {
-    std::string partition;            // empty: let the cluster choose
+    std::string partition;  // empty: let the cluster choose
     std::string account;
     bool exclusive = true;
-    std::string mem = "0";            // "--mem=0": all memory of the node
-    bool use_gres = false;            // --gres=gpu:N instead of --gpus-per-node=N
+    std::string mem = "0";  // "--mem=0": all memory of the node
+    bool use_gres = false;  // --gres=gpu:N instead of --gpus-per-node=N
     std::string time = "01:00:00";
-    int cpus_per_task = 0;            // 0: not set
+    int cpus_per_task = 0;  // 0: not set
 };
 
 struct KubernetesDefaults {
@@ -55,24 +55,24 @@ struct KubernetesDefaults {
     std::string gpu_resource = "nvidia.com/gpu";
     std::string shm_size = "250Gi";
     bool host_network = false;
-    std::string network_stack;        // "tcpxo", "tcpx" or "" (none)
+    std::string network_stack;  // "tcpxo", "tcpx" or "" (none)
     std::map<std::string, std::string> node_selector;
 };
 
 struct Target {
-    std::string name;         // "aws-p4d-24xlarge"
+    std::string name;  // "aws-p4d-24xlarge"
     std::string description;
-    std::string cloud;        // "azure", "aws", "gcp", "local"
-    std::string instance;     // "p4d.24xlarge"
+    std::string cloud;     // "azure", "aws", "gcp", "local"
+    std::string instance;  // "p4d.24xlarge"
     Scheduler scheduler = Scheduler::slurm;
     int gpus_per_node = 8;
     int cpus_per_node = 0;
     double host_memory_gib = 0;
-    std::string gpu;          // Gpu::name
-    std::string fabric;       // "infiniband-hdr", "infiniband-ndr", "efa", "tcpxo", "none"
-    std::string container_runtime;  // "pyxis", "enroot", "containerd", "none"
-    EnvList env;              // network tuning environment
-    std::string topology_file;      // NCCL_TOPO_FILE on the node, if any
+    std::string gpu;                          // Gpu::name
+    std::string fabric;                       // "infiniband-hdr", "infiniband-ndr", "efa", "tcpxo", "none"
+    std::string container_runtime;            // "pyxis", "enroot", "containerd", "none"
+    EnvList env;                              // network tuning environment
+    std::string topology_file;                // NCCL_TOPO_FILE on the node, if any
     std::vector<std::string> default_mounts;  // "host:container" (e.g. /opt/microsoft)
     double nccl_busbw_threshold_gbs = 0;      // all_reduce bus bandwidth a healthy pair reaches
     SlurmDefaults slurm;
@@ -81,20 +81,20 @@ struct Target {
 };
 
 struct Model {
-    std::string name;         // "gpt3-175b"
-    std::string family;       // "gpt3", "opt", "llama", "tinygpt"
+    std::string name;    // "gpt3-175b"
+    std::string family;  // "gpt3", "opt", "llama", "tinygpt"
     std::string description;
     int layers = 0;
     int hidden = 0;
     int heads = 0;
-    int kv_heads = 0;         // 0 = same as heads (MHA)
-    int ffn = 0;              // 0 = 4 * hidden
+    int kv_heads = 0;  // 0 = same as heads (MHA)
+    int ffn = 0;       // 0 = 4 * hidden
     int seq_length = 2048;
-    int vocab = 0;            // unpadded tokenizer vocabulary (50257 for GPT-2 BPE)
+    int vocab = 0;                     // unpadded tokenizer vocabulary (50257 for GPT-2 BPE)
     std::string activation = "gelu";   // "gelu" or "swiglu"
     std::string position = "learned";  // "learned" or "rope"
     bool tied_embeddings = true;
-    int experts = 0;          // MoE experts, 0 = dense
+    int experts = 0;  // MoE experts, 0 = dense
     int moe_top_k = 0;
     SourceLocation where;
 

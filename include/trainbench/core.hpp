@@ -65,8 +65,8 @@ struct Diagnostic {
 class Diagnostics {
 public:
     void add(Diagnostic d);
-    void error(SourceLocation where, std::string key, std::string message,
-               std::string expected = {}, std::string hint = {});
+    void error(SourceLocation where, std::string key, std::string message, std::string expected = {},
+               std::string hint = {});
     void warning(SourceLocation where, std::string key, std::string message, std::string hint = {});
 
     [[nodiscard]] bool has_errors() const;
@@ -196,7 +196,7 @@ struct ProcessRequest {
 };
 
 struct ProcessResult {
-    int exit_code = -1;    // exit status, or 128+signal when killed by a signal
+    int exit_code = -1;  // exit status, or 128+signal when killed by a signal
     bool timed_out = false;
     std::string out;
     std::string err;

@@ -25,16 +25,16 @@ namespace trainbench::metrics {
 // Canonical series names. Parsers map their format's own names onto these
 // where the meaning is the same, and keep every other scalar under its own name.
 namespace names {
-inline constexpr std::string_view step_time_s = "step_time_s";            // seconds per optimizer step
+inline constexpr std::string_view step_time_s = "step_time_s";  // seconds per optimizer step
 inline constexpr std::string_view loss = "loss";
 inline constexpr std::string_view consumed_samples = "consumed_samples";
 inline constexpr std::string_view learning_rate = "lr";
 inline constexpr std::string_view grad_norm = "grad_norm";
 inline constexpr std::string_view loss_scale = "loss_scale";
 inline constexpr std::string_view global_batch = "global_batch_size";
-inline constexpr std::string_view tokens_per_s = "tokens_per_s";          // words/s in fairseq ("wps")
+inline constexpr std::string_view tokens_per_s = "tokens_per_s";  // words/s in fairseq ("wps")
 inline constexpr std::string_view samples_per_s = "samples_per_s";
-inline constexpr std::string_view tflops_per_gpu = "tflops_per_gpu";      // as the log itself reports it
+inline constexpr std::string_view tflops_per_gpu = "tflops_per_gpu";  // as the log itself reports it
 inline constexpr std::string_view skipped_iterations = "skipped_iterations";
 }  // namespace names
 
@@ -45,9 +45,9 @@ struct Point {
 };
 
 struct Series {
-    std::string name;          // canonical or original name
-    std::string source_name;   // the name in the log ("train_step_timing in s")
-    std::vector<Point> points; // in step order; a repeated step keeps the later value
+    std::string name;           // canonical or original name
+    std::string source_name;    // the name in the log ("train_step_timing in s")
+    std::vector<Point> points;  // in step order; a repeated step keeps the later value
 };
 
 // nccl-tests: one row per message size (out-of-place and in-place).
@@ -64,11 +64,11 @@ struct NcclRow {
 };
 
 struct NcclResult {
-    std::string operation;              // "all_reduce_perf" when the log names it, else ""
+    std::string operation;                      // "all_reduce_perf" when the log names it, else ""
     std::map<std::string, std::string> header;  // nThread, nGpus, minBytes, ...
-    std::vector<std::string> devices;   // "#  Rank  0 Group  0 Pid ... on host device 0 [0x..] NVIDIA H100"
+    std::vector<std::string> devices;           // "#  Rank  0 Group  0 Pid ... on host device 0 [0x..] NVIDIA H100"
     std::vector<NcclRow> rows;
-    std::optional<double> avg_busbw;    // the footer's "Avg bus bandwidth"
+    std::optional<double> avg_busbw;  // the footer's "Avg bus bandwidth"
     std::optional<std::int64_t> out_of_bounds;
 };
 
@@ -82,11 +82,11 @@ struct ParseStats {
 };
 
 struct LogData {
-    std::string format;                              // the parser that read it
+    std::string format;  // the parser that read it
     std::vector<std::filesystem::path> files;
-    std::map<std::string, Series> series;            // by Series::name
-    std::map<std::string, std::string> parameters;   // metadata the log declares (DLLogger PARAMETER), JSON text values
-    std::map<std::string, double> summary;           // run-level values logged without a step (DLLogger step [])
+    std::map<std::string, Series> series;           // by Series::name
+    std::map<std::string, std::string> parameters;  // metadata the log declares (DLLogger PARAMETER), JSON text values
+    std::map<std::string, double> summary;          // run-level values logged without a step (DLLogger step [])
     std::optional<NcclResult> nccl;
     ParseStats stats;
 
@@ -100,8 +100,8 @@ struct LogData {
 };
 
 struct ParseOptions {
-    std::string format = "auto";        // a format name, or "auto"
-    std::vector<std::string> tags;      // keep only these series (source or canonical names); empty = all
+    std::string format = "auto";    // a format name, or "auto"
+    std::vector<std::string> tags;  // keep only these series (source or canonical names); empty = all
 };
 
 // One log format.
@@ -115,8 +115,8 @@ public:
 };
 
 struct FormatInfo {
-    std::string name;          // "dllogger", "tensorboard", "megatron", "nemo", "metaseq", "nccl-tests"
-    std::string description;   // one line, for `trainbench list formats` and --help
+    std::string name;         // "dllogger", "tensorboard", "megatron", "nemo", "metaseq", "nccl-tests"
+    std::string description;  // one line, for `trainbench list formats` and --help
 };
 [[nodiscard]] const std::vector<FormatInfo>& formats();
 [[nodiscard]] std::unique_ptr<LogParser> make_parser(std::string_view format);  // nullptr if unknown

@@ -27,7 +27,7 @@ namespace trainbench::recipe {
 struct Parallelism {
     int tensor = 1;
     int pipeline = 1;
-    int virtual_pipeline = 0;   // virtual pipeline stages per rank; 0 = not interleaved
+    int virtual_pipeline = 0;  // virtual pipeline stages per rank; 0 = not interleaved
     int context = 1;
     int expert = 1;
     bool sequence_parallel = false;
@@ -51,18 +51,18 @@ struct DataPrefix {
 };
 
 struct Data {
-    std::string kind = "mock";          // "mock", "prefixes" or "prepared" (a prepare-data stage's output)
-    std::vector<DataPrefix> prefixes;   // kind == prefixes
+    std::string kind = "mock";         // "mock", "prefixes" or "prepared" (a prepare-data stage's output)
+    std::vector<DataPrefix> prefixes;  // kind == prefixes
     std::string tokenizer = "gpt2-bpe";
     std::string vocab_file;
     std::string merge_file;
 };
 
 struct Container {
-    std::string runtime = "none";       // "pyxis", "enroot", "none" (default: the target's)
-    std::string image;                  // registry image or .sqsh path
-    std::vector<std::string> mounts;    // "host:container[:ro]"
-    bool mount_home = false;            // pyxis: false renders --no-container-mount-home
+    std::string runtime = "none";     // "pyxis", "enroot", "none" (default: the target's)
+    std::string image;                // registry image or .sqsh path
+    std::vector<std::string> mounts;  // "host:container[:ro]"
+    bool mount_home = false;          // pyxis: false renders --no-container-mount-home
 };
 
 struct Profiling {
@@ -82,10 +82,10 @@ struct Metrics {
 
 // One stated figure: value±tolerance, or min/max bounds.
 struct Expectation {
-    std::string figure;                 // "step_time_s", "mfu", "tflops_per_gpu", "tokens_per_s", ...
+    std::string figure;  // "step_time_s", "mfu", "tflops_per_gpu", "tokens_per_s", ...
     std::optional<double> value;
-    std::optional<double> tolerance;    // absolute, or relative when tolerance_is_relative
-    bool tolerance_is_relative = false; // "5%" in the recipe
+    std::optional<double> tolerance;     // absolute, or relative when tolerance_is_relative
+    bool tolerance_is_relative = false;  // "5%" in the recipe
     std::optional<double> min;
     std::optional<double> max;
     SourceLocation where;
@@ -95,7 +95,7 @@ struct Slurm {
     std::string partition;
     std::string account;
     std::string qos;
-    std::string time;             // "HH:MM:SS" or "D-HH:MM:SS"
+    std::string time;  // "HH:MM:SS" or "D-HH:MM:SS"
     std::optional<bool> exclusive;
     std::string mem;
     std::optional<bool> use_gres;
@@ -106,7 +106,7 @@ struct Slurm {
 
 struct Kubernetes {
     std::string namespace_name;
-    std::string queue;            // Kueue LocalQueue name; empty = none
+    std::string queue;  // Kueue LocalQueue name; empty = none
     std::string service_account;
     std::vector<std::string> image_pull_secrets;
     std::map<std::string, std::string> node_selector;
@@ -114,18 +114,18 @@ struct Kubernetes {
 
 // How the framework is started. For `custom`, `command` is the whole argv.
 struct Launch {
-    std::vector<std::string> command;      // framework "custom": argv of the training command
-    std::string entrypoint;                // framework script, e.g. /opt/NeMo/.../megatron_gpt_pretraining.py
-    std::string workdir;                   // e.g. Megatron-LM checkout
-    std::vector<std::string> extra_args;   // appended to the framework's argument list
-    std::string log_format;                // custom: which parser reads its log
+    std::vector<std::string> command;     // framework "custom": argv of the training command
+    std::string entrypoint;               // framework script, e.g. /opt/NeMo/.../megatron_gpt_pretraining.py
+    std::string workdir;                  // e.g. Megatron-LM checkout
+    std::vector<std::string> extra_args;  // appended to the framework's argument list
+    std::string log_format;               // custom: which parser reads its log
 };
 
 struct Stage {
-    std::string name;                      // "validate", "prepare-data", "train"
-    std::string kind;                      // same names; the stage's template family
-    std::string dependency = "afterok";    // on the previous stage
-    nlohmann::ordered_json options;        // stage-specific settings (validated per kind)
+    std::string name;                    // "validate", "prepare-data", "train"
+    std::string kind;                    // same names; the stage's template family
+    std::string dependency = "afterok";  // on the previous stage
+    nlohmann::ordered_json options;      // stage-specific settings (validated per kind)
     SourceLocation where;
 };
 
@@ -133,17 +133,17 @@ struct Recipe {
     int version = 1;
     std::string name;
     std::string description;
-    std::filesystem::path file;          // the recipe file given on the command line
+    std::filesystem::path file;  // the recipe file given on the command line
 
     std::string target_name;
     std::string model_name;
-    catalog::Target target;              // resolved (catalog entry, possibly with inline edits)
+    catalog::Target target;  // resolved (catalog entry, possibly with inline edits)
     catalog::Model model;
     catalog::Gpu gpu;
 
-    std::string framework = "nemo";      // "nemo", "megatron-lm", "metaseq", "tinygpt", "custom"
+    std::string framework = "nemo";  // "nemo", "megatron-lm", "metaseq", "tinygpt", "custom"
     int nodes = 1;
-    int gpus_per_node = 0;               // 0 = the target's
+    int gpus_per_node = 0;  // 0 = the target's
     Parallelism parallelism;
     Batch batch;
     catalog::Precision precision = catalog::Precision::bf16;
@@ -152,21 +152,23 @@ struct Recipe {
     bool distributed_optimizer = true;
     Data data;
     Container container;
-    catalog::EnvList env;                // recipe env, after the target's tuning env
+    catalog::EnvList env;  // recipe env, after the target's tuning env
     Profiling profiling;
     Metrics metrics;
     std::vector<Expectation> expectations;
     Slurm slurm;
     Kubernetes kubernetes;
     Launch launch;
-    std::vector<Stage> stages;           // empty = one "train" stage
+    std::vector<Stage> stages;  // empty = one "train" stage
 
     // The fully resolved recipe as an ordered JSON tree (what `show` prints)
     // and where each leaf came from, keyed by dotted path ("parallelism.tensor").
     nlohmann::ordered_json resolved;
     std::map<std::string, SourceLocation> origins;
 
-    [[nodiscard]] int gpus_per_node_effective() const { return gpus_per_node > 0 ? gpus_per_node : target.gpus_per_node; }
+    [[nodiscard]] int gpus_per_node_effective() const {
+        return gpus_per_node > 0 ? gpus_per_node : target.gpus_per_node;
+    }
     [[nodiscard]] int total_gpus() const { return nodes * gpus_per_node_effective(); }
     // total GPUs / (tensor * pipeline * context); 0 when it does not divide.
     [[nodiscard]] int data_parallel() const;
@@ -192,16 +194,16 @@ struct LoadOptions {
 
 // Per-GPU memory estimate (bytes), shown by validate and plan.
 struct MemoryEstimate {
-    double parameters = 0;             // whole model
-    double parameters_per_gpu = 0;     // after tensor and pipeline sharding (largest stage)
-    double weights = 0;                // bytes per GPU
+    double parameters = 0;          // whole model
+    double parameters_per_gpu = 0;  // after tensor and pipeline sharding (largest stage)
+    double weights = 0;             // bytes per GPU
     double gradients = 0;
-    double optimizer = 0;              // with the distributed optimizer sharded over data parallel
-    double activations = 0;            // with the recipe's recompute setting
+    double optimizer = 0;    // with the distributed optimizer sharded over data parallel
+    double activations = 0;  // with the recipe's recompute setting
     double activations_no_recompute = 0;
     double activations_full_recompute = 0;
     double total = 0;
-    double capacity = 0;               // the GPU's memory
+    double capacity = 0;  // the GPU's memory
     [[nodiscard]] bool fits() const { return total <= capacity; }
 };
 [[nodiscard]] MemoryEstimate estimate_memory(const Recipe& recipe);
@@ -237,61 +239,61 @@ private:
 // back to defaults on bad values).
 struct DcgmOptions {
     bool enabled = true;
-    int level = 3;                     // dcgmi diag -r LEVEL (1 quick, 2 medium, 3 long)
-    std::string binary = "dcgmi";      // the dcgmi program (a path replaces it: stand-ins in tests)
-    std::string image;                 // container image to run dcgmi in (pyxis); empty = on the host
-    std::string time;                  // informational: the seed's job time
+    int level = 3;                 // dcgmi diag -r LEVEL (1 quick, 2 medium, 3 long)
+    std::string binary = "dcgmi";  // the dcgmi program (a path replaces it: stand-ins in tests)
+    std::string image;             // container image to run dcgmi in (pyxis); empty = on the host
+    std::string time;              // informational: the seed's job time
 };
 struct NcclTestOptions {
     bool enabled = true;
     std::vector<std::string> tests{"all_reduce_perf"};
-    std::string min_bytes = "8";       // -b
-    std::string max_bytes = "8G";      // -e
-    int step_factor = 2;               // -f
-    int iters = 0;                     // -n; 0 = nccl-tests' default
-    int gpus_per_rank = 1;             // -g
-    bool pairwise = true;              // one 2-node run per node pair (seed 000)
-    bool all_nodes = true;             // one run over every node
-    double busbw_threshold_gbs = 0;    // 0 = the target's nccl_busbw_threshold_gbs
-    std::string build_path;            // directory holding the nccl-tests binaries (build.path)
-    std::string build_image;           // or a container image that has them (build.image)
-    std::string hpcx_path;             // informational (seed 000 builds with HPC-X)
-    std::vector<std::string> mounts;   // container mounts for the nccl-tests runs
-    catalog::EnvList env;              // exported before the nccl-tests runs
-    std::string mem;                   // informational: the seed's job limits
+    std::string min_bytes = "8";      // -b
+    std::string max_bytes = "8G";     // -e
+    int step_factor = 2;              // -f
+    int iters = 0;                    // -n; 0 = nccl-tests' default
+    int gpus_per_rank = 1;            // -g
+    bool pairwise = true;             // one 2-node run per node pair (seed 000)
+    bool all_nodes = true;            // one run over every node
+    double busbw_threshold_gbs = 0;   // 0 = the target's nccl_busbw_threshold_gbs
+    std::string build_path;           // directory holding the nccl-tests binaries (build.path)
+    std::string build_image;          // or a container image that has them (build.image)
+    std::string hpcx_path;            // informational (seed 000 builds with HPC-X)
+    std::vector<std::string> mounts;  // container mounts for the nccl-tests runs
+    catalog::EnvList env;             // exported before the nccl-tests runs
+    std::string mem;                  // informational: the seed's job limits
     std::string time;
 };
 struct ValidateOptions {
-    int nodes = 0;                     // nodes validated; 0 = the recipe's
+    int nodes = 0;  // nodes validated; 0 = the recipe's
     DcgmOptions dcgm;
     NcclTestOptions nccl;
 };
 struct PrepareDataOptions {
-    std::string dataset;               // "pile", "slimpajama", "custom"
-    std::string data_dir;              // downloads and extracted files
-    std::string output_dir;            // Megatron .bin/.idx prefixes; default data_dir (pile), data_dir/preprocessed (slimpajama)
-    std::string image;                 // container image the steps run in; empty = on the host
+    std::string dataset;     // "pile", "slimpajama", "custom"
+    std::string data_dir;    // downloads and extracted files
+    std::string output_dir;  // Megatron .bin/.idx prefixes; default data_dir (pile), data_dir/preprocessed (slimpajama)
+    std::string image;       // container image the steps run in; empty = on the host
     std::vector<std::string> mounts;
     catalog::EnvList env;
     std::string time;
     std::string partition;
-    int nodes = 0;                     // array throttle (%N): tasks running at once; 0 = no limit
-    int tasks_per_node = 1;            // preprocessing workers per array task
+    int nodes = 0;           // array throttle (%N): tasks running at once; 0 = no limit
+    int tasks_per_node = 1;  // preprocessing workers per array task
     bool download = true, extract = true, concat = true, preprocess = true;
     bool rm_downloaded = false, rm_extracted = false;
     std::string tokenizer_type = "GPT2BPETokenizer";
-    std::string vocab_file, merge_file;       // default data_dir/bpe/{vocab.json,merges.txt}
-    std::string url, vocab_url, merges_url;   // download sources
+    std::string vocab_file, merge_file;      // default data_dir/bpe/{vocab.json,merges.txt}
+    std::string url, vocab_url, merges_url;  // download sources
     // pile
-    std::string shards = "0-1";        // "0-29", "0,3,5-7": Pile shard numbers = array indices
+    std::string shards = "0-1";  // "0-29", "0,3,5-7": Pile shard numbers = array indices
     // slimpajama
-    int chunks = 72;                   // concatenated chunks = array tasks
-    int valid_test_chunks = 15;        // chunks held out for validation and for test each
-    int download_chunks = 10;          // chunk1..chunkN of the source
-    int download_shards = 6000;        // example_train_0..N-1 per source chunk
-    std::string launcher_version;      // informational
+    int chunks = 72;               // concatenated chunks = array tasks
+    int valid_test_chunks = 15;    // chunks held out for validation and for test each
+    int download_chunks = 10;      // chunk1..chunkN of the source
+    int download_shards = 6000;    // example_train_0..N-1 per source chunk
+    std::string launcher_version;  // informational
     std::vector<std::string> preprocess_mounts;
-    int gpus_per_node = 0;             // informational (CPU nodes)
+    int gpus_per_node = 0;  // informational (CPU nodes)
     // custom
     std::vector<std::string> command;  // argv run by each array task (SLURM_ARRAY_TASK_ID set)
     int array = 0;                     // custom: array size; 0 = not an array

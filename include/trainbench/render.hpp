@@ -19,19 +19,19 @@
 namespace trainbench::render {
 
 struct RenderedFile {
-    std::filesystem::path path;   // relative to the output directory
+    std::filesystem::path path;  // relative to the output directory
     std::string content;
     bool executable = false;
 };
 
 // The files of one stage of a recipe.
 struct RenderedJob {
-    std::string stage;                    // "train", "validate", "prepare-data"
+    std::string stage;  // "train", "validate", "prepare-data"
     catalog::Scheduler scheduler = catalog::Scheduler::local;
-    std::filesystem::path entrypoint;     // the main job file (sbatch script, job.yaml, run.sh)
+    std::filesystem::path entrypoint;  // the main job file (sbatch script, job.yaml, run.sh)
     std::vector<RenderedFile> files;
-    std::string dependency;               // "afterok" etc. on the previous stage; empty for the first
-    int array_size = 0;                   // Slurm array jobs (data preparation); 0 = not an array
+    std::string dependency;  // "afterok" etc. on the previous stage; empty for the first
+    int array_size = 0;      // Slurm array jobs (data preparation); 0 = not an array
 };
 
 struct RenderOptions {
@@ -40,7 +40,7 @@ struct RenderOptions {
     // the run directory and the run id. Defaults keep dry-run output byte-stable.
     std::string run_dir = "${TRAINBENCH_RUN_DIR}";
     std::string run_id = "dryrun";
-    std::string stage;                    // render only this stage; empty = all
+    std::string stage;  // render only this stage; empty = all
 };
 
 // Renders every stage of the recipe. Throws InputError (template errors name

@@ -19,7 +19,7 @@
 namespace trainbench::report {
 
 struct ReportOptions {
-    bool color = false;   // ANSI colour (table only); the CLI decides: a TTY and no NO_COLOR
+    bool color = false;  // ANSI colour (table only); the CLI decides: a TTY and no NO_COLOR
 };
 
 class Reporter {
@@ -34,7 +34,7 @@ public:
 using ReporterFactory = std::unique_ptr<Reporter> (*)(const ReportOptions&);
 
 struct ReporterInfo {
-    std::string_view name;         // "table", "json", "csv", "markdown", "html", "junit"
+    std::string_view name;  // "table", "json", "csv", "markdown", "html", "junit"
     std::string_view description;
     ReporterFactory make;
 };

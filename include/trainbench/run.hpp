@@ -23,39 +23,39 @@
 
 namespace trainbench::run {
 
-inline constexpr int k_run_format_version = 1;      // run.json
-inline constexpr int k_journal_version = 1;         // journal.jsonl
+inline constexpr int k_run_format_version = 1;  // run.json
+inline constexpr int k_journal_version = 1;     // journal.jsonl
 inline constexpr const char* k_journal_format = "trainbench-journal";
 
 // ---------------------------------------------------------------- run state
 // One stage as the journal tells it.
 struct StageState {
     std::string name;
-    std::string job_name;         // the scheduler job name (contains the short id)
-    std::string job_id;           // empty until submitted
-    bool submitting = false;      // "submitting" journaled but no "submitted": interrupted (or in flight)
-    long submitter_pid = 0;       // the process that was submitting, and its host
+    std::string job_name;     // the scheduler job name (contains the short id)
+    std::string job_id;       // empty until submitted
+    bool submitting = false;  // "submitting" journaled but no "submitted": interrupted (or in flight)
+    long submitter_pid = 0;   // the process that was submitting, and its host
     std::string submitter_host;
-    bool abandoned = false;       // an interrupted submission that never reached the scheduler
-    std::string submit_error;     // the scheduler refused it
-    backend::JobStatus status;    // last known state
+    bool abandoned = false;     // an interrupted submission that never reached the scheduler
+    std::string submit_error;   // the scheduler refused it
+    backend::JobStatus status;  // last known state
 };
 
 struct RunInfo {
     std::filesystem::path dir;
-    std::string run_id;           // "<UTC YYYYmmddTHHMMSSZ>-<6 hex>" (the directory name)
-    std::string short_id;         // the 6 hex digits
+    std::string run_id;    // "<UTC YYYYmmddTHHMMSSZ>-<6 hex>" (the directory name)
+    std::string short_id;  // the 6 hex digits
     std::string recipe_name;
     std::string recipe_file;
     std::string target;
-    std::string backend;          // "slurm", "kubernetes", "local"
+    std::string backend;  // "slurm", "kubernetes", "local"
     std::string kube_context;
     std::string kube_namespace;
-    std::string created;          // UTC ISO time
+    std::string created;  // UTC ISO time
     std::vector<StageState> stages;
     bool cancel_requested = false;
-    std::string finished_state;   // set by the "finished" event
-    std::string problem;          // why the directory could not be read fully
+    std::string finished_state;  // set by the "finished" event
+    std::string problem;         // why the directory could not be read fully
 
     // "SUBMITTING", "PENDING", "RUNNING", "COMPLETED", "FAILED", "CANCELLED",
     // "TIMEOUT", ..., "UNKNOWN" (with detail() saying why) or "INTERRUPTED".
@@ -100,7 +100,7 @@ struct RunMetadata {
     std::string backend;
     std::string kube_context;
     std::string kube_namespace;
-    std::string resolved_yaml;    // recipe.resolved.yaml
+    std::string resolved_yaml;  // recipe.resolved.yaml
 };
 
 class RunStore {
@@ -147,9 +147,9 @@ using BackendProvider = std::function<std::unique_ptr<backend::Backend>(const Ru
 
 struct SubmitOptions {
     std::string job_name_prefix = "trainbench-";
-    std::filesystem::path workloads;                 // TRAINBENCH_WORKLOADS
-    std::map<std::string, std::string> secrets;      // passed to the job, never written
-    ProcessRunner* runner = nullptr;                 // default: system_process_runner()
+    std::filesystem::path workloads;             // TRAINBENCH_WORKLOADS
+    std::map<std::string, std::string> secrets;  // passed to the job, never written
+    ProcessRunner* runner = nullptr;             // default: system_process_runner()
 };
 
 // Submits the stages in order, chaining each after the previous with its

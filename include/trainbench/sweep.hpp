@@ -41,20 +41,20 @@ inline constexpr std::size_t k_default_max_points = 10000;
 // One value of an axis: the YAML text handed to the recipe loader as an
 // override value, and the text shown in names and tables.
 struct AxisValue {
-    std::string yaml;      // "4", "\"gpt3-5b\"", "{tensor: 2, pipeline: 4}"
-    std::string display;   // "4", "gpt3-5b", "{tensor: 2, pipeline: 4}"
+    std::string yaml;     // "4", "\"gpt3-5b\"", "{tensor: 2, pipeline: 4}"
+    std::string display;  // "4", "gpt3-5b", "{tensor: 2, pipeline: 4}"
     SourceLocation where;
 };
 
 struct Axis {
-    std::string key;             // dotted recipe key ("parallelism.tensor")
+    std::string key;  // dotted recipe key ("parallelism.tensor")
     std::vector<AxisValue> values;
     SourceLocation where;
 };
 
 // One test of an exclude rule. op is one of ==, !=, <, <=, >, >=, in, not in.
 struct Condition {
-    std::string key;             // dotted recipe key, or gpus / model_parallel / data_parallel
+    std::string key;  // dotted recipe key, or gpus / model_parallel / data_parallel
     std::string op = "==";
     std::vector<std::string> values;  // one value, or the list of `in` / `not in`
     SourceLocation where;
@@ -67,15 +67,15 @@ struct ExcludeRule {
 };
 
 struct SweepSpec {
-    std::filesystem::path file;           // the sweep file
-    std::string name;                     // `sweep:` or the file's stem; names runs/_sweeps/<name>/
+    std::filesystem::path file;  // the sweep file
+    std::string name;            // `sweep:` or the file's stem; names runs/_sweeps/<name>/
     std::string description;
-    std::filesystem::path base;           // resolved: relative to the sweep file
-    std::string name_template;            // "{model}-{nodes}n-tp{parallelism.tensor}"
+    std::filesystem::path base;  // resolved: relative to the sweep file
+    std::string name_template;   // "{model}-{nodes}n-tp{parallelism.tensor}"
     SourceLocation name_where;
     std::vector<std::pair<std::string, AxisValue>> set;  // fixed overrides for every point
-    std::vector<Axis> matrix;             // cartesian, first key slowest
-    std::vector<Axis> zip;                // lock-step (all the same length)
+    std::vector<Axis> matrix;                            // cartesian, first key slowest
+    std::vector<Axis> zip;                               // lock-step (all the same length)
     std::vector<ExcludeRule> exclude;
     std::size_t max_points = k_default_max_points;
     SourceLocation max_points_where;
@@ -98,21 +98,21 @@ struct PointValue {
 };
 
 struct Point {
-    std::size_t index = 0;                  // 1-based, in expansion order (stable across runs)
-    std::string name;                       // from the template
-    std::vector<PointValue> values;         // the axis values of this point, in axis order
+    std::size_t index = 0;                    // 1-based, in expansion order (stable across runs)
+    std::string name;                         // from the template
+    std::vector<PointValue> values;           // the axis values of this point, in axis order
     std::vector<recipe::Override> overrides;  // set + axes + name, as given to the loader
     bool valid = false;
-    std::vector<std::string> reasons;       // why it was pruned (formatted diagnostics)
+    std::vector<std::string> reasons;  // why it was pruned (formatted diagnostics)
     std::vector<std::string> warnings;
-    std::optional<recipe::Recipe> recipe;   // loaded (valid points, and invalid ones that loaded)
-    std::string hash;                       // 16 hex digits over the canonical resolved recipe (valid points)
+    std::optional<recipe::Recipe> recipe;  // loaded (valid points, and invalid ones that loaded)
+    std::string hash;                      // 16 hex digits over the canonical resolved recipe (valid points)
 };
 
 struct Expansion {
     SweepSpec spec;
-    std::vector<Point> points;              // valid and pruned, in index order
-    std::vector<Point> excluded;            // dropped by `exclude` (not loaded unless a rule needed it)
+    std::vector<Point> points;    // valid and pruned, in index order
+    std::vector<Point> excluded;  // dropped by `exclude` (not loaded unless a rule needed it)
     [[nodiscard]] std::size_t valid_count() const;
     [[nodiscard]] std::size_t pruned_count() const;
 };
@@ -137,21 +137,21 @@ struct Expansion {
 struct FlopsRow {
     std::string convention;
     std::optional<double> per_sample;
-    std::optional<double> per_step;         // per_sample * global batch
-    std::string note;                       // the formula's note or why it does not apply
+    std::optional<double> per_step;  // per_sample * global batch
+    std::string note;                // the formula's note or why it does not apply
     bool hardware_flops_like = false;
 };
 
 struct CheckpointTier {
-    std::string label;                      // "AMLFS 40" or "--fs-bandwidth"
-    double bandwidth_gbs = 0;               // GB/s (1e9 bytes/s)
+    std::string label;         // "AMLFS 40" or "--fs-bandwidth"
+    double bandwidth_gbs = 0;  // GB/s (1e9 bytes/s)
     double write_seconds = 0;
 };
 
 struct PlanOptions {
     double assume_mfu = 0.4;
     double train_tokens = 300e9;
-    std::vector<double> fs_bandwidth_gbs;   // empty: the seed 002 tiers (19.2, 64, 128, 256 GB/s)
+    std::vector<double> fs_bandwidth_gbs;  // empty: the seed 002 tiers (19.2, 64, 128, 256 GB/s)
 };
 
 struct Plan {
@@ -164,20 +164,20 @@ struct Plan {
     int tensor = 1, pipeline = 1, data_parallel = 0, micro = 1, global = 1;
     int seq_length = 0;
     double parameters = 0;
-    std::vector<FlopsRow> flops;            // every convention
-    std::string convention;                 // the recipe's (metrics.flops), used for the estimate
-    recipe::MemoryEstimate memory;          // the recipe as written
-    double activations_selective = 0;       // bytes per GPU with selective recompute
+    std::vector<FlopsRow> flops;       // every convention
+    std::string convention;            // the recipe's (metrics.flops), used for the estimate
+    recipe::MemoryEstimate memory;     // the recipe as written
+    double activations_selective = 0;  // bytes per GPU with selective recompute
     double total_without_distributed_optimizer = 0;
     double total_with_distributed_optimizer = 0;
     double optimizer_without_distributed_optimizer = 0;
     double optimizer_with_distributed_optimizer = 0;
-    double checkpoint_bytes = 0;            // parameters * 14 (see checkpoint_bytes_per_parameter)
+    double checkpoint_bytes = 0;  // parameters * 14 (see checkpoint_bytes_per_parameter)
     std::vector<CheckpointTier> checkpoint_tiers;
-    std::optional<double> peak_tflops;      // dense peak per GPU at the recipe's precision
+    std::optional<double> peak_tflops;  // dense peak per GPU at the recipe's precision
     std::string peak_source;
     double assume_mfu = 0.4;
-    std::optional<double> step_time_s;      // flops per step / (gpus * peak * mfu)
+    std::optional<double> step_time_s;  // flops per step / (gpus * peak * mfu)
     double tokens_per_step = 0;
     double train_tokens = 0;
     std::optional<double> days_to_train;
@@ -205,17 +205,17 @@ struct Plan {
 struct Candidate {
     int tensor = 1, pipeline = 1, micro = 1;
     bool sequence_parallel = false;
-    double memory_per_gpu = 0;              // bytes
+    double memory_per_gpu = 0;  // bytes
     double capacity = 0;
-    double headroom = 0;                    // 1 - memory / capacity
-    double relative_efficiency = 1;         // pipeline bubble x tensor-parallel x micro-batch factors
-    std::optional<double> step_time_s;      // at assume_mfu * relative_efficiency
-    double score = 0;                       // tokens/s estimate (or the efficiency when no peak)
+    double headroom = 0;                // 1 - memory / capacity
+    double relative_efficiency = 1;     // pipeline bubble x tensor-parallel x micro-batch factors
+    std::optional<double> step_time_s;  // at assume_mfu * relative_efficiency
+    double score = 0;                   // tokens/s estimate (or the efficiency when no peak)
 };
 
 struct SearchOptions {
     double assume_mfu = 0.4;
-    double min_headroom = 0.0;              // drop candidates with less free memory than this fraction
+    double min_headroom = 0.0;  // drop candidates with less free memory than this fraction
 };
 
 // Valid TP/PP/micro-batch configurations of the recipe's model on its target
@@ -232,7 +232,7 @@ struct StateEntry {
     std::string name;
     std::string run_id;
     std::string run_dir;
-    std::string event;   // "created" (run directory made, submitting) or "submitted" or "failed"
+    std::string event;  // "created" (run directory made, submitting) or "submitted" or "failed"
 };
 
 [[nodiscard]] std::filesystem::path state_file(const std::filesystem::path& runs_root, const std::string& sweep_name);
@@ -243,7 +243,8 @@ void append_state(const std::filesystem::path& file, const StateEntry& entry);
 // Creates a run for one point and submits it. `on_created` is called with
 // the fresh run directory before anything is submitted (the state file
 // records it then, so a crash mid-submission never leads to a second run).
-using SubmitPointFn = std::function<run::RunInfo(const Point& point, const std::function<void(const run::RunInfo&)>& on_created)>;
+using SubmitPointFn =
+    std::function<run::RunInfo(const Point& point, const std::function<void(const run::RunInfo&)>& on_created)>;
 
 // What the default submission needs besides the point.
 struct RunContext {
@@ -251,22 +252,22 @@ struct RunContext {
     std::vector<std::filesystem::path> template_dirs;
     std::filesystem::path workloads;
     std::filesystem::path sweep_file;
-    ProcessRunner* runner = nullptr;   // default: system_process_runner()
+    ProcessRunner* runner = nullptr;  // default: system_process_runner()
 };
 // render::render + run::RunStore::create + write_rendered + submit_stages.
 [[nodiscard]] run::RunInfo submit_point_default(const Point& point, const RunContext& context,
                                                 const std::function<void(const run::RunInfo&)>& on_created);
 
 struct SubmitProgress {
-    std::size_t submitted = 0;      // by this invocation
-    std::size_t skipped = 0;        // already had a run
+    std::size_t submitted = 0;  // by this invocation
+    std::size_t skipped = 0;    // already had a run
     std::size_t failed = 0;
-    std::size_t total = 0;          // valid points
-    std::size_t active = 0;         // runs not final
+    std::size_t total = 0;   // valid points
+    std::size_t active = 0;  // runs not final
 };
 
 struct SweepSubmitOptions {
-    std::size_t max_active = 0;     // 0 = no limit
+    std::size_t max_active = 0;  // 0 = no limit
     std::chrono::milliseconds poll_interval{5000};
     // Asks which of the sweep's runs are still active (not final); default: run::refresh.
     std::function<std::size_t(const std::vector<std::string>& run_dirs)> count_active;

@@ -22,7 +22,9 @@ std::string trim(std::string_view s) {
     return std::string(s.substr(a, b - a + 1));
 }
 
-bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+bool starts_with(std::string_view s, std::string_view p) {
+    return s.substr(0, p.size()) == p;
+}
 
 std::string read_text(const fs::path& p) {
     std::ifstream in(p, std::ios::binary);
@@ -43,7 +45,8 @@ DcgmNodeResult parse_dcgm_diag(std::string_view text) {
         pos = nl == std::string_view::npos ? text.size() : nl + 1;
         std::string l = trim(line);
         // "| PCIe                      | Pass - All                        |"
-        if (l.size() < 3 || l.front() != '|' || l.back() != '|' || starts_with(l, "|-") || starts_with(l, "|=")) continue;
+        if (l.size() < 3 || l.front() != '|' || l.back() != '|' || starts_with(l, "|-") || starts_with(l, "|="))
+            continue;
         std::string inner = l.substr(1, l.size() - 2);
         std::size_t bar = inner.find('|');
         if (bar == std::string::npos) continue;
@@ -55,7 +58,8 @@ DcgmNodeResult parse_dcgm_diag(std::string_view text) {
             if (starts_with(cell, word)) result = word;
         if (result.empty()) {
             // A continuation row (a warning message under a failed check).
-            if (!r.checks.empty() && !cell.empty()) r.checks.back().detail += (r.checks.back().detail.empty() ? "" : " ") + cell;
+            if (!r.checks.empty() && !cell.empty())
+                r.checks.back().detail += (r.checks.back().detail.empty() ? "" : " ") + cell;
             continue;
         }
         std::string detail = trim(cell.substr(result.size()));
@@ -88,8 +92,8 @@ NcclRunCheck check_nccl_run(const metrics::NcclResult& result, double threshold_
     } else if (result.out_of_bounds && *result.out_of_bounds > 0) {
         c.problem = fmt::format("{} out-of-bounds values", *result.out_of_bounds);
     } else if (threshold_gbs > 0 && c.largest_busbw && *c.largest_busbw < threshold_gbs) {
-        c.problem = fmt::format("bus bandwidth {:.2f} GB/s at {} bytes is below the threshold of {} GB/s", *c.largest_busbw,
-                                c.largest_size, threshold_gbs);
+        c.problem = fmt::format("bus bandwidth {:.2f} GB/s at {} bytes is below the threshold of {} GB/s",
+                                *c.largest_busbw, c.largest_size, threshold_gbs);
     }
     c.passed = c.problem.empty();
     return c;
@@ -180,14 +184,17 @@ ClusterValidation analyse_cluster_validation(const fs::path& log_dir, double thr
     for (const auto& [node, t] : tally) {
         if (known_nodes.empty() || !known_nodes.count(node))
             if (std::find(v.nodes.begin(), v.nodes.end(), node) == v.nodes.end()) v.nodes.push_back(node);
-        if (t.first > 0 && t.second == 0) bad.insert(node);
-        else if (t.first > 0) suspect.insert(node);
+        if (t.first > 0 && t.second == 0)
+            bad.insert(node);
+        else if (t.first > 0)
+            suspect.insert(node);
     }
     for (NcclRunCheck& c : pairs) v.runs.push_back(std::move(c));
     v.bad_nodes.assign(bad.begin(), bad.end());
     for (const std::string& s : suspect)
         if (!bad.count(s)) v.suspect_nodes.push_back(s);
-    v.passed = !v.empty() && std::all_of(v.runs.begin(), v.runs.end(), [](const NcclRunCheck& c) { return c.passed; }) &&
+    v.passed = !v.empty() &&
+               std::all_of(v.runs.begin(), v.runs.end(), [](const NcclRunCheck& c) { return c.passed; }) &&
                std::all_of(v.dcgm.begin(), v.dcgm.end(), [](const DcgmNodeResult& d) { return d.passed; });
     return v;
 }

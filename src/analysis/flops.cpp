@@ -13,11 +13,16 @@ namespace trainbench::analysis {
 
 std::string_view precision_name(catalog::Precision p) {
     switch (p) {
-        case catalog::Precision::bf16: return "bf16";
-        case catalog::Precision::fp16: return "fp16";
-        case catalog::Precision::fp8: return "fp8";
-        case catalog::Precision::tf32: return "tf32";
-        case catalog::Precision::fp32: return "fp32";
+        case catalog::Precision::bf16:
+            return "bf16";
+        case catalog::Precision::fp16:
+            return "fp16";
+        case catalog::Precision::fp8:
+            return "fp8";
+        case catalog::Precision::tf32:
+            return "tf32";
+        case catalog::Precision::fp32:
+            return "fp32";
     }
     return "?";
 }
@@ -25,7 +30,8 @@ std::string_view precision_name(catalog::Precision p) {
 namespace detail {
 
 double nemo_gpt3(const NemoConfig& c, double attention, double vocab) {
-    return 3 * c.layers * (24 * c.gbs * c.seq * c.hidden * c.hidden + 4 * c.gbs * c.seq * c.seq * c.hidden * attention) +
+    return 3 * c.layers *
+               (24 * c.gbs * c.seq * c.hidden * c.hidden + 4 * c.gbs * c.seq * c.seq * c.hidden * attention) +
            6 * c.gbs * c.seq * c.hidden * vocab;
 }
 
@@ -39,7 +45,9 @@ double nemo_llama_like(const NemoConfig& c, double attention, double vocab, doub
 }
 }  // namespace
 
-double nemo_llama(const NemoConfig& c, double attention, double vocab) { return nemo_llama_like(c, attention, vocab, 18); }
+double nemo_llama(const NemoConfig& c, double attention, double vocab) {
+    return nemo_llama_like(c, attention, vocab, 18);
+}
 double nemo_nemotron(const NemoConfig& c, double attention, double vocab) {
     return nemo_llama_like(c, attention, vocab, 12);
 }
@@ -99,10 +107,9 @@ int padded_vocab(int vocab, int divisible_by, int tensor_parallel) {
 
 const std::map<std::string, double>& gpu_recipes_model_flops() {
     static const std::map<std::string, double> table = {
-        {"gpt3-5b", 6.69e13},        {"gpt3-175b", 2.2e15},          {"llama2-7b", 1.89e14},
-        {"llama2-70b", 1.82e15},     {"llama3-70b", 3.94e15},        {"llama3.1-8b", 4.74e14},
-        {"llama3.1-70b", 3.9129e15}, {"llama3.1-405b", 2.16533e16},  {"mixtral-7b", 3.4e14},
-        {"mixtral-8x7b", 3.4e14},
+        {"gpt3-5b", 6.69e13},    {"gpt3-175b", 2.2e15},    {"llama2-7b", 1.89e14},      {"llama2-70b", 1.82e15},
+        {"llama3-70b", 3.94e15}, {"llama3.1-8b", 4.74e14}, {"llama3.1-70b", 3.9129e15}, {"llama3.1-405b", 2.16533e16},
+        {"mixtral-7b", 3.4e14},  {"mixtral-8x7b", 3.4e14},
     };
     return table;
 }
@@ -188,7 +195,8 @@ FlopsResult megatron_2024_flops(const FlopsInput& in) {
     FlopsResult r;
     r.per_sample = detail::megatron_2024(megatron_config(in, vp));
     r.vocab_used = vp;
-    r.formula = "12*s*L*h^2*[(1 + g/n + s/h)*(q/h) + (f/h)*k*(3/2 if SwiGLU) + V_p/(2Lh)]  (non-causal, Megatron-LM 2024)";
+    r.formula =
+        "12*s*L*h^2*[(1 + g/n + s/h)*(q/h) + (f/h)*k*(3/2 if SwiGLU) + V_p/(2Lh)]  (non-causal, Megatron-LM 2024)";
     r.note = padding_note(in, vp);
     return r;
 }
@@ -233,15 +241,23 @@ FlopsResult nemo_flops(const FlopsInput& in) {
     if (llama || family == "mixtral" || family == "nemotron") {
         require_shape(in, "nemo", false);
         double vocab = 0;
-        if (family == "mixtral") vocab = 32000;
-        else if (family == "nemotron") vocab = 256000;
-        else if (family == "llama2" || name.find("llama2") != std::string::npos) vocab = 32000;
-        else if (family == "llama3" || name.find("llama3") != std::string::npos) vocab = 128256;
-        else vocab = in.model.vocab;
+        if (family == "mixtral")
+            vocab = 32000;
+        else if (family == "nemotron")
+            vocab = 256000;
+        else if (family == "llama2" || name.find("llama2") != std::string::npos)
+            vocab = 32000;
+        else if (family == "llama3" || name.find("llama3") != std::string::npos)
+            vocab = 128256;
+        else
+            vocab = in.model.vocab;
         if (vocab <= 0) require_shape(in, "nemo", true);
-        if (family == "mixtral") r.per_sample = detail::nemo_mixtral(cfg, 0.5, vocab);
-        else if (family == "nemotron") r.per_sample = detail::nemo_nemotron(cfg, 0.5, vocab);
-        else r.per_sample = detail::nemo_llama(cfg, 0.5, vocab);
+        if (family == "mixtral")
+            r.per_sample = detail::nemo_mixtral(cfg, 0.5, vocab);
+        else if (family == "nemotron")
+            r.per_sample = detail::nemo_nemotron(cfg, 0.5, vocab);
+        else
+            r.per_sample = detail::nemo_llama(cfg, 0.5, vocab);
         r.vocab_used = static_cast<int>(vocab);
         r.formula = "s*L*h^2*[12 + 12g/n + c*f/h + 12*(1/2)*s/h + 6V/(Lh)]  (NeMo llama/nemotron/mixtral)";
         r.note = fmt::format("NeMo family '{}' with its fixed vocabulary {}", family, r.vocab_used);
@@ -281,8 +297,7 @@ const std::vector<FlopsConvention>& flops_conventions() {
          "gpu-recipes training_metrics: per-sample constants from its table, its peaks (H100 FP8 1978), "
          "step window 10..30 inclusive, mean over records",
          gpu_recipes_flops, false},
-        {"megatron",
-         "Megatron-LM today: causal attention, padded vocabulary, GQA, SwiGLU and MoE from the model",
+        {"megatron", "Megatron-LM today: causal attention, padded vocabulary, GQA, SwiGLU and MoE from the model",
          megatron_flops, false},
         {"megatron-2024",
          "Megatron-LM 2024 (non-causal attention, padded vocabulary); equals NeMo's gpt3 formula before 2025-08 "
@@ -307,9 +322,9 @@ const FlopsConvention& find_flops_convention(std::string_view name) {
     for (const auto& c : flops_conventions())
         if (c.name == name) return c;
     std::string hint = did_you_mean(name, flops_convention_names());
-    throw InputError(fmt::format("unknown FLOPs convention '{}'; known: {}", name,
-                                 quoted_list(flops_convention_names(), " and ")),
-                     hint);
+    throw InputError(
+        fmt::format("unknown FLOPs convention '{}'; known: {}", name, quoted_list(flops_convention_names(), " and ")),
+        hint);
 }
 
 }  // namespace trainbench::analysis

@@ -7,19 +7,19 @@ namespace trainbench::analysis::detail {
 // products cannot overflow; every formula returns FLOPs of one global batch.
 struct NemoConfig {
     double gbs = 1;
-    double seq = 0;          // enc_seq_len
-    double hidden = 0;       // hs
+    double seq = 0;     // enc_seq_len
+    double hidden = 0;  // hs
     double layers = 0;
-    double ffn = 0;          // ffn_hs
-    double heads = 0;        // attention_heads
-    double groups = 0;       // query_groups
-    double topk = 0;         // moe_router_topk
-    double vocab = 0;        // only the families that read vocab_size use it
+    double ffn = 0;     // ffn_hs
+    double heads = 0;   // attention_heads
+    double groups = 0;  // query_groups
+    double topk = 0;    // moe_router_topk
+    double vocab = 0;   // only the families that read vocab_size use it
 };
 
 // `attention` is 0.5 for the causal discount (NeMo since 2025-08-09), 1 before.
 double nemo_gpt3(const NemoConfig& c, double attention, double vocab = 51200);
-double nemo_llama(const NemoConfig& c, double attention, double vocab);        // llama2 32000, llama3 128256
+double nemo_llama(const NemoConfig& c, double attention, double vocab);  // llama2 32000, llama3 128256
 double nemo_nemotron(const NemoConfig& c, double attention, double vocab = 256000);
 double nemo_mixtral(const NemoConfig& c, double attention, double vocab = 32000);
 double nemo_bert(const NemoConfig& c, double vocab = 29000);
@@ -34,8 +34,8 @@ struct MegatronConfig {
     double layers = 0;
     double ffn = 0;
     double heads = 0;
-    double groups = 0;      // query groups; = heads for MHA
-    double kv_channels = 0; // head dim; 0 = hidden / heads
+    double groups = 0;       // query groups; = heads for MHA
+    double kv_channels = 0;  // head dim; 0 = hidden / heads
     double padded_vocab = 0;
     bool swiglu = false;
     double moe_layers = 0;  // layers whose MLP is routed

@@ -12,19 +12,30 @@ const std::vector<PeakRow>& peak_table() {
     static const std::vector<PeakRow> rows = {
         // NVIDIA's dense values as NVIDIA publishes them (sparse datasheet value / 2,
         // rounded as DGX Cloud benchmarking and the MaxText READMEs print them).
-        {"default", "a100", Precision::bf16, 312},   {"default", "a100", Precision::fp16, 312},
-        {"default", "a100", Precision::tf32, 156},   {"default", "a100", Precision::fp32, 19.5},
-        {"default", "h100", Precision::bf16, 989},   {"default", "h100", Precision::fp16, 989},
-        {"default", "h100", Precision::fp8, 1979},   {"default", "h100", Precision::tf32, 494.7},
-        {"default", "h100", Precision::fp32, 66.9},  {"default", "h200", Precision::bf16, 989},
-        {"default", "h200", Precision::fp16, 989},   {"default", "h200", Precision::fp8, 1979},
-        {"default", "h200", Precision::tf32, 494.7}, {"default", "h200", Precision::fp32, 66.9},
-        {"default", "b200", Precision::bf16, 2250},  {"default", "b200", Precision::fp16, 2250},
+        {"default", "a100", Precision::bf16, 312},
+        {"default", "a100", Precision::fp16, 312},
+        {"default", "a100", Precision::tf32, 156},
+        {"default", "a100", Precision::fp32, 19.5},
+        {"default", "h100", Precision::bf16, 989},
+        {"default", "h100", Precision::fp16, 989},
+        {"default", "h100", Precision::fp8, 1979},
+        {"default", "h100", Precision::tf32, 494.7},
+        {"default", "h100", Precision::fp32, 66.9},
+        {"default", "h200", Precision::bf16, 989},
+        {"default", "h200", Precision::fp16, 989},
+        {"default", "h200", Precision::fp8, 1979},
+        {"default", "h200", Precision::tf32, 494.7},
+        {"default", "h200", Precision::fp32, 66.9},
+        {"default", "b200", Precision::bf16, 2250},
+        {"default", "b200", Precision::fp16, 2250},
         {"default", "b200", Precision::fp8, 4500},
         // gpu-recipes src/data_defs.py MAX_TFLOPS, verbatim (GPUs only).
-        {"gpu-recipes", "h100", Precision::bf16, 989}, {"gpu-recipes", "h100", Precision::fp8, 1978},
-        {"gpu-recipes", "h200", Precision::bf16, 989}, {"gpu-recipes", "h200", Precision::fp8, 1978},
-        {"gpu-recipes", "a100", Precision::bf16, 312}, {"gpu-recipes", "b200", Precision::bf16, 2250},
+        {"gpu-recipes", "h100", Precision::bf16, 989},
+        {"gpu-recipes", "h100", Precision::fp8, 1978},
+        {"gpu-recipes", "h200", Precision::bf16, 989},
+        {"gpu-recipes", "h200", Precision::fp8, 1978},
+        {"gpu-recipes", "a100", Precision::bf16, 312},
+        {"gpu-recipes", "b200", Precision::bf16, 2250},
         {"gpu-recipes", "b200", Precision::fp8, 4500},
     };
     return rows;
@@ -47,7 +58,8 @@ Peak resolve_peak(const PeakRequest& request) {
     peak.precision = std::string(precision_name(request.precision));
     if (request.override_tflops) {
         if (!(*request.override_tflops > 0))
-            throw UsageError(fmt::format("the peak must be a positive number of TFLOPS, not '{}'", *request.override_tflops));
+            throw UsageError(
+                fmt::format("the peak must be a positive number of TFLOPS, not '{}'", *request.override_tflops));
         peak.tflops = *request.override_tflops;
         peak.source = "given on the command line (--peak)";
         return peak;

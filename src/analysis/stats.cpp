@@ -40,7 +40,8 @@ std::int64_t parse_int(std::string_view text, std::string_view what) {
 StepWindow parse_window(std::string_view text) {
     const auto colon = text.find(':');
     if (colon == std::string_view::npos)
-        throw UsageError(fmt::format("invalid step window '{}'", text), "write the window as START:END, e.g. --window 10:30");
+        throw UsageError(fmt::format("invalid step window '{}'", text),
+                         "write the window as START:END, e.g. --window 10:30");
     StepWindow w{parse_int(text.substr(0, colon), text), parse_int(text.substr(colon + 1), text)};
     if (w.end < w.start)
         throw UsageError(fmt::format("invalid step window '{}': the end is before the start", text),
@@ -81,9 +82,10 @@ StepStats step_statistics(const std::vector<StepSample>& records, StepWindow win
         st.steps_used.push_back(r.step);
     }
     if (values.empty())
-        throw InputError(fmt::format("no step-time record in the step window {}..{}; the log has steps {}..{}",
-                                     window.start, window.end, st.first_step, st.last_step),
-                         fmt::format("choose a window inside the log, e.g. --window {}:{}", st.first_step, st.last_step));
+        throw InputError(
+            fmt::format("no step-time record in the step window {}..{}; the log has steps {}..{}", window.start,
+                        window.end, st.first_step, st.last_step),
+            fmt::format("choose a window inside the log, e.g. --window {}:{}", st.first_step, st.last_step));
     st.count = values.size();
     st.mean = sum / static_cast<double>(values.size());
     std::vector<double> sorted(values.begin(), values.end());
@@ -108,9 +110,8 @@ StepStats step_statistics(const std::vector<StepSample>& records, StepWindow win
         std::sort(tail.begin(), tail.end());
         st.steady_state_median = percentile(tail, 0.5);
     }
-    st.window_includes_warmup =
-        std::any_of(st.warmup_steps.begin(), st.warmup_steps.end(),
-                    [&](std::int64_t s) { return s >= window.start && s <= window.end; });
+    st.window_includes_warmup = std::any_of(st.warmup_steps.begin(), st.warmup_steps.end(),
+                                            [&](std::int64_t s) { return s >= window.start && s <= window.end; });
     return st;
 }
 

@@ -126,8 +126,9 @@ std::vector<CrossCheck> cross_check(Inputs& inputs, const DeclaredConfig& declar
         d.log_keys["gpus"] = declared.log_keys.at("nodes") + " x " + declared.log_keys.at("gpus_per_node");
     }
     auto origin_of = [&](const std::string& key) {
-        return key == "gpus" && !declared.values.count("gpus") && d.values.count("gpus") ? "log " + d.log_keys.at("gpus")
-                                                                                          : log_origin(key);
+        return key == "gpus" && !declared.values.count("gpus") && d.values.count("gpus")
+                   ? "log " + d.log_keys.at("gpus")
+                   : log_origin(key);
     };
 
     std::string tp_origin, pp_origin, mb_origin;
@@ -175,9 +176,11 @@ std::vector<CrossCheck> cross_check(Inputs& inputs, const DeclaredConfig& declar
     }
     // Architecture: compared with the model when one was given.
     const catalog::Model& m = inputs.model;
-    const std::vector<std::pair<const char*, int>> arch = {
-        {"layers", m.layers}, {"hidden", m.hidden}, {"heads", m.heads}, {"ffn", m.layers > 0 ? m.ffn_size() : 0},
-        {"kv_heads", m.heads > 0 ? m.kv_head_count() : 0}};
+    const std::vector<std::pair<const char*, int>> arch = {{"layers", m.layers},
+                                                           {"hidden", m.hidden},
+                                                           {"heads", m.heads},
+                                                           {"ffn", m.layers > 0 ? m.ffn_size() : 0},
+                                                           {"kv_heads", m.heads > 0 ? m.kv_head_count() : 0}};
     for (const auto& [key, value] : arch) {
         auto logged = d.number(key);
         if (!logged || value <= 0) continue;
@@ -196,8 +199,12 @@ std::vector<CrossCheck> cross_check(Inputs& inputs, const DeclaredConfig& declar
         precision_key = "precision";
     }
     if (logged_precision) {
-        CrossCheck c{"precision", d.log_keys.at(precision_key), d.values.at(precision_key),
-                     std::string(precision_name(inputs.precision)), inputs.precision_origin, true};
+        CrossCheck c{"precision",
+                     d.log_keys.at(precision_key),
+                     d.values.at(precision_key),
+                     std::string(precision_name(inputs.precision)),
+                     inputs.precision_origin,
+                     true};
         if (inputs.precision_origin.empty() || inputs.precision_origin == "default") {
             inputs.precision = *logged_precision;
             inputs.precision_origin = log_origin(precision_key);
@@ -214,9 +221,10 @@ std::vector<CrossCheck> cross_check(Inputs& inputs, const DeclaredConfig& declar
 // ---------------------------------------------------------------- figures & expectations
 const std::vector<std::string>& expectation_figures() {
     static const std::vector<std::string> names = {
-        "step_time_s",     "step_time_median_s", "step_time_min_s", "step_time_max_s", "step_time_p10_s",
-        "step_time_p90_s", "step_time_stddev_s", "tokens_per_s",    "tokens_per_s_per_gpu",
-        "samples_per_s",   "tflops_per_gpu",     "mfu",             "days_to_train",   "final_loss",
+        "step_time_s",          "step_time_median_s", "step_time_min_s",    "step_time_max_s",
+        "step_time_p10_s",      "step_time_p90_s",    "step_time_stddev_s", "tokens_per_s",
+        "tokens_per_s_per_gpu", "samples_per_s",      "tflops_per_gpu",     "mfu",
+        "days_to_train",        "final_loss",
     };
     return names;
 }
@@ -297,8 +305,8 @@ std::vector<ExpectationResult> check_expectations(const RunSummary& summary,
 }
 
 // ---------------------------------------------------------------- derive & analyse
-Derived derive(double step_time_s, double flops_per_sample, int global_batch, int seq_len, int gpus,
-               double peak_tflops, double train_tokens) {
+Derived derive(double step_time_s, double flops_per_sample, int global_batch, int seq_len, int gpus, double peak_tflops,
+               double train_tokens) {
     Derived d;
     const double b = global_batch;
     const double n = gpus;
@@ -331,8 +339,10 @@ RunSummary analyse(AnalysisRequest request) {
         in.model.heads = static_cast<int>(*declared.number("heads"));
         if (auto f = declared.number("ffn")) in.model.ffn = static_cast<int>(*f);
         if (auto g = declared.number("kv_heads")) in.model.kv_heads = static_cast<int>(*g);
-        if (auto v = declared.number("vocab")) in.model.vocab = static_cast<int>(*v);
-        else in.model.vocab = 50257;
+        if (auto v = declared.number("vocab"))
+            in.model.vocab = static_cast<int>(*v);
+        else
+            in.model.vocab = 50257;
         in.model_origin = "log";
         s.findings.push_back({Severity::note, "model shape taken from the log's parameters (vocabulary " +
                                                   std::to_string(in.model.vocab) + ")"});
@@ -340,15 +350,17 @@ RunSummary analyse(AnalysisRequest request) {
     s.cross_checks = cross_check(in, declared);
     for (const CrossCheck& c : s.cross_checks)
         if (!c.match)
-            s.findings.push_back({Severity::warning,
-                                  fmt::format("the log declares {} = {} ('{}') but {} says {}", c.key, c.logged,
-                                              c.log_key, c.origin, c.given)});
+            s.findings.push_back({Severity::warning, fmt::format("the log declares {} = {} ('{}') but {} says {}",
+                                                                 c.key, c.logged, c.log_key, c.origin, c.given)});
 
     if (in.model.name.empty() && in.model.layers <= 0)
-        throw UsageError("the model is unknown: the log does not declare it", "give it with --model NAME (a catalog model)");
-    if (in.gpus <= 0) throw UsageError("the number of GPUs is unknown: the log does not declare it", "give it with --gpus N");
+        throw UsageError("the model is unknown: the log does not declare it",
+                         "give it with --model NAME (a catalog model)");
+    if (in.gpus <= 0)
+        throw UsageError("the number of GPUs is unknown: the log does not declare it", "give it with --gpus N");
     if (in.global_batch <= 0)
-        throw UsageError("the global batch size is unknown: the log does not declare it", "give it with --global-batch N");
+        throw UsageError("the global batch size is unknown: the log does not declare it",
+                         "give it with --global-batch N");
     if (in.seq_len <= 0) {
         in.seq_len = in.model.seq_length;
         in.seq_len_origin = "model " + in.model.name;
@@ -368,12 +380,14 @@ RunSummary analyse(AnalysisRequest request) {
     if (auto div = declared.number("vocab_divisible_by")) fi.vocab_divisible_by = static_cast<int>(*div);
     s.flops = conv.per_sample(fi);
     if (conv.name == "gpu-recipes" && in.model.seq_length > 0 && in.seq_len != in.model.seq_length)
-        s.findings.push_back({Severity::warning,
-                              fmt::format("gpu-recipes' constant assumes the model's sequence length {}, the run used {}",
-                                          in.model.seq_length, in.seq_len)});
+        s.findings.push_back(
+            {Severity::warning,
+             fmt::format("gpu-recipes' constant assumes the model's sequence length {}, the run used {}",
+                         in.model.seq_length, in.seq_len)});
     if (conv.hardware_flops_like)
-        s.findings.push_back({Severity::note, "narayanan2021 counts activation recomputation: TFLOPS and MFU are "
-                                              "hardware-FLOPs-like and overstate model FLOPs utilisation"});
+        s.findings.push_back({Severity::note,
+                              "narayanan2021 counts activation recomputation: TFLOPS and MFU are "
+                              "hardware-FLOPs-like and overstate model FLOPs utilisation"});
 
     PeakRequest pr;
     pr.convention = s.convention;
@@ -390,19 +404,21 @@ RunSummary analyse(AnalysisRequest request) {
 
     s.stats = step_statistics(request.step_records, in.window);
     if (s.stats.window_includes_warmup)
-        s.findings.push_back({Severity::warning,
-                              fmt::format("the step window {}..{} includes warm-up steps (steady state from step {})",
-                                          in.window.start, in.window.end, s.stats.steady_state_from)});
+        s.findings.push_back(
+            {Severity::warning, fmt::format("the step window {}..{} includes warm-up steps (steady state from step {})",
+                                            in.window.start, in.window.end, s.stats.steady_state_from)});
     if (s.stats.last_step < in.window.end)
         s.findings.push_back({Severity::note, fmt::format("the log ends at step {}, before the window's end {}",
                                                           s.stats.last_step, in.window.end)});
-    s.derived = derive(s.stats.mean, s.flops.per_sample, in.global_batch, in.seq_len, in.gpus, s.peak.tflops,
-                       in.train_tokens);
+    s.derived =
+        derive(s.stats.mean, s.flops.per_sample, in.global_batch, in.seq_len, in.gpus, s.peak.tflops, in.train_tokens);
 
     // Series for plots: one point per step (the later record wins).
     for (const StepSample& r : request.step_records) {
-        if (!s.step_times.empty() && s.step_times.back().step == r.step) s.step_times.back().value = r.seconds;
-        else s.step_times.push_back({r.step, r.seconds});
+        if (!s.step_times.empty() && s.step_times.back().step == r.step)
+            s.step_times.back().value = r.seconds;
+        else
+            s.step_times.push_back({r.step, r.seconds});
     }
     std::stable_sort(s.step_times.begin(), s.step_times.end(),
                      [](const SeriesPoint& a, const SeriesPoint& b) { return a.step < b.step; });

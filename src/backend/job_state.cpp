@@ -17,16 +17,26 @@ namespace trainbench::backend {
 
 std::string_view to_string(JobState state) {
     switch (state) {
-        case JobState::unknown: return "UNKNOWN";
-        case JobState::pending: return "PENDING";
-        case JobState::running: return "RUNNING";
-        case JobState::completed: return "COMPLETED";
-        case JobState::failed: return "FAILED";
-        case JobState::cancelled: return "CANCELLED";
-        case JobState::timeout: return "TIMEOUT";
-        case JobState::node_fail: return "NODE_FAIL";
-        case JobState::out_of_memory: return "OUT_OF_MEMORY";
-        case JobState::preempted: return "PREEMPTED";
+        case JobState::unknown:
+            return "UNKNOWN";
+        case JobState::pending:
+            return "PENDING";
+        case JobState::running:
+            return "RUNNING";
+        case JobState::completed:
+            return "COMPLETED";
+        case JobState::failed:
+            return "FAILED";
+        case JobState::cancelled:
+            return "CANCELLED";
+        case JobState::timeout:
+            return "TIMEOUT";
+        case JobState::node_fail:
+            return "NODE_FAIL";
+        case JobState::out_of_memory:
+            return "OUT_OF_MEMORY";
+        case JobState::preempted:
+            return "PREEMPTED";
     }
     return "UNKNOWN";
 }
@@ -39,23 +49,39 @@ std::optional<JobState> parse_job_state(std::string_view text) {
     }
     static const std::vector<std::pair<std::string_view, JobState>> words = {
         {"UNKNOWN", JobState::unknown},
-        {"PENDING", JobState::pending},     {"PD", JobState::pending},
-        {"REQUEUED", JobState::pending},    {"REQUEUE_HOLD", JobState::pending},
-        {"REQUEUE_FED", JobState::pending}, {"RESV_DEL_HOLD", JobState::pending},
-        {"RUNNING", JobState::running},     {"R", JobState::running},
-        {"CONFIGURING", JobState::running}, {"COMPLETING", JobState::running},
-        {"SUSPENDED", JobState::running},   {"STOPPED", JobState::running},
-        {"RESIZING", JobState::running},    {"SIGNALING", JobState::running},
+        {"PENDING", JobState::pending},
+        {"PD", JobState::pending},
+        {"REQUEUED", JobState::pending},
+        {"REQUEUE_HOLD", JobState::pending},
+        {"REQUEUE_FED", JobState::pending},
+        {"RESV_DEL_HOLD", JobState::pending},
+        {"RUNNING", JobState::running},
+        {"R", JobState::running},
+        {"CONFIGURING", JobState::running},
+        {"COMPLETING", JobState::running},
+        {"SUSPENDED", JobState::running},
+        {"STOPPED", JobState::running},
+        {"RESIZING", JobState::running},
+        {"SIGNALING", JobState::running},
         {"STAGE_OUT", JobState::running},
-        {"COMPLETED", JobState::completed}, {"CD", JobState::completed},
-        {"FAILED", JobState::failed},       {"F", JobState::failed},
-        {"BOOT_FAIL", JobState::failed},    {"DEADLINE", JobState::failed},
-        {"SPECIAL_EXIT", JobState::failed}, {"REVOKED", JobState::failed},
-        {"CANCELLED", JobState::cancelled}, {"CA", JobState::cancelled},
-        {"TIMEOUT", JobState::timeout},     {"TO", JobState::timeout},
-        {"NODE_FAIL", JobState::node_fail}, {"NF", JobState::node_fail},
-        {"OUT_OF_MEMORY", JobState::out_of_memory}, {"OOM", JobState::out_of_memory},
-        {"PREEMPTED", JobState::preempted}, {"PR", JobState::preempted},
+        {"COMPLETED", JobState::completed},
+        {"CD", JobState::completed},
+        {"FAILED", JobState::failed},
+        {"F", JobState::failed},
+        {"BOOT_FAIL", JobState::failed},
+        {"DEADLINE", JobState::failed},
+        {"SPECIAL_EXIT", JobState::failed},
+        {"REVOKED", JobState::failed},
+        {"CANCELLED", JobState::cancelled},
+        {"CA", JobState::cancelled},
+        {"TIMEOUT", JobState::timeout},
+        {"TO", JobState::timeout},
+        {"NODE_FAIL", JobState::node_fail},
+        {"NF", JobState::node_fail},
+        {"OUT_OF_MEMORY", JobState::out_of_memory},
+        {"OOM", JobState::out_of_memory},
+        {"PREEMPTED", JobState::preempted},
+        {"PR", JobState::preempted},
     };
     for (const auto& [w, s] : words)
         if (w == word) return s;
@@ -66,8 +92,10 @@ bool is_final(JobState state) {
     switch (state) {
         case JobState::unknown:
         case JobState::pending:
-        case JobState::running: return false;
-        default: return true;
+        case JobState::running:
+            return false;
+        default:
+            return true;
     }
 }
 
@@ -182,7 +210,9 @@ ProcessResult Runner::run_with_retry(ProcessRequest request, const std::function
     }
 }
 
-void Runner::sleep(std::chrono::milliseconds d) const { m_sleep(d); }
+void Runner::sleep(std::chrono::milliseconds d) const {
+    m_sleep(d);
+}
 
 // ---------------------------------------------------------------- the table
 

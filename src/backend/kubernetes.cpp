@@ -133,7 +133,8 @@ std::vector<JobStatus> parse_get_json(std::string_view json_text) {
                 const json& conds = path(pstatus, {"conditions"});
                 if (conds.is_array())
                     for (const json& c : conds)
-                        if (str(c, "type") == "PodScheduled" && str(c, "status") == "False") waiting_reason = str(c, "reason");
+                        if (str(c, "type") == "PodScheduled" && str(c, "status") == "False")
+                            waiting_reason = str(c, "reason");
             }
         }
         for (const std::string& n : nodes) s.nodes += (s.nodes.empty() ? "" : ",") + n;
@@ -177,10 +178,17 @@ bool is_unreachable_error(std::string_view stderr_text) {
     std::string text(stderr_text);
     for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     static const char* const patterns[] = {
-        "connection refused",         "unable to connect to the server", "no configuration has been provided",
-        "context was not found",      "current-context is not set",      "dial tcp",
-        "i/o timeout",                "no such host",                    "connection reset by peer",
-        "tls handshake timeout",      "did you specify the right host or port",
+        "connection refused",
+        "unable to connect to the server",
+        "no configuration has been provided",
+        "context was not found",
+        "current-context is not set",
+        "dial tcp",
+        "i/o timeout",
+        "no such host",
+        "connection reset by peer",
+        "tls handshake timeout",
+        "did you specify the right host or port",
     };
     return std::any_of(std::begin(patterns), std::end(patterns),
                        [&](const char* p) { return text.find(p) != std::string::npos; });
@@ -196,13 +204,16 @@ std::string kubectl_message(const ProcessResult& r) {
     std::vector<std::string> ls = lines_of(r.err);
     for (auto it = ls.rbegin(); it != ls.rend(); ++it) {
         const std::string& l = *it;
-        bool klog = l.size() > 5 && (l[0] == 'E' || l[0] == 'W' || l[0] == 'I') && std::isdigit(static_cast<unsigned char>(l[1]));
+        bool klog = l.size() > 5 && (l[0] == 'E' || l[0] == 'W' || l[0] == 'I') &&
+                    std::isdigit(static_cast<unsigned char>(l[1]));
         if (!klog) return l;
     }
     return first_error_line(r);
 }
 
-std::string run_id_of(const fs::path& run_dir) { return run_dir.filename().string(); }
+std::string run_id_of(const fs::path& run_dir) {
+    return run_dir.filename().string();
+}
 
 class KubernetesBackend final : public Backend {
 public:
@@ -213,16 +224,17 @@ public:
 
     SubmitResult submit(const SubmitRequest& request) override {
         if (request.depends_on)
-            throw RuntimeError(fmt::format("the kubernetes backend cannot chain stage '{}' after another stage",
-                                           request.stage),
-                               "submit each stage with '--stage NAME' once the previous one completed");
+            throw RuntimeError(
+                fmt::format("the kubernetes backend cannot chain stage '{}' after another stage", request.stage),
+                "submit each stage with '--stage NAME' once the previous one completed");
         std::vector<std::string> argv = base();
         argv.insert(argv.end(), {"apply", "-o", "json"});
         std::vector<fs::path> manifests{request.entrypoint};
         for (const fs::path& f : request.files) {
             std::string ext = f.extension().string();
             // Top-level manifests only: a Helm chart in a sub-directory is not applied raw.
-            if ((ext == ".yaml" || ext == ".yml") && !f.has_parent_path() && f != request.entrypoint) manifests.push_back(f);
+            if ((ext == ".yaml" || ext == ".yml") && !f.has_parent_path() && f != request.entrypoint)
+                manifests.push_back(f);
         }
         for (const fs::path& m : manifests) {
             argv.emplace_back("-f");
@@ -230,7 +242,8 @@ public:
         }
         ProcessResult r = checked(argv, "apply");
         std::optional<std::string> job = kubernetes::parse_apply_json(r.out);
-        if (!job) throw RuntimeError("kubectl apply created no Job", "the rendered manifests must contain a batch/v1 Job");
+        if (!job)
+            throw RuntimeError("kubectl apply created no Job", "the rendered manifests must contain a batch/v1 Job");
         return {*job, fmt::format("job.batch/{} applied", *job)};
     }
 
@@ -324,8 +337,9 @@ private:
         std::string message = kubectl_message(r);
         if (kubernetes::is_unreachable_error(r.err))
             throw RuntimeError(fmt::format("no Kubernetes cluster is reachable: {}", message),
-                               m_context.empty() ? "check 'kubectl config current-context', or pass --context NAME"
-                                                 : fmt::format("check that context '{}' exists and its API server is up", m_context));
+                               m_context.empty()
+                                   ? "check 'kubectl config current-context', or pass --context NAME"
+                                   : fmt::format("check that context '{}' exists and its API server is up", m_context));
         throw RuntimeError(fmt::format("kubectl {} failed: {}", verb, message));
     }
 

@@ -16,8 +16,8 @@
 #include <fstream>
 #include <map>
 #include <set>
-#include <sstream>
 #include <spawn.h>
+#include <sstream>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -73,7 +73,9 @@ ProcInfo read_proc(long pid) {
     return info;
 }
 
-bool is_live(const ProcInfo& p) { return p.exists && p.state != 'Z' && p.state != 'X'; }
+bool is_live(const ProcInfo& p) {
+    return p.exists && p.state != 'Z' && p.state != 'X';
+}
 
 // True when any non-zombie process is in process group `pgid`.
 bool group_alive(long pgid) {
@@ -125,9 +127,14 @@ public:
 
         std::vector<std::string> args;
         if (request.depends_on) {
-            args = {"/bin/sh", "-c", k_chain_script, "trainbench-chain",
-                    (request.run_dir / "status" / (request.previous_stage + ".exit")).string(), *request.depends_on,
-                    request.dependency, (request.run_dir / "status" / (request.stage + ".exit")).string()};
+            args = {"/bin/sh",
+                    "-c",
+                    k_chain_script,
+                    "trainbench-chain",
+                    (request.run_dir / "status" / (request.previous_stage + ".exit")).string(),
+                    *request.depends_on,
+                    request.dependency,
+                    (request.run_dir / "status" / (request.stage + ".exit")).string()};
         }
         if (::access(script.c_str(), X_OK) == 0) {
             args.push_back(script.string());

@@ -22,7 +22,8 @@ namespace slurm {
 namespace {
 bool is_job_id(std::string_view s) {
     if (s.empty()) return false;
-    return std::all_of(s.begin(), s.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)) || c == '_'; });
+    return std::all_of(s.begin(), s.end(),
+                       [](char c) { return std::isdigit(static_cast<unsigned char>(c)) || c == '_'; });
 }
 
 std::string lower(std::string_view s) {
@@ -161,7 +162,9 @@ namespace {
 constexpr const char* k_squeue_format = "%i|%T|%r|%N|%S|%e|%j";
 constexpr const char* k_sacct_fields = "JobID,State,ExitCode,NodeList,Start,End";
 
-bool transient(const ProcessResult& r) { return slurm::is_transient_error(r.err); }
+bool transient(const ProcessResult& r) {
+    return slurm::is_transient_error(r.err);
+}
 
 bool invalid_job_id(const ProcessResult& r) {
     return r.err.find("Invalid job id") != std::string::npos;
@@ -208,9 +211,9 @@ public:
             return {e.job_id, "found after a transient sbatch error"};
         }
         if (!r.ok()) {
-            throw RuntimeError(fmt::format("sbatch refused stage '{}': {}", request.stage, slurm_message(r)),
-                               slurm::is_transient_error(r.err) ? "the Slurm controller did not answer; try again later"
-                                                                : "");
+            throw RuntimeError(
+                fmt::format("sbatch refused stage '{}': {}", request.stage, slurm_message(r)),
+                slurm::is_transient_error(r.err) ? "the Slurm controller did not answer; try again later" : "");
         }
         std::optional<std::string> id = slurm::parse_sbatch_output(r.out);
         if (!id) throw RuntimeError(fmt::format("sbatch printed no job id: '{}'", trim(r.out)));
@@ -223,7 +226,8 @@ public:
             if (!q.job_id.empty() && std::find(ids.begin(), ids.end(), q.job_id) == ids.end()) ids.push_back(q.job_id);
         std::map<std::string, JobStatus> known;
         if (!ids.empty()) {
-            ProcessResult r = m_run.run_with_retry(command({"squeue", "-h", "--states=all", "-j", join_ids(ids), "-o", k_squeue_format}), transient);
+            ProcessResult r = m_run.run_with_retry(
+                command({"squeue", "-h", "--states=all", "-j", join_ids(ids), "-o", k_squeue_format}), transient);
             if (r.ok()) {
                 for (JobStatus& s : slurm::parse_squeue(r.out)) known[s.job_id] = std::move(s);
             } else if (!invalid_job_id(r)) {
@@ -246,7 +250,8 @@ public:
         for (const std::string& id : ids)
             if (!known.count(id)) missing.push_back(id);
         if (!missing.empty() && accounting_enabled()) {
-            ProcessResult r = m_run.run_with_retry(command({"sacct", "-n", "-P", "-X", "-j", join_ids(missing), "-o", k_sacct_fields}), transient);
+            ProcessResult r = m_run.run_with_retry(
+                command({"sacct", "-n", "-P", "-X", "-j", join_ids(missing), "-o", k_sacct_fields}), transient);
             if (r.ok())
                 for (JobStatus& s : slurm::parse_sacct(r.out)) known[s.job_id] = std::move(s);
         }
@@ -257,7 +262,8 @@ public:
                 JobStatus s = it->second;
                 // The job script's own record of the training command's exit status
                 // wins over the batch script's (they differ when the trap reports it).
-                if (is_final(s.state) && !s.exit_code) s.exit_code = status_from_files(q.run_dir, q.stage, q.job_id).exit_code;
+                if (is_final(s.state) && !s.exit_code)
+                    s.exit_code = status_from_files(q.run_dir, q.stage, q.job_id).exit_code;
                 result.push_back(std::move(s));
             } else {
                 result.push_back(status_from_files(q.run_dir, q.stage, q.job_id));
@@ -295,14 +301,16 @@ public:
 
     std::vector<FoundJob> find_jobs(const std::string& job_name, const JobQuery&) override {
         std::vector<FoundJob> found;
-        ProcessResult r = m_run.run_with_retry(command({"squeue", "-h", "--states=all", "-n", job_name, "-o", "%i|%j"}), transient);
+        ProcessResult r =
+            m_run.run_with_retry(command({"squeue", "-h", "--states=all", "-n", job_name, "-o", "%i|%j"}), transient);
         if (!r.ok()) throw RuntimeError(fmt::format("cannot query Slurm: {}", slurm_message(r)));
         for (const std::string& line : lines_of(r.out)) {
             std::vector<std::string> f = split(line, '|');
             if (f.size() >= 2 && f[1] == job_name) found.push_back({f[0], f[1]});
         }
         if (found.empty() && accounting_enabled()) {
-            ProcessResult a = m_run.run(command({"sacct", "-n", "-P", "-X", "--name", job_name, "-o", "JobID,JobName"}));
+            ProcessResult a =
+                m_run.run(command({"sacct", "-n", "-P", "-X", "--name", job_name, "-o", "JobID,JobName"}));
             for (const std::string& line : lines_of(a.out)) {
                 std::vector<std::string> f = split(line, '|');
                 if (f.size() >= 2 && f[1] == job_name) found.push_back({f[0], f[1]});

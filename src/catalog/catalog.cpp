@@ -1,6 +1,6 @@
-#include <trainbench/catalog.hpp>
-
 #include "catalog/catalog_yaml.hpp"
+
+#include <trainbench/catalog.hpp>
 
 #include <fmt/format.h>
 
@@ -20,11 +20,16 @@ constexpr std::array<Precision, 5> k_precisions{Precision::bf16, Precision::fp16
 
 std::string_view to_string(Precision p) {
     switch (p) {
-    case Precision::bf16: return "bf16";
-    case Precision::fp16: return "fp16";
-    case Precision::fp8: return "fp8";
-    case Precision::tf32: return "tf32";
-    case Precision::fp32: return "fp32";
+        case Precision::bf16:
+            return "bf16";
+        case Precision::fp16:
+            return "fp16";
+        case Precision::fp8:
+            return "fp8";
+        case Precision::tf32:
+            return "tf32";
+        case Precision::fp32:
+            return "fp32";
     }
     return "bf16";
 }
@@ -42,9 +47,12 @@ const std::vector<std::string>& precision_names() {
 
 std::string_view to_string(Scheduler s) {
     switch (s) {
-    case Scheduler::slurm: return "slurm";
-    case Scheduler::kubernetes: return "kubernetes";
-    case Scheduler::local: return "local";
+        case Scheduler::slurm:
+            return "slurm";
+        case Scheduler::kubernetes:
+            return "kubernetes";
+        case Scheduler::local:
+            return "local";
     }
     return "slurm";
 }
@@ -62,8 +70,8 @@ const std::vector<std::string>& scheduler_names() {
     return v;
 }
 const std::vector<std::string>& fabric_names() {
-    static const std::vector<std::string> v = {"infiniband-hdr", "infiniband-ndr", "efa", "tcpxo", "tcpx", "ethernet",
-                                               "none"};
+    static const std::vector<std::string> v = {"infiniband-hdr", "infiniband-ndr", "efa", "tcpxo",
+                                               "tcpx",           "ethernet",       "none"};
     return v;
 }
 const std::vector<std::string>& container_runtime_names() {
@@ -201,8 +209,8 @@ void check_model(const Model& m, const SourceLocation& where, const std::string&
                 fmt::format("{} heads are not divisible by {} kv_heads", m.heads, m.kv_heads),
                 "kv_heads that divide heads");
     if (m.experts > 0 && (m.moe_top_k < 1 || m.moe_top_k > m.experts))
-        d.error(where, yaml::join_key(key, "moe_top_k"), fmt::format("moe_top_k {} with {} experts", m.moe_top_k, m.experts),
-                "1 <= moe_top_k <= experts");
+        d.error(where, yaml::join_key(key, "moe_top_k"),
+                fmt::format("moe_top_k {} with {} experts", m.moe_top_k, m.experts), "1 <= moe_top_k <= experts");
 }
 
 }  // namespace detail
@@ -262,7 +270,8 @@ std::string entity_name(yaml::MapReader& r, const fs::path& file, Diagnostics& d
     std::string stem = file.stem().string();
     if (const yaml::Node* n = r.get("name")) {
         if (auto v = yaml::as_string(*n, "name", d); v && *v != stem)
-            d.error(n->where, "name", fmt::format("name '{}' does not match the file name '{}'", *v, file.filename().string()),
+            d.error(n->where, "name",
+                    fmt::format("name '{}' does not match the file name '{}'", *v, file.filename().string()),
                     fmt::format("'{}'", stem), "a catalog entry is named after its file");
     }
     return stem;
@@ -356,8 +365,14 @@ const Model* Catalog::find_model(std::string_view name) const {
     return it == m_models.end() ? nullptr : &it->second;
 }
 
-std::vector<std::string> Catalog::gpu_names() const { return keys_of(m_gpus); }
-std::vector<std::string> Catalog::target_names() const { return keys_of(m_targets); }
-std::vector<std::string> Catalog::model_names() const { return keys_of(m_models); }
+std::vector<std::string> Catalog::gpu_names() const {
+    return keys_of(m_gpus);
+}
+std::vector<std::string> Catalog::target_names() const {
+    return keys_of(m_targets);
+}
+std::vector<std::string> Catalog::model_names() const {
+    return keys_of(m_models);
+}
 
 }  // namespace trainbench::catalog

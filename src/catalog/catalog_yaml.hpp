@@ -4,9 +4,9 @@
 // keys, types and messages.
 #pragma once
 
-#include <trainbench/catalog.hpp>
-
 #include "core/yaml_reader.hpp"
+
+#include <trainbench/catalog.hpp>
 
 #include <string>
 #include <vector>

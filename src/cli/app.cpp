@@ -36,7 +36,9 @@ void Context::warn(const std::string& message) const {
     if (!options.quiet) err << "trainbench: warning: " << message << '\n';
 }
 
-void print_json(Context& ctx, const std::string& json_text) { ctx.out << json_text << '\n'; }
+void print_json(Context& ctx, const std::string& json_text) {
+    ctx.out << json_text << '\n';
+}
 
 namespace {
 
@@ -90,9 +92,10 @@ failure, 5 expectation failed, 130 interrupted. See docs/cli.md.)";
 int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
     Context ctx(out, err);
     ctx.err_is_tty = (&err == &std::cerr) && ::isatty(2);
-    CLI::App app{"trainbench: declarative LLM pre-training benchmarks on GPU clusters.\n"
-                 "Validate a recipe, render its job files, submit, track and report.",
-                 "trainbench"};
+    CLI::App app{
+        "trainbench: declarative LLM pre-training benchmarks on GPU clusters.\n"
+        "Validate a recipe, render its job files, submit, track and report.",
+        "trainbench"};
     app.footer(k_footer);
     app.set_version_flag("-V,--version", std::string(version()));
     app.fallthrough(true);

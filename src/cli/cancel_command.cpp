@@ -39,7 +39,8 @@ int run_cancel(const CancelOptions& opts, Context& ctx) {
 
 void setup_cancel_command(CLI::App& root, Context& ctx) {
     auto opts = std::make_shared<CancelOptions>();
-    CLI::App* cmd = root.add_subcommand("cancel", "Cancel a run's unfinished jobs (scancel, kubectl delete, or kill the process group)");
+    CLI::App* cmd = root.add_subcommand(
+        "cancel", "Cancel a run's unfinished jobs (scancel, kubectl delete, or kill the process group)");
     cmd->add_option("RUN", opts->runs, "Run directories, run ids or short id prefixes")->required();
     cmd->footer(R"TXT(Examples:
   trainbench cancel 3fa2c1

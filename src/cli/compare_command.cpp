@@ -18,14 +18,19 @@ int run_compare(const CompareOptions& o, Context& ctx) {
     if (o.targets.size() < 2) throw UsageError("compare needs at least two runs or log files");
     std::vector<analysis::RunSummary> runs;
     for (const std::string& t : o.targets) {
-        if (auto dir = find_run_dir(ctx, t)) runs.push_back(summarise_run(ctx, *dir, o.flags));
-        else runs.push_back(summarise_logs(ctx, {t}, o.flags));
+        if (auto dir = find_run_dir(ctx, t))
+            runs.push_back(summarise_run(ctx, *dir, o.flags));
+        else
+            runs.push_back(summarise_logs(ctx, {t}, o.flags));
     }
     if (!o.flags.html.empty()) write_file_atomic(o.flags.html, report::make_reporter("html")->render_compare(runs));
     std::string name = "table";
-    if (ctx.options.json) name = "json";
-    else if (o.flags.csv) name = "csv";
-    else if (o.flags.markdown) name = "markdown";
+    if (ctx.options.json)
+        name = "json";
+    else if (o.flags.csv)
+        name = "csv";
+    else if (o.flags.markdown)
+        name = "markdown";
     ctx.out << report::make_reporter(name, {stdout_colour(ctx)})->render_compare(runs);
     return 0;
 }

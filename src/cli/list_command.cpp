@@ -52,7 +52,9 @@ void emit(const ListOptions& opts, Context& ctx, const nlohmann::ordered_json& j
     }
 }
 
-std::string num(double v) { return v == 0 ? "-" : fmt::format("{:g}", v); }
+std::string num(double v) {
+    return v == 0 ? "-" : fmt::format("{:g}", v);
+}
 
 int list_gpus(const ListOptions& opts, Context& ctx) {
     const catalog::Catalog& cat = ctx.catalog();

@@ -70,10 +70,12 @@ std::vector<fs::path> collect(run::RunInfo& r, backend::Backend& b, const std::s
 int run_logs(const LogsOptions& opts, Context& ctx) {
     std::vector<run::RunInfo> runs = load_runs(ctx, {opts.run});
     run::RunInfo& r = runs.front();
-    if (!opts.stage.empty() && std::none_of(r.stages.begin(), r.stages.end(), [&](const auto& s) { return s.name == opts.stage; })) {
+    if (!opts.stage.empty() &&
+        std::none_of(r.stages.begin(), r.stages.end(), [&](const auto& s) { return s.name == opts.stage; })) {
         std::vector<std::string> names;
         for (const auto& s : r.stages) names.push_back(s.name);
-        throw UsageError(fmt::format("run {} has no stage '{}'", r.short_id, opts.stage), did_you_mean(opts.stage, names));
+        throw UsageError(fmt::format("run {} has no stage '{}'", r.short_id, opts.stage),
+                         did_you_mean(opts.stage, names));
     }
     auto provider = backend_provider();
     std::unique_ptr<backend::Backend> b = provider(r, system_process_runner());

@@ -56,16 +56,21 @@ std::string csv_field(std::string_view s) {
     return q + '"';
 }
 
-nlohmann::json json_number(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
+nlohmann::json json_number(double v) {
+    return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr);
+}
 
 nlohmann::json to_json(const metrics::LogData& d) {
     nlohmann::json j;
     j["format"] = d.format;
     j["files"] = nlohmann::json::array();
     for (const auto& f : d.files) j["files"].push_back(f.string());
-    j["stats"] = {{"bytes", d.stats.bytes},       {"records", d.stats.records},
-                  {"skipped", d.stats.skipped},   {"corrupt", d.stats.corrupt},
-                  {"truncated_tail", d.stats.truncated_tail}, {"warnings", d.stats.warnings}};
+    j["stats"] = {{"bytes", d.stats.bytes},
+                  {"records", d.stats.records},
+                  {"skipped", d.stats.skipped},
+                  {"corrupt", d.stats.corrupt},
+                  {"truncated_tail", d.stats.truncated_tail},
+                  {"warnings", d.stats.warnings}};
     nlohmann::json params = nlohmann::json::object();
     for (const auto& [k, v] : d.parameters) {
         nlohmann::json pv = nlohmann::json::parse(v, nullptr, false);
@@ -87,11 +92,23 @@ nlohmann::json to_json(const metrics::LogData& d) {
         const auto& n = *d.nccl;
         nlohmann::json rows = nlohmann::json::array();
         for (const auto& r : n.rows)
-            rows.push_back({{"size_bytes", r.size_bytes}, {"count", r.count}, {"type", r.type}, {"redop", r.redop},
-                            {"root", r.root}, {"oop_time_us", r.oop_time_us}, {"oop_algbw", r.oop_algbw},
-                            {"oop_busbw", r.oop_busbw}, {"oop_wrong", r.oop_wrong}, {"ip_time_us", r.ip_time_us},
-                            {"ip_algbw", r.ip_algbw}, {"ip_busbw", r.ip_busbw}, {"ip_wrong", r.ip_wrong}});
-        j["nccl"] = {{"operation", n.operation}, {"header", n.header}, {"devices", n.devices}, {"rows", rows},
+            rows.push_back({{"size_bytes", r.size_bytes},
+                            {"count", r.count},
+                            {"type", r.type},
+                            {"redop", r.redop},
+                            {"root", r.root},
+                            {"oop_time_us", r.oop_time_us},
+                            {"oop_algbw", r.oop_algbw},
+                            {"oop_busbw", r.oop_busbw},
+                            {"oop_wrong", r.oop_wrong},
+                            {"ip_time_us", r.ip_time_us},
+                            {"ip_algbw", r.ip_algbw},
+                            {"ip_busbw", r.ip_busbw},
+                            {"ip_wrong", r.ip_wrong}});
+        j["nccl"] = {{"operation", n.operation},
+                     {"header", n.header},
+                     {"devices", n.devices},
+                     {"rows", rows},
                      {"avg_busbw", n.avg_busbw ? nlohmann::json(*n.avg_busbw) : nlohmann::json(nullptr)},
                      {"out_of_bounds", n.out_of_bounds ? nlohmann::json(*n.out_of_bounds) : nlohmann::json(nullptr)}};
     }
@@ -100,7 +117,8 @@ nlohmann::json to_json(const metrics::LogData& d) {
 
 void print_csv(std::ostream& out, const metrics::LogData& d) {
     if (d.nccl && !d.nccl->rows.empty()) {
-        out << "size_bytes,count,type,redop,root,oop_time_us,oop_algbw,oop_busbw,oop_wrong,ip_time_us,ip_algbw,ip_busbw,ip_wrong\n";
+        out << "size_bytes,count,type,redop,root,oop_time_us,oop_algbw,oop_busbw,oop_wrong,ip_time_us,ip_algbw,ip_"
+               "busbw,ip_wrong\n";
         for (const auto& r : d.nccl->rows)
             out << fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{}\n", r.size_bytes, r.count, csv_field(r.type),
                                csv_field(r.redop), r.root, r.oop_time_us, r.oop_algbw, r.oop_busbw, r.oop_wrong,
@@ -176,15 +194,17 @@ void print_text(std::ostream& out, const metrics::LogData& d, bool points) {
                             number(r.oop_busbw), wrong(r.oop_wrong), number(r.ip_time_us), number(r.ip_algbw),
                             number(r.ip_busbw), wrong(r.ip_wrong)});
         if (!rows.empty())
-            print_table(out, {"SIZE_B", "TYPE", "REDOP", "OOP_US", "OOP_ALGBW", "OOP_BUSBW", "OOP_WRONG", "IP_US",
-                              "IP_ALGBW", "IP_BUSBW", "IP_WRONG"},
+            print_table(out,
+                        {"SIZE_B", "TYPE", "REDOP", "OOP_US", "OOP_ALGBW", "OOP_BUSBW", "OOP_WRONG", "IP_US",
+                         "IP_ALGBW", "IP_BUSBW", "IP_WRONG"},
                         rows);
         if (n.avg_busbw) out << "avg bus bandwidth: " << number(*n.avg_busbw) << " GB/s\n";
     }
 }
 
 int run_parse(const ParseCommandOptions& opts, Context& ctx) {
-    if (opts.csv && ctx.options.json) throw UsageError("--csv and --json cannot be combined", "choose one output format");
+    if (opts.csv && ctx.options.json)
+        throw UsageError("--csv and --json cannot be combined", "choose one output format");
     metrics::ParseOptions po;
     po.format = opts.format;
     for (const std::string& t : opts.tags) {
@@ -199,8 +219,8 @@ int run_parse(const ParseCommandOptions& opts, Context& ctx) {
     const auto& st = d.stats;
     if (!ctx.options.quiet) {
         ctx.err << fmt::format("trainbench: parsed {} file{} ({}) as {}: {} records, {} skipped, {} corrupt{}\n",
-                               d.files.size(), d.files.size() == 1 ? "" : "s", human_bytes(static_cast<double>(st.bytes)),
-                               d.format, st.records, st.skipped, st.corrupt,
+                               d.files.size(), d.files.size() == 1 ? "" : "s",
+                               human_bytes(static_cast<double>(st.bytes)), d.format, st.records, st.skipped, st.corrupt,
                                st.truncated_tail ? ", incomplete last record" : "");
         for (const std::string& w : st.warnings) ctx.warn(w);
         std::uint64_t problems = st.corrupt + (st.truncated_tail ? 1 : 0);
@@ -222,14 +242,16 @@ int run_parse(const ParseCommandOptions& opts, Context& ctx) {
 
 void setup_parse_command(CLI::App& root, Context& ctx) {
     auto opts = std::make_shared<ParseCommandOptions>();
-    CLI::App* cmd = root.add_subcommand("parse", "Read training logs (DLLogger, TensorBoard, Megatron, NeMo, fairseq, nccl-tests) and dump the series");
+    CLI::App* cmd = root.add_subcommand(
+        "parse", "Read training logs (DLLogger, TensorBoard, Megatron, NeMo, fairseq, nccl-tests) and dump the series");
     cmd->add_option("files", opts->files, "Log files, or TensorBoard directories")->required();
     std::vector<std::string> format_names{"auto"};
     for (const auto& f : metrics::formats()) format_names.push_back(f.name);
     cmd->add_option("-f,--format", opts->format, "Log format (default: detected from content and file name)")
         ->check(CLI::IsMember(format_names));
     cmd->add_option("-t,--tags", opts->tags, "Keep only these series (source or canonical names, comma-separated)");
-    cmd->add_flag("--csv", opts->csv, "CSV on stdout: series,source_name,step,value,wall_time (nccl-tests: one row per size)");
+    cmd->add_flag("--csv", opts->csv,
+                  "CSV on stdout: series,source_name,step,value,wall_time (nccl-tests: one row per size)");
     cmd->add_flag("--points", opts->points, "Also print every step (one column per series)");
     std::string footer = R"TXT(Examples:
   trainbench parse dllogger.json

@@ -27,7 +27,9 @@ struct PlanOptions {
 constexpr double k_gib = 1024.0 * 1024.0 * 1024.0;
 constexpr double k_tib = k_gib * 1024.0;
 
-std::string gib(double bytes) { return fmt::format("{:.2f} GiB", bytes / k_gib); }
+std::string gib(double bytes) {
+    return fmt::format("{:.2f} GiB", bytes / k_gib);
+}
 
 std::string opt_fmt(const std::optional<double>& v, const char* spec_fmt) {
     return v ? fmt::format(fmt::runtime(spec_fmt), *v) : std::string("-");
@@ -50,8 +52,9 @@ void print_plan(const sweep::Plan& p, std::ostream& out) {
     out << fmt::format("\nmemory per GPU (estimate; {:.4g} parameters on the largest stage):\n", m.parameters_per_gpu);
     out << fmt::format("  weights                 {:>12}\n", gib(m.weights));
     out << fmt::format("  gradients               {:>12}\n", gib(m.gradients));
-    out << fmt::format("  optimizer               {:>12}   (distributed optimizer: {}; without: {})\n", gib(m.optimizer),
-                       gib(p.optimizer_with_distributed_optimizer), gib(p.optimizer_without_distributed_optimizer));
+    out << fmt::format("  optimizer               {:>12}   (distributed optimizer: {}; without: {})\n",
+                       gib(m.optimizer), gib(p.optimizer_with_distributed_optimizer),
+                       gib(p.optimizer_without_distributed_optimizer));
     out << fmt::format("  activations             {:>12}   (no recompute: {}; selective: {}; full: {})\n",
                        gib(m.activations), gib(m.activations_no_recompute), gib(p.activations_selective),
                        gib(m.activations_full_recompute));
@@ -59,11 +62,12 @@ void print_plan(const sweep::Plan& p, std::ostream& out) {
                        gib(m.total), gib(m.capacity), m.fits() ? "fits" : "DOES NOT FIT",
                        gib(p.total_with_distributed_optimizer), gib(p.total_without_distributed_optimizer));
 
-    out << fmt::format("\ncheckpoint: {:.3f} TiB ({:.3g} bytes; {:g} bytes/parameter: weights + fp32 master + Adam m, v)\n",
-                       p.checkpoint_bytes / k_tib, p.checkpoint_bytes,
-                       p.parameters > 0 ? p.checkpoint_bytes / p.parameters : 0.0);
+    out << fmt::format(
+        "\ncheckpoint: {:.3f} TiB ({:.3g} bytes; {:g} bytes/parameter: weights + fp32 master + Adam m, v)\n",
+        p.checkpoint_bytes / k_tib, p.checkpoint_bytes, p.parameters > 0 ? p.checkpoint_bytes / p.parameters : 0.0);
     for (const sweep::CheckpointTier& t : p.checkpoint_tiers)
-        out << fmt::format("  {:<12} {:>7g} GB/s  write {:>7.2f} min\n", t.label, t.bandwidth_gbs, t.write_seconds / 60.0);
+        out << fmt::format("  {:<12} {:>7g} GB/s  write {:>7.2f} min\n", t.label, t.bandwidth_gbs,
+                           t.write_seconds / 60.0);
 
     out << fmt::format("\nestimate at MFU {:g} ({} FLOPs, peak {}):\n", p.assume_mfu, p.convention,
                        p.peak_tflops ? fmt::format("{:g} TFLOPS/GPU, {}", *p.peak_tflops, p.peak_source) : "unknown");
@@ -80,7 +84,8 @@ int run_plan(const PlanOptions& opts, Context& ctx) {
         throw UsageError(fmt::format("--assume-mfu {} is not in (0, 1]", opts.assume_mfu), "e.g. --assume-mfu 0.4");
     if (!(opts.tokens > 0)) throw UsageError("--tokens must be positive", "e.g. --tokens 300e9");
     for (double bw : opts.fs_bandwidth)
-        if (!(bw > 0)) throw UsageError(fmt::format("--fs-bandwidth {} is not positive", bw), "GB/s, e.g. --fs-bandwidth 19.2");
+        if (!(bw > 0))
+            throw UsageError(fmt::format("--fs-bandwidth {} is not positive", bw), "GB/s, e.g. --fs-bandwidth 19.2");
     recipe::LoadOptions load;
     for (const std::string& s : opts.overrides) load.overrides.push_back(recipe::parse_override(s));
     recipe::Recipe r = recipe::load_recipe(opts.recipe, ctx.catalog(), load);
@@ -106,13 +111,19 @@ int run_plan(const PlanOptions& opts, Context& ctx) {
                              {"capacity_bytes", c.capacity},
                              {"headroom", c.headroom},
                              {"relative_efficiency", c.relative_efficiency},
-                             {"step_time_s", c.step_time_s ? nlohmann::ordered_json(*c.step_time_s) : nlohmann::ordered_json(nullptr)},
-                             {"tokens_per_s", c.step_time_s ? nlohmann::ordered_json(c.score) : nlohmann::ordered_json(nullptr)}});
+                             {"step_time_s",
+                              c.step_time_s ? nlohmann::ordered_json(*c.step_time_s) : nlohmann::ordered_json(nullptr)},
+                             {"tokens_per_s",
+                              c.step_time_s ? nlohmann::ordered_json(c.score) : nlohmann::ordered_json(nullptr)}});
             }
-            nlohmann::ordered_json out = {{"recipe", r.name},      {"model", r.model_name},
-                                          {"target", r.target_name}, {"nodes", r.nodes},
-                                          {"gpus", r.total_gpus()},  {"assume_mfu", opts.assume_mfu},
-                                          {"valid_configurations", all.size()}, {"candidates", a}};
+            nlohmann::ordered_json out = {{"recipe", r.name},
+                                          {"model", r.model_name},
+                                          {"target", r.target_name},
+                                          {"nodes", r.nodes},
+                                          {"gpus", r.total_gpus()},
+                                          {"assume_mfu", opts.assume_mfu},
+                                          {"valid_configurations", all.size()},
+                                          {"candidates", a}};
             print_json(ctx, out.dump(2));
             return 0;
         }
@@ -129,8 +140,9 @@ int run_plan(const PlanOptions& opts, Context& ctx) {
                                    c.step_time_s ? fmt::format("{:.0f}", c.score) : std::string("-"));
         }
         if (!ctx.options.quiet)
-            ctx.err << "ranked by estimated throughput (MFU x pipeline-bubble, tensor-parallel and micro-batch factors), "
-                       "then memory headroom; a starting point for a sweep, not a prediction\n";
+            ctx.err
+                << "ranked by estimated throughput (MFU x pipeline-bubble, tensor-parallel and micro-batch factors), "
+                   "then memory headroom; a starting point for a sweep, not a prediction\n";
         return all.empty() ? static_cast<int>(ExitCode::invalid_input) : 0;
     }
 
@@ -156,18 +168,24 @@ int run_plan(const PlanOptions& opts, Context& ctx) {
 
 void setup_plan_command(CLI::App& root, Context& ctx) {
     auto opts = std::make_shared<PlanOptions>();
-    CLI::App* cmd = root.add_subcommand(
-        "plan", "Estimate a recipe before spending GPU hours: FLOPs, memory, checkpoint, step time, days; --search ranks TP/PP/MBS");
+    CLI::App* cmd = root.add_subcommand("plan",
+                                        "Estimate a recipe before spending GPU hours: FLOPs, memory, checkpoint, step "
+                                        "time, days; --search ranks TP/PP/MBS");
     cmd->add_option("recipe", opts->recipe, "Recipe file")->required();
-    cmd->add_option("-s,--set", opts->overrides, "Override a value: -s key=value (repeatable)")->allow_extra_args(false);
-    cmd->add_option("--assume-mfu", opts->assume_mfu, "Model FLOPs utilisation assumed for the estimates (default 0.4)");
-    cmd->add_option("--tokens", opts->tokens, "Tokens to train for the days/GPU-hours estimate (default 300e9)");
-    cmd->add_option("--fs-bandwidth", opts->fs_bandwidth,
-                    "File-system write bandwidth in GB/s for the checkpoint time (repeatable; default: 19.2, 64, 128, 256)")
+    cmd->add_option("-s,--set", opts->overrides, "Override a value: -s key=value (repeatable)")
         ->allow_extra_args(false);
-    cmd->add_flag("--search", opts->search, "Rank valid TP/PP/micro-batch configurations on the recipe's target and nodes");
+    cmd->add_option("--assume-mfu", opts->assume_mfu,
+                    "Model FLOPs utilisation assumed for the estimates (default 0.4)");
+    cmd->add_option("--tokens", opts->tokens, "Tokens to train for the days/GPU-hours estimate (default 300e9)");
+    cmd->add_option(
+           "--fs-bandwidth", opts->fs_bandwidth,
+           "File-system write bandwidth in GB/s for the checkpoint time (repeatable; default: 19.2, 64, 128, 256)")
+        ->allow_extra_args(false);
+    cmd->add_flag("--search", opts->search,
+                  "Rank valid TP/PP/micro-batch configurations on the recipe's target and nodes");
     cmd->add_option("--top", opts->top, "How many configurations --search prints (default 10)");
-    cmd->add_option("--min-headroom", opts->min_headroom, "--search: drop configurations with less free GPU memory (fraction, e.g. 0.1)");
+    cmd->add_option("--min-headroom", opts->min_headroom,
+                    "--search: drop configurations with less free GPU memory (fraction, e.g. 0.1)");
     cmd->footer(
         "Examples:\n"
         "  trainbench plan recipes/azure-nd-h100-v5/gpt3-175b.yaml\n"

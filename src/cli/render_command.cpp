@@ -37,10 +37,10 @@ struct Input {
     fs::path relative;  // where its files go below -o / --compare in multi-recipe mode
 };
 
-constexpr fs::perms k_file_mode = fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read |
-                                  fs::perms::others_read;
-constexpr fs::perms k_script_mode = k_file_mode | fs::perms::owner_exec | fs::perms::group_exec |
-                                    fs::perms::others_exec;
+constexpr fs::perms k_file_mode =
+    fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read | fs::perms::others_read;
+constexpr fs::perms k_script_mode =
+    k_file_mode | fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec;
 
 // A temporary directory removed when the object goes away.
 class TempDir {
@@ -73,7 +73,8 @@ std::set<std::string> files_under(const fs::path& dir) {
     std::set<std::string> out;
     std::error_code ec;
     if (!fs::is_directory(dir, ec)) return out;
-    for (auto it = fs::recursive_directory_iterator(dir, ec); it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    for (auto it = fs::recursive_directory_iterator(dir, ec); it != fs::recursive_directory_iterator();
+         it.increment(ec)) {
         if (ec) break;
         if (it->is_regular_file(ec)) out.insert(fs::relative(it->path(), dir).generic_string());
     }
@@ -172,8 +173,7 @@ int run_render(const RenderCliOptions& opts, Context& ctx) {
                 }
                 for (const std::string& extra : committed) {
                     ++n_diff;
-                    if (!ctx.options.json)
-                        ctx.out << fmt::format("only in {}: {}\n", root.string(), extra);
+                    if (!ctx.options.json) ctx.out << fmt::format("only in {}: {}\n", root.string(), extra);
                 }
                 if (n_diff > 0) {
                     outcome.differs = true;
@@ -218,10 +218,12 @@ int run_render(const RenderCliOptions& opts, Context& ctx) {
             j["files"] = files;
             j["ok"] = !outcome.differs && !outcome.rejected;
             if (!ctx.options.json && (multi || opts.check || !opts.compare.empty())) {
-                std::string where = opts.output.empty() ? std::string()
-                                                        : " -> " + (fs::path(opts.output) / base).string();
+                std::string where =
+                    opts.output.empty() ? std::string() : " -> " + (fs::path(opts.output) / base).string();
                 ctx.out << fmt::format("{}  {} ({} file{}{}){}\n",
-                                       outcome.rejected ? "FAIL" : outcome.differs ? "DIFF" : "ok  ",
+                                       outcome.rejected  ? "FAIL"
+                                       : outcome.differs ? "DIFF"
+                                                         : "ok  ",
                                        in.file.string(), n_files, n_files == 1 ? "" : "s", where,
                                        notes.empty() ? "" : ": " + fmt::format("{}", fmt::join(notes, "; ")));
             }
@@ -243,8 +245,9 @@ int run_render(const RenderCliOptions& opts, Context& ctx) {
         results.push_back(j);
     }
     if (ctx.options.json) {
-        print_json(ctx, ordered_json{{"recipes", results}, {"total", inputs.size()}, {"ok", n_ok}, {"failed", n_failed}}
-                            .dump(2));
+        print_json(
+            ctx,
+            ordered_json{{"recipes", results}, {"total", inputs.size()}, {"ok", n_ok}, {"failed", n_failed}}.dump(2));
     } else if (multi) {
         ctx.out << fmt::format("{} recipe{}: {} ok, {} failed\n", inputs.size(), inputs.size() == 1 ? "" : "s", n_ok,
                                n_failed);
@@ -259,7 +262,8 @@ int run_render(const RenderCliOptions& opts, Context& ctx) {
 
 void setup_render_command(CLI::App& root, Context& ctx) {
     auto opts = std::make_shared<RenderCliOptions>();
-    CLI::App* cmd = root.add_subcommand("render", "Render the job files of recipes (dry run: no scheduler, no network)");
+    CLI::App* cmd =
+        root.add_subcommand("render", "Render the job files of recipes (dry run: no scheduler, no network)");
     cmd->add_option("recipes", opts->recipes, "Recipe files");
     cmd->add_option("-s,--set", opts->overrides, "Override a value in every recipe: -s key=value (repeatable)")
         ->allow_extra_args(false);
@@ -268,8 +272,9 @@ void setup_render_command(CLI::App& root, Context& ctx) {
     cmd->add_flag("--stdout", opts->to_stdout, "Print the main job file (sbatch script, manifests, run.sh)");
     cmd->add_option("--all", opts->all, "Render every recipe under DIR (skips catalog/ and common/ folders)")
         ->allow_extra_args(false);
-    cmd->add_option("--compare", opts->compare,
-                    "Compare with a committed render in DIR (same layout as -o); print a unified diff, exit 5 on a difference");
+    cmd->add_option(
+        "--compare", opts->compare,
+        "Compare with a committed render in DIR (same layout as -o); print a unified diff, exit 5 on a difference");
     cmd->add_flag("--check", opts->check,
                   "Ask the real Slurm scheduler to validate each batch script (sbatch --test-only; nothing runs)");
     cmd->add_option("--stage", opts->stage, "Render only this stage");

@@ -47,11 +47,14 @@ int run_report(const ReportOptions& o, Context& ctx) {
             ctx.warn(std::string("no training figures: ") + e.what());
             nlohmann::ordered_json j = {{"validation", report::cluster_validation_json(*v)}};
             write_file_atomic(*run_dir / "report" / "summary.json", j.dump(2) + "\n");
-            if (ctx.options.json) ctx.out << j.dump(2) << "\n";
-            else ctx.out << report::render_cluster_validation(*v);
+            if (ctx.options.json)
+                ctx.out << j.dump(2) << "\n";
+            else
+                ctx.out << report::render_cluster_validation(*v);
             if (!v->passed)
-                throw ExpectationError("cluster validation failed" +
-                                       (v->bad_nodes.empty() ? std::string() : "; bad nodes: " + quoted_list(v->bad_nodes, " and ")));
+                throw ExpectationError(
+                    "cluster validation failed" +
+                    (v->bad_nodes.empty() ? std::string() : "; bad nodes: " + quoted_list(v->bad_nodes, " and ")));
             return 0;
         }
     } else {
@@ -67,10 +70,14 @@ int run_report(const ReportOptions& o, Context& ctx) {
     if (!o.flags.html.empty()) write_file_atomic(o.flags.html, report::make_reporter("html")->render(summary));
     if (!o.junit.empty()) write_file_atomic(o.junit, report::make_reporter("junit")->render(summary));
 
-    if (ctx.options.json) ctx.out << json_text;
-    else if (o.flags.csv) ctx.out << report::make_reporter("csv")->render(summary);
-    else if (o.flags.markdown) ctx.out << report::make_reporter("markdown")->render(summary);
-    else ctx.out << report::make_reporter("table", {stdout_colour(ctx)})->render(summary);
+    if (ctx.options.json)
+        ctx.out << json_text;
+    else if (o.flags.csv)
+        ctx.out << report::make_reporter("csv")->render(summary);
+    else if (o.flags.markdown)
+        ctx.out << report::make_reporter("markdown")->render(summary);
+    else
+        ctx.out << report::make_reporter("table", {stdout_colour(ctx)})->render(summary);
     if (validation && !ctx.options.json) ctx.out << "\n" << report::render_cluster_validation(*validation);
 
     for (const auto& f : summary.findings)
@@ -83,9 +90,11 @@ int run_report(const ReportOptions& o, Context& ctx) {
             names.push_back(e.figure);
         }
     if (validation && !validation->passed) {
-        std::string what = validation->empty() ? std::string("has no results")
-                                               : (validation->bad_nodes.empty() ? std::string("failed")
-                                                                                : "failed; bad nodes: " + quoted_list(validation->bad_nodes, " and "));
+        std::string what =
+            validation->empty()
+                ? std::string("has no results")
+                : (validation->bad_nodes.empty() ? std::string("failed")
+                                                 : "failed; bad nodes: " + quoted_list(validation->bad_nodes, " and "));
         if (failed == 0) throw ExpectationError("cluster validation " + what);
         ctx.warn("cluster validation " + what);
     }

@@ -27,12 +27,15 @@ void add_report_flags(CLI::App* cmd, ReportFlags& f) {
     cmd->add_option("--seq", f.seq, "Sequence length (default: the model's)")->check(CLI::PositiveNumber);
     cmd->add_option("--tp", f.tensor_parallel, "Tensor parallel size (pads the vocabulary for megatron conventions)")
         ->check(CLI::PositiveNumber);
-    cmd->add_option("--window", f.window, "Inclusive step window START:END for the mean (default 10:30 or the recipe's)");
+    cmd->add_option("--window", f.window,
+                    "Inclusive step window START:END for the mean (default 10:30 or the recipe's)");
     cmd->add_option("--flops", f.flops,
                     "FLOPs convention: " + fmt::format("{}", fmt::join(analysis::flops_convention_names(), ", ")));
     cmd->add_option("--format", f.format, "Log format of bare logs (default: detected)");
-    cmd->add_option("--peak", f.peak, "Peak TFLOPS per GPU for MFU (overrides the peak table)")->check(CLI::PositiveNumber);
-    cmd->add_option("--tokens", f.tokens, "Tokens for the days-to-train figure (default 300e9)")->check(CLI::PositiveNumber);
+    cmd->add_option("--peak", f.peak, "Peak TFLOPS per GPU for MFU (overrides the peak table)")
+        ->check(CLI::PositiveNumber);
+    cmd->add_option("--tokens", f.tokens, "Tokens for the days-to-train figure (default 300e9)")
+        ->check(CLI::PositiveNumber);
     cmd->add_flag("--csv", f.csv, "CSV on stdout");
     cmd->add_flag("--markdown", f.markdown, "Markdown on stdout");
     cmd->add_option("--html", f.html, "Write a self-contained HTML report to FILE");
@@ -60,8 +63,8 @@ std::optional<fs::path> find_run_dir(Context& ctx, const std::string& ref) {
             if (!recipe_dir.is_directory()) continue;
             for (const auto& run : fs::directory_iterator(recipe_dir.path(), ec)) {
                 const std::string name = run.path().filename().string();
-                const bool id_match = name.rfind(ref, 0) == 0 ||
-                                      (name.size() > 7 && name.substr(name.size() - 6).rfind(ref, 0) == 0);
+                const bool id_match =
+                    name.rfind(ref, 0) == 0 || (name.size() > 7 && name.substr(name.size() - 6).rfind(ref, 0) == 0);
                 if (run.is_directory() && id_match && fs::exists(run.path() / "run.json", ec))
                     matches.push_back(run.path());
             }
@@ -266,7 +269,8 @@ analysis::RunSummary summarise_run(Context& ctx, const fs::path& run_dir, const 
     const fs::path recipe_file = run_dir / "recipe.resolved.yaml";
     std::error_code ec;
     if (!fs::exists(recipe_file, ec))
-        throw InputError(fmt::format("'{}' has no recipe.resolved.yaml", run_dir.string()), "is it a trainbench run directory?");
+        throw InputError(fmt::format("'{}' has no recipe.resolved.yaml", run_dir.string()),
+                         "is it a trainbench run directory?");
     nlohmann::json run_json = nlohmann::json::parse(read_file(run_dir / "run.json"), nullptr, false);
     if (run_json.is_discarded() || !run_json.is_object()) run_json = nlohmann::json::object();
     const recipe::Recipe r = recipe::load_recipe(recipe_file, ctx.catalog());

@@ -16,21 +16,21 @@
 namespace trainbench::cli {
 
 struct ReportFlags {
-    std::string model;          // catalog model name
+    std::string model;  // catalog model name
     int gpus = 0;
-    std::string gpu;            // catalog GPU name or family ("h100", "cpu")
+    std::string gpu;  // catalog GPU name or family ("h100", "cpu")
     std::string precision;
     int global_batch = 0;
     int seq = 0;
     int tensor_parallel = 0;
-    std::string window;         // "A:B"
-    std::string flops;          // convention
+    std::string window;           // "A:B"
+    std::string flops;            // convention
     std::string format = "auto";  // log format
-    double peak = 0;            // TFLOPS; 0 = from the table
-    double tokens = 0;          // for days_to_train; 0 = 300e9
+    double peak = 0;              // TFLOPS; 0 = from the table
+    double tokens = 0;            // for days_to_train; 0 = 300e9
     bool csv = false;
     bool markdown = false;
-    std::string html;           // file
+    std::string html;  // file
 };
 
 // Adds the shared options to a subcommand (report, compare).

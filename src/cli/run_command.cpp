@@ -61,7 +61,8 @@ void setup_run_command(CLI::App& root, Context& ctx) {
     auto opts = std::make_shared<RunOptions>();
     CLI::App* cmd = root.add_subcommand("run", "Submit a recipe, wait for it with a live status line, then report");
     cmd->add_option("RECIPE", opts->submit.recipe, "Recipe file")->required();
-    cmd->add_option("-s,--set", opts->submit.overrides, "Override a value: -s key=value (repeatable)")->allow_extra_args(false);
+    cmd->add_option("-s,--set", opts->submit.overrides, "Override a value: -s key=value (repeatable)")
+        ->allow_extra_args(false);
     cmd->add_option("--stage", opts->submit.stage, "Run only this stage");
     add_kube_flags(cmd, opts->submit.kube_context, opts->submit.kube_namespace);
     cmd->add_option("--timeout", opts->timeout, "Stop waiting after SECONDS (exit 4; the run continues)");

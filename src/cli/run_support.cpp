@@ -15,7 +15,9 @@ using nlohmann::ordered_json;
 
 namespace trainbench::cli {
 
-run::BackendProvider backend_provider() { return run::default_backend_provider(); }
+run::BackendProvider backend_provider() {
+    return run::default_backend_provider();
+}
 
 void add_kube_flags(CLI::App* cmd, std::string& context, std::string& ns) {
     cmd->add_option("--context", context, "Kubernetes: the kubectl context (default: the current one)");
@@ -54,8 +56,9 @@ run::RunInfo submit_recipe(Context& ctx, const SubmitArgs& args) {
         ro.run_id = info.run_id;
         ro.stage = args.stage;
         jobs = render::render(r, ro);
-        if (jobs.empty()) throw InputError(args.stage.empty() ? "the recipe renders no stage"
-                                                              : fmt::format("no stage '{}' in the recipe", args.stage));
+        if (jobs.empty())
+            throw InputError(args.stage.empty() ? "the recipe renders no stage"
+                                                : fmt::format("no stage '{}' in the recipe", args.stage));
         if (!args.stage.empty()) jobs.front().dependency.clear();  // one stage on its own
         run::write_rendered(info, jobs);
     } catch (const Error& e) {
@@ -104,7 +107,8 @@ std::string stage_summary(const run::RunInfo& run) {
     std::string out;
     for (const run::StageState& s : run.stages) {
         if (!out.empty()) out += " ";
-        std::string state = s.job_id.empty() ? (s.submitting ? "?" : "-") : std::string(backend::to_string(s.status.state));
+        std::string state =
+            s.job_id.empty() ? (s.submitting ? "?" : "-") : std::string(backend::to_string(s.status.state));
         out += fmt::format("{}:{}", s.name, s.job_id.empty() ? state : fmt::format("{}={}", s.job_id, state));
     }
     return out;
@@ -132,8 +136,10 @@ void print_run_table(Context& ctx, const std::vector<run::RunInfo>& runs) {
     for (const auto& row : rows) {
         std::string line;
         for (std::size_t i = 0; i < row.size(); ++i) {
-            if (i + 1 == row.size()) line += row[i];
-            else line += fmt::format("{:<{}}  ", row[i], width[i]);
+            if (i + 1 == row.size())
+                line += row[i];
+            else
+                line += fmt::format("{:<{}}  ", row[i], width[i]);
         }
         while (!line.empty() && line.back() == ' ') line.pop_back();
         ctx.out << line << '\n';
@@ -171,8 +177,8 @@ int wait_for_run(Context& ctx, run::RunInfo& run, double timeout_s, double inter
         if (run.is_final()) break;
         if (timeout_s > 0 && elapsed() >= timeout_s) {
             if (live) ctx.err << '\n';
-            throw RuntimeError(fmt::format("timed out after {} waiting for run '{}' (still {})", human_duration(timeout_s),
-                                           run.short_id, run.state()),
+            throw RuntimeError(fmt::format("timed out after {} waiting for run '{}' (still {})",
+                                           human_duration(timeout_s), run.short_id, run.state()),
                                fmt::format("'trainbench wait {}' continues waiting", run.short_id));
         }
         // Sleep in small steps so Ctrl-C is noticed at once.
@@ -183,12 +189,15 @@ int wait_for_run(Context& ctx, run::RunInfo& run, double timeout_s, double inter
         }
     }
     if (live) ctx.err << '\n';
-    if (ctx.options.json) print_json(ctx, run.to_json().dump(2));
-    else ctx.out << run.short_id << ' ' << run.state() << '\n';
+    if (ctx.options.json)
+        print_json(ctx, run.to_json().dump(2));
+    else
+        ctx.out << run.short_id << ' ' << run.state() << '\n';
     if (run.state() == "COMPLETED") return 0;
     std::string detail = run.detail();
-    throw RuntimeError(fmt::format("run '{}' ended {}{}", run.short_id, run.state(), detail.empty() ? "" : ": " + detail),
-                       fmt::format("the logs: trainbench logs {}", run.short_id));
+    throw RuntimeError(
+        fmt::format("run '{}' ended {}{}", run.short_id, run.state(), detail.empty() ? "" : ": " + detail),
+        fmt::format("the logs: trainbench logs {}", run.short_id));
 }
 
 }  // namespace trainbench::cli

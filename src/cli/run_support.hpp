@@ -14,7 +14,7 @@ namespace trainbench::cli {
 struct SubmitArgs {
     std::string recipe;
     std::vector<std::string> overrides;
-    std::string stage;          // submit only this stage (no dependency)
+    std::string stage;  // submit only this stage (no dependency)
     std::string kube_context;
     std::string kube_namespace;
 };

@@ -38,7 +38,8 @@ int run_show(const ShowOptions& opts, Context& ctx) {
 
 void setup_show_command(CLI::App& root, Context& ctx) {
     auto opts = std::make_shared<ShowOptions>();
-    CLI::App* cmd = root.add_subcommand("show", "Print the fully resolved recipe (extends, catalog and overrides applied)");
+    CLI::App* cmd =
+        root.add_subcommand("show", "Print the fully resolved recipe (extends, catalog and overrides applied)");
     cmd->add_option("recipe", opts->recipe, "Recipe file")->required();
     cmd->add_option("-s,--set", opts->overrides, "Override a value: -s key=value (repeatable; typed like the key)")
         ->allow_extra_args(false);

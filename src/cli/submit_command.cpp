@@ -19,7 +19,8 @@ void setup_submit_command(CLI::App& root, Context& ctx) {
     auto opts = std::make_shared<SubmitArgs>();
     CLI::App* cmd = root.add_subcommand("submit", "Submit a recipe's stages to its scheduler; prints the run id");
     cmd->add_option("RECIPE", opts->recipe, "Recipe file")->required();
-    cmd->add_option("-s,--set", opts->overrides, "Override a value: -s key=value (repeatable)")->allow_extra_args(false);
+    cmd->add_option("-s,--set", opts->overrides, "Override a value: -s key=value (repeatable)")
+        ->allow_extra_args(false);
     cmd->add_option("--stage", opts->stage, "Submit only this stage (no dependency)");
     add_kube_flags(cmd, opts->kube_context, opts->kube_namespace);
     cmd->footer(R"TXT(Examples:

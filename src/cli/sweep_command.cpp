@@ -37,9 +37,10 @@ struct SweepOptions {
 };
 
 constexpr double k_gib = 1024.0 * 1024.0 * 1024.0;
-constexpr fs::perms k_file_mode = fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read |
-                                  fs::perms::others_read;
-constexpr fs::perms k_script_mode = k_file_mode | fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec;
+constexpr fs::perms k_file_mode =
+    fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read | fs::perms::others_read;
+constexpr fs::perms k_script_mode =
+    k_file_mode | fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec;
 
 struct Estimate {
     int gpus = 0;
@@ -165,8 +166,8 @@ int run_dry(const SweepOptions& opts, Context& ctx, const sweep::Expansion& x) {
     name_w = std::min<std::size_t>(name_w, 60);
     values_w = std::min<std::size_t>(values_w, 80);
     std::string out;
-    out += fmt::format("{:>5}  {:<{}}  {:<{}}  {:>5}  {:>17}  {:>10}  {:>10}\n", "#", "name", name_w, "values", values_w,
-                       "gpus", "mem/GPU (GiB)", "step (s)", "GPU-hours");
+    out += fmt::format("{:>5}  {:<{}}  {:<{}}  {:>5}  {:>17}  {:>10}  {:>10}\n", "#", "name", name_w, "values",
+                       values_w, "gpus", "mem/GPU (GiB)", "step (s)", "GPU-hours");
     for (std::size_t i = 0; i < x.points.size(); ++i) {
         const sweep::Point& p = x.points[i];
         if (!p.valid) continue;
@@ -191,10 +192,10 @@ int run_dry(const SweepOptions& opts, Context& ctx, const sweep::Expansion& x) {
             }
         }
     }
-    out += fmt::format("\nsweep '{}': {} point{}: {} valid, {} pruned, {} excluded; estimated {}{:.1f} GPU-hours at MFU {:g}\n",
-                       x.spec.name, x.points.size() + x.excluded.size(),
-                       x.points.size() + x.excluded.size() == 1 ? "" : "s", x.valid_count(), x.pruned_count(),
-                       x.excluded.size(), all_hours ? "" : ">= ", total_hours, opts.assume_mfu);
+    out += fmt::format(
+        "\nsweep '{}': {} point{}: {} valid, {} pruned, {} excluded; estimated {}{:.1f} GPU-hours at MFU {:g}\n",
+        x.spec.name, x.points.size() + x.excluded.size(), x.points.size() + x.excluded.size() == 1 ? "" : "s",
+        x.valid_count(), x.pruned_count(), x.excluded.size(), all_hours ? "" : ">= ", total_hours, opts.assume_mfu);
     if (!opts.output.empty())
         out += fmt::format("rendered {} files of {} points under {}\n", rendered_files, x.valid_count(), opts.output);
     ctx.out << out;
@@ -227,15 +228,16 @@ int run_submit(const SweepOptions& opts, Context& ctx, const sweep::Expansion& x
         so);
     fs::path state = sweep::state_file(rc.runs_root, x.spec.name);
     if (ctx.options.json) {
-        ordered_json out = {{"sweep", x.spec.name},         {"state_file", state.string()},
-                            {"valid", progress.total},       {"submitted", progress.submitted},
-                            {"skipped", progress.skipped},   {"failed", progress.failed},
-                            {"pruned", x.pruned_count()},    {"excluded", x.excluded.size()}};
+        ordered_json out = {{"sweep", x.spec.name},        {"state_file", state.string()},
+                            {"valid", progress.total},     {"submitted", progress.submitted},
+                            {"skipped", progress.skipped}, {"failed", progress.failed},
+                            {"pruned", x.pruned_count()},  {"excluded", x.excluded.size()}};
         print_json(ctx, out.dump(2));
     } else {
-        ctx.out << fmt::format("sweep '{}': {} valid points: {} submitted now, {} already had a run, {} failed; {} pruned; state {}\n",
-                               x.spec.name, progress.total, progress.submitted, progress.skipped, progress.failed,
-                               x.pruned_count(), state.string());
+        ctx.out << fmt::format(
+            "sweep '{}': {} valid points: {} submitted now, {} already had a run, {} failed; {} pruned; state {}\n",
+            x.spec.name, progress.total, progress.submitted, progress.skipped, progress.failed, x.pruned_count(),
+            state.string());
     }
     return progress.failed > 0 ? static_cast<int>(ExitCode::runtime) : 0;
 }
@@ -276,8 +278,12 @@ int run_status(const SweepOptions& opts, Context& ctx) {
         std::string run_id = it == by_hash.end() ? "-" : runs[it->second].run_id;
         std::string detail = it == by_hash.end() ? "" : runs[it->second].detail();
         ++counts[state_name];
-        rows.push_back({{"index", p.index}, {"name", p.name}, {"hash", p.hash}, {"run_id", run_id},
-                        {"state", state_name}, {"detail", detail}});
+        rows.push_back({{"index", p.index},
+                        {"name", p.name},
+                        {"hash", p.hash},
+                        {"run_id", run_id},
+                        {"state", state_name},
+                        {"detail", detail}});
         text += fmt::format("{:>5}  {:<40}  {:<28}  {:<11}  {}\n", p.index, p.name, run_id, state_name, detail);
     }
     std::string summary;
@@ -287,11 +293,11 @@ int run_status(const SweepOptions& opts, Context& ctx) {
         for (const auto& [k, n] : counts) c[k] = n;
         print_json(ctx, ordered_json{{"sweep", x.spec.name}, {"points", rows}, {"counts", c}}.dump(2));
     } else {
-        ctx.out << text << fmt::format("\nsweep '{}': {}\n", x.spec.name, summary.empty() ? "no valid points" : summary);
+        ctx.out << text
+                << fmt::format("\nsweep '{}': {}\n", x.spec.name, summary.empty() ? "no valid points" : summary);
     }
     return 0;
 }
-
 
 // ---------------------------------------------------------------- report
 
@@ -337,11 +343,20 @@ std::string html_escape(const std::string& s) {
     std::string out;
     for (char c : s) {
         switch (c) {
-            case '&': out += "&amp;"; break;
-            case '<': out += "&lt;"; break;
-            case '>': out += "&gt;"; break;
-            case '"': out += "&quot;"; break;
-            default: out += c;
+            case '&':
+                out += "&amp;";
+                break;
+            case '<':
+                out += "&lt;";
+                break;
+            case '>':
+                out += "&gt;";
+                break;
+            case '"':
+                out += "&quot;";
+                break;
+            default:
+                out += c;
         }
     }
     return out;
@@ -364,15 +379,20 @@ std::string scaling_svg(const std::vector<ReportRow>& rows) {
     max_y *= 1.15;
     auto px = [&](double n) { return l + (w - l - r) * (max_nodes > 1 ? std::log2(n) / std::log2(max_nodes) : 0.5); };
     auto py = [&](double y) { return h - b - (h - t - b) * (max_y > 0 ? y / max_y : 0); };
-    std::string svg = fmt::format("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" role=\"img\" "
-                                  "aria-label=\"tokens per second per GPU against nodes\">\n", w, h);
+    std::string svg = fmt::format(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" role=\"img\" "
+        "aria-label=\"tokens per second per GPU against nodes\">\n",
+        w, h);
     svg += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#333\"/>\n", l, h - b, w - r, h - b);
     svg += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#333\"/>\n", l, t, l, h - b);
     svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"12\">nodes (log scale)</text>\n",
                        (l + w - r) / 2, h - 10);
-    svg += fmt::format("<text x=\"14\" y=\"{}\" font-size=\"12\" transform=\"rotate(-90 14 {})\" text-anchor=\"middle\">"
-                       "tokens/s per GPU</text>\n", (t + h - b) / 2, (t + h - b) / 2);
-    svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\" font-size=\"11\">{:.0f}</text>\n", l - 4, t + 4, max_y);
+    svg += fmt::format(
+        "<text x=\"14\" y=\"{}\" font-size=\"12\" transform=\"rotate(-90 14 {})\" text-anchor=\"middle\">"
+        "tokens/s per GPU</text>\n",
+        (t + h - b) / 2, (t + h - b) / 2);
+    svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\" font-size=\"11\">{:.0f}</text>\n", l - 4, t + 4,
+                       max_y);
     static const char* colours[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b"};
     std::size_t k = 0;
     for (auto& [model, pts] : series) {
@@ -381,16 +401,19 @@ std::string scaling_svg(const std::vector<ReportRow>& rows) {
         std::string poly;
         for (const auto& [n, y] : pts) {
             poly += fmt::format("{:.1f},{:.1f} ", px(n), py(y));
-            svg += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"4\" fill=\"{}\"><title>{} {} nodes: {:.1f} tokens/s/GPU</title></circle>\n",
-                               px(n), py(y), c, html_escape(model), n, y);
+            svg += fmt::format(
+                "<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"4\" fill=\"{}\"><title>{} {} nodes: {:.1f} "
+                "tokens/s/GPU</title></circle>\n",
+                px(n), py(y), c, html_escape(model), n, y);
             svg += fmt::format("<text x=\"{:.1f}\" y=\"{}\" text-anchor=\"middle\" font-size=\"11\">{}</text>\n", px(n),
                                h - b + 15, n);
         }
         svg += fmt::format("<polyline points=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"/>\n", poly, c);
-        svg += fmt::format("<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"{}\" stroke-dasharray=\"4 4\"/>\n",
-                           px(pts.front().first), py(pts.front().second), px(max_nodes), py(pts.front().second), c);
-        svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"11\" fill=\"{}\">{} (dashed: ideal)</text>\n", l + 8,
-                           t + 14.0 * static_cast<double>(k), c, html_escape(model));
+        svg += fmt::format(
+            "<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"{}\" stroke-dasharray=\"4 4\"/>\n",
+            px(pts.front().first), py(pts.front().second), px(max_nodes), py(pts.front().second), c);
+        svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"11\" fill=\"{}\">{} (dashed: ideal)</text>\n",
+                           l + 8, t + 14.0 * static_cast<double>(k), c, html_escape(model));
     }
     return svg + "</svg>\n";
 }
@@ -401,8 +424,7 @@ int run_report(const SweepOptions& opts, Context& ctx) {
     if (std::find(formats.begin(), formats.end(), format) == formats.end())
         throw UsageError(fmt::format("unknown report format '{}'", format), did_you_mean(format, formats));
     sweep::Expansion x = load_expansion(opts.report_file, ctx);
-    std::map<std::string, sweep::StateEntry> state =
-        sweep::read_state(sweep::state_file(ctx.runs_root(), x.spec.name));
+    std::map<std::string, sweep::StateEntry> state = sweep::read_state(sweep::state_file(ctx.runs_root(), x.spec.name));
     ReportFlags flags;
     std::vector<ReportRow> rows;
     for (const sweep::Point& p : x.points) {
@@ -438,55 +460,74 @@ int run_report(const SweepOptions& opts, Context& ctx) {
         auto num = [](const std::optional<double>& v) { return v ? ordered_json(*v) : ordered_json(nullptr); };
         ordered_json a = ordered_json::array();
         for (const ReportRow& r : rows)
-            a.push_back({{"index", r.index}, {"name", r.name}, {"model", r.model}, {"run_id", r.run_id},
-                         {"nodes", r.nodes}, {"gpus", r.gpus}, {"step_time_s", num(r.step_time_s)},
-                         {"tokens_per_s", num(r.tokens_per_s)}, {"tflops_per_gpu", num(r.tflops_per_gpu)},
-                         {"mfu", num(r.mfu)}, {"scaling_efficiency", num(r.scaling)}, {"note", r.note}});
+            a.push_back({{"index", r.index},
+                         {"name", r.name},
+                         {"model", r.model},
+                         {"run_id", r.run_id},
+                         {"nodes", r.nodes},
+                         {"gpus", r.gpus},
+                         {"step_time_s", num(r.step_time_s)},
+                         {"tokens_per_s", num(r.tokens_per_s)},
+                         {"tflops_per_gpu", num(r.tflops_per_gpu)},
+                         {"mfu", num(r.mfu)},
+                         {"scaling_efficiency", num(r.scaling)},
+                         {"note", r.note}});
         out = ordered_json{{"sweep", x.spec.name},
                            {"scaling_baseline", "tokens/s per GPU of the same model's point with the fewest nodes"},
-                           {"points", a}}.dump(2) + "\n";
+                           {"points", a}}
+                  .dump(2) +
+              "\n";
     } else if (format == "csv") {
-        out = "index,name,model,run_id,nodes,gpus,step_time_s,tokens_per_s,tflops_per_gpu,mfu,scaling_efficiency,note\n";
+        out =
+            "index,name,model,run_id,nodes,gpus,step_time_s,tokens_per_s,tflops_per_gpu,mfu,scaling_efficiency,note\n";
         for (const ReportRow& r : rows)
             out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{}\n", r.index, csv_field(r.name), csv_field(r.model),
                                r.run_id, r.nodes, r.gpus, cell(r.step_time_s, "{:.6g}"), cell(r.tokens_per_s, "{:.6g}"),
                                cell(r.tflops_per_gpu, "{:.6g}"), cell(r.mfu, "{:.6g}"), cell(r.scaling, "{:.6g}"),
                                csv_field(r.note));
     } else if (format == "markdown" || format == "html") {
-        std::string table = "| # | point | nodes | GPUs | step time (s) | tokens/s | TFLOPS/GPU | MFU | scaling eff. | note |\n"
-                            "|---:|---|---:|---:|---:|---:|---:|---:|---:|---|\n";
+        std::string table =
+            "| # | point | nodes | GPUs | step time (s) | tokens/s | TFLOPS/GPU | MFU | scaling eff. | note |\n"
+            "|---:|---|---:|---:|---:|---:|---:|---:|---:|---|\n";
         std::string html_rows;
         for (const ReportRow& r : rows) {
-            std::vector<std::string> c = {std::to_string(r.index), r.name, std::to_string(r.nodes), std::to_string(r.gpus),
-                                          cell(r.step_time_s, "{:.3f}"), cell(r.tokens_per_s, "{:.0f}"),
+            std::vector<std::string> c = {std::to_string(r.index),          r.name,
+                                          std::to_string(r.nodes),          std::to_string(r.gpus),
+                                          cell(r.step_time_s, "{:.3f}"),    cell(r.tokens_per_s, "{:.0f}"),
                                           cell(r.tflops_per_gpu, "{:.1f}"), cell(r.mfu, "{:.2%}"),
-                                          cell(r.scaling, "{:.1%}"), r.note};
+                                          cell(r.scaling, "{:.1%}"),        r.note};
             table += "| " + fmt::format("{}", fmt::join(c, " | ")) + " |\n";
             html_rows += "<tr>";
             for (const std::string& v : c) html_rows += "<td>" + html_escape(v) + "</td>";
             html_rows += "</tr>\n";
         }
         if (format == "markdown") {
-            out = fmt::format("# Sweep {}\n\n{}\nScaling efficiency: tokens/s per GPU against the same model's point with the fewest nodes.\n",
-                              x.spec.name, table);
+            out = fmt::format(
+                "# Sweep {}\n\n{}\nScaling efficiency: tokens/s per GPU against the same model's point with the fewest "
+                "nodes.\n",
+                x.spec.name, table);
         } else {
             out = fmt::format(
                 "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Sweep {0}</title>\n"
                 "<style>body{{font-family:sans-serif;margin:2em}}table{{border-collapse:collapse}}"
-                "td,th{{border:1px solid #ccc;padding:4px 8px;text-align:right}}td:nth-child(2),td:last-child{{text-align:left}}</style>"
+                "td,th{{border:1px solid #ccc;padding:4px "
+                "8px;text-align:right}}td:nth-child(2),td:last-child{{text-align:left}}</style>"
                 "</head><body>\n<h1>Sweep {0}</h1>\n<table>\n<tr><th>#</th><th>point</th><th>nodes</th><th>GPUs</th>"
-                "<th>step time (s)</th><th>tokens/s</th><th>TFLOPS/GPU</th><th>MFU</th><th>scaling eff.</th><th>note</th></tr>\n"
-                "{1}</table>\n<h2>Scaling</h2>\n{2}<p>Scaling efficiency: tokens/s per GPU against the same model's point with "
+                "<th>step time (s)</th><th>tokens/s</th><th>TFLOPS/GPU</th><th>MFU</th><th>scaling "
+                "eff.</th><th>note</th></tr>\n"
+                "{1}</table>\n<h2>Scaling</h2>\n{2}<p>Scaling efficiency: tokens/s per GPU against the same model's "
+                "point with "
                 "the fewest nodes.</p>\n</body></html>\n",
                 html_escape(x.spec.name), html_rows, scaling_svg(rows));
         }
     } else {
-        out = fmt::format("{:>5}  {:<40}  {:>5}  {:>5}  {:>10}  {:>12}  {:>10}  {:>7}  {:>8}  {}\n", "#", "point", "nodes",
-                          "gpus", "step (s)", "tokens/s", "TFLOPS/GPU", "MFU", "scaling", "note");
+        out = fmt::format("{:>5}  {:<40}  {:>5}  {:>5}  {:>10}  {:>12}  {:>10}  {:>7}  {:>8}  {}\n", "#", "point",
+                          "nodes", "gpus", "step (s)", "tokens/s", "TFLOPS/GPU", "MFU", "scaling", "note");
         for (const ReportRow& r : rows)
-            out += fmt::format("{:>5}  {:<40}  {:>5}  {:>5}  {:>10}  {:>12}  {:>10}  {:>7}  {:>8}  {}\n", r.index, r.name,
-                               r.nodes, r.gpus, cell(r.step_time_s, "{:.3f}"), cell(r.tokens_per_s, "{:.0f}"),
-                               cell(r.tflops_per_gpu, "{:.1f}"), cell(r.mfu, "{:.2%}"), cell(r.scaling, "{:.1%}"), r.note);
+            out +=
+                fmt::format("{:>5}  {:<40}  {:>5}  {:>5}  {:>10}  {:>12}  {:>10}  {:>7}  {:>8}  {}\n", r.index, r.name,
+                            r.nodes, r.gpus, cell(r.step_time_s, "{:.3f}"), cell(r.tokens_per_s, "{:.0f}"),
+                            cell(r.tflops_per_gpu, "{:.1f}"), cell(r.mfu, "{:.2%}"), cell(r.scaling, "{:.1%}"), r.note);
     }
     if (!opts.html.empty() && format == "html") {
         write_file_atomic(opts.html, out);
@@ -501,30 +542,38 @@ int run_report(const SweepOptions& opts, Context& ctx) {
 
 void setup_sweep_command(CLI::App& root, Context& ctx) {
     auto opts = std::make_shared<SweepOptions>();
-    CLI::App* cmd = root.add_subcommand("sweep", "Expand a sweep file into points; --dry-run previews, otherwise submit resumably");
+    CLI::App* cmd =
+        root.add_subcommand("sweep", "Expand a sweep file into points; --dry-run previews, otherwise submit resumably");
     cmd->add_option("file", opts->file, "Sweep file (base recipe + matrix/zip/exclude)");
     cmd->add_flag("--dry-run", opts->dry_run, "Print every point with estimates and the pruned points; submit nothing");
-    cmd->add_option("-o,--output", opts->output, "With --dry-run: render every valid point to DIR/<point name>/<stage>/");
-    cmd->add_option("--assume-mfu", opts->assume_mfu, "MFU assumed for the step-time and GPU-hour estimates (default 0.4)");
-    cmd->add_option("--max-active", opts->max_active, "Submit while fewer than N of the sweep's runs are unfinished (0: no limit)");
-    cmd->add_option("--poll", opts->poll_seconds, "Seconds between checks while --max-active runs are busy (default 10)");
+    cmd->add_option("-o,--output", opts->output,
+                    "With --dry-run: render every valid point to DIR/<point name>/<stage>/");
+    cmd->add_option("--assume-mfu", opts->assume_mfu,
+                    "MFU assumed for the step-time and GPU-hour estimates (default 0.4)");
+    cmd->add_option("--max-active", opts->max_active,
+                    "Submit while fewer than N of the sweep's runs are unfinished (0: no limit)");
+    cmd->add_option("--poll", opts->poll_seconds,
+                    "Seconds between checks while --max-active runs are busy (default 10)");
     cmd->footer(
         "Examples:\n"
         "  trainbench sweep sweeps/gpt3-sizes.yaml --dry-run\n"
         "  trainbench sweep sweeps/gpt3-5b-p4d-nodes.yaml --dry-run -o /tmp/rendered\n"
         "  trainbench sweep sweeps/local-slurm-tinygpt.yaml --max-active 2\n"
         "  trainbench sweep status sweeps/local-slurm-tinygpt.yaml\n"
-        "A second `trainbench sweep FILE` submits only points that have no run yet (runs/_sweeps/<sweep>/state.jsonl).");
+        "A second `trainbench sweep FILE` submits only points that have no run yet "
+        "(runs/_sweeps/<sweep>/state.jsonl).");
     CLI::App* status = cmd->add_subcommand("status", "One status table of a sweep's points and their runs");
     status->add_option("file", opts->status_file, "Sweep file")->required();
     status->footer("Example:\n  trainbench sweep status sweeps/local-slurm-tinygpt.yaml --json");
     status->callback([opts, &ctx] { ctx.action = [opts, &ctx] { return run_status(*opts, ctx); }; });
-    CLI::App* report = cmd->add_subcommand("report", "One summary table of a sweep: step time, tokens/s, TFLOPS/GPU, MFU, scaling efficiency");
+    CLI::App* report = cmd->add_subcommand(
+        "report", "One summary table of a sweep: step time, tokens/s, TFLOPS/GPU, MFU, scaling efficiency");
     report->add_option("file", opts->report_file, "Sweep file")->required();
     report->add_option("--format", opts->format, "table (default), json, csv, markdown or html (with a scaling plot)");
     report->add_option("-o,--output", opts->html, "--format html: write the page to FILE instead of stdout");
-    report->footer("Examples:\n  trainbench sweep report sweeps/gpt3-5b-p4d-nodes.yaml\n"
-                   "  trainbench sweep report sweeps/gpt3-5b-p4d-nodes.yaml --format html -o scaling.html");
+    report->footer(
+        "Examples:\n  trainbench sweep report sweeps/gpt3-5b-p4d-nodes.yaml\n"
+        "  trainbench sweep report sweeps/gpt3-5b-p4d-nodes.yaml --format html -o scaling.html");
     report->callback([opts, &ctx] { ctx.action = [opts, &ctx] { return run_report(*opts, ctx); }; });
     cmd->callback([opts, &ctx, cmd, status, report] {
         if (cmd->got_subcommand(status) || cmd->got_subcommand(report)) return;

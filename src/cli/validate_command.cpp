@@ -23,7 +23,9 @@ constexpr double k_gib = 1024.0 * 1024.0 * 1024.0;
 nlohmann::ordered_json diagnostics_json(const Diagnostics& d) {
     nlohmann::ordered_json a = nlohmann::ordered_json::array();
     for (const Diagnostic& x : d.sorted()) {
-        a.push_back({{"severity", x.severity == Severity::error ? "error" : x.severity == Severity::warning ? "warning" : "note"},
+        a.push_back({{"severity", x.severity == Severity::error     ? "error"
+                                  : x.severity == Severity::warning ? "warning"
+                                                                    : "note"},
                      {"location", x.location.to_string()},
                      {"key", x.key},
                      {"message", x.message},
@@ -58,9 +60,9 @@ int run_validate(const ValidateOptions& opts, Context& ctx) {
             d.throw_if_errors(fmt::format("invalid recipe '{}'", file.string()));
             recipe::MemoryEstimate e = recipe::estimate_memory(r);
             bool checked = r.gpu.family != "cpu" && e.capacity > 0;
-            std::string memory = checked ? fmt::format("est. {:.1f} GiB/GPU of {:.1f}", e.total / k_gib, e.capacity / k_gib)
-                                         : fmt::format("est. {:.1f} GiB/GPU, memory not checked on '{}'",
-                                                       e.total / k_gib, r.gpu.name);
+            std::string memory =
+                checked ? fmt::format("est. {:.1f} GiB/GPU of {:.1f}", e.total / k_gib, e.capacity / k_gib)
+                        : fmt::format("est. {:.1f} GiB/GPU, memory not checked on '{}'", e.total / k_gib, r.gpu.name);
             if (!ctx.options.json)
                 ctx.out << fmt::format("ok    {} ({} GPU{}, {})\n", file.string(), r.total_gpus(),
                                        r.total_gpus() == 1 ? "" : "s", memory);

@@ -22,7 +22,8 @@ void setup_wait_command(CLI::App& root, Context& ctx) {
     auto opts = std::make_shared<WaitOptions>();
     CLI::App* cmd = root.add_subcommand("wait", "Wait until a run ends (live status line on a terminal)");
     cmd->add_option("RUN", opts->run, "Run directory, run id or short id prefix")->required();
-    cmd->add_option("--timeout", opts->timeout, "Give up after SECONDS (exit 4); 0 = never")->check(CLI::NonNegativeNumber);
+    cmd->add_option("--timeout", opts->timeout, "Give up after SECONDS (exit 4); 0 = never")
+        ->check(CLI::NonNegativeNumber);
     cmd->add_option("--interval", opts->interval, "Seconds between scheduler queries")->check(CLI::PositiveNumber);
     cmd->footer(R"TXT(Examples:
   trainbench wait 3fa2c1

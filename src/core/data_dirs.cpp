@@ -7,7 +7,9 @@ namespace fs = std::filesystem;
 
 namespace trainbench {
 
-std::string_view version() { return TRAINBENCH_VERSION; }
+std::string_view version() {
+    return TRAINBENCH_VERSION;
+}
 
 static fs::path self_executable() {
     std::error_code ec;

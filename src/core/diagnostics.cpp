@@ -17,9 +17,12 @@ std::string SourceLocation::to_string() const {
 
 static std::string_view severity_name(Severity s) {
     switch (s) {
-    case Severity::error: return "error";
-    case Severity::warning: return "warning";
-    case Severity::note: return "note";
+        case Severity::error:
+            return "error";
+        case Severity::warning:
+            return "warning";
+        case Severity::note:
+            return "note";
     }
     return "error";
 }
@@ -36,7 +39,9 @@ std::string Diagnostic::format() const {
     return out;
 }
 
-void Diagnostics::add(Diagnostic d) { m_items.push_back(std::move(d)); }
+void Diagnostics::add(Diagnostic d) {
+    m_items.push_back(std::move(d));
+}
 
 void Diagnostics::error(SourceLocation where, std::string key, std::string message, std::string expected,
                         std::string hint) {
@@ -49,11 +54,13 @@ void Diagnostics::warning(SourceLocation where, std::string key, std::string mes
         Diagnostic{Severity::warning, std::move(where), std::move(key), std::move(message), {}, std::move(hint)});
 }
 
-bool Diagnostics::has_errors() const { return error_count() > 0; }
+bool Diagnostics::has_errors() const {
+    return error_count() > 0;
+}
 
 std::size_t Diagnostics::error_count() const {
-    return static_cast<std::size_t>(
-        std::count_if(m_items.begin(), m_items.end(), [](const Diagnostic& d) { return d.severity == Severity::error; }));
+    return static_cast<std::size_t>(std::count_if(m_items.begin(), m_items.end(),
+                                                  [](const Diagnostic& d) { return d.severity == Severity::error; }));
 }
 
 std::vector<Diagnostic> Diagnostics::sorted() const {

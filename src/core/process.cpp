@@ -108,12 +108,23 @@ public:
             pollfd fds[3];
             int n = 0;
             int idx_out = -1, idx_err = -1, idx_in = -1;
-            if (out.fd[0] >= 0) { fds[n] = {out.fd[0], POLLIN, 0}; idx_out = n++; }
-            if (err.fd[0] >= 0) { fds[n] = {err.fd[0], POLLIN, 0}; idx_err = n++; }
-            if (in.fd[1] >= 0) { fds[n] = {in.fd[1], POLLOUT, 0}; idx_in = n++; }
+            if (out.fd[0] >= 0) {
+                fds[n] = {out.fd[0], POLLIN, 0};
+                idx_out = n++;
+            }
+            if (err.fd[0] >= 0) {
+                fds[n] = {err.fd[0], POLLIN, 0};
+                idx_err = n++;
+            }
+            if (in.fd[1] >= 0) {
+                fds[n] = {in.fd[1], POLLOUT, 0};
+                idx_in = n++;
+            }
             int wait_ms = 200;
             if (request.timeout) {
-                auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
+                auto left =
+                    std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now())
+                        .count();
                 wait_ms = static_cast<int>(std::max<long long>(0, std::min<long long>(left, 200)));
             }
             int pr = ::poll(fds, static_cast<nfds_t>(n), wait_ms);
@@ -130,8 +141,10 @@ public:
             auto drain = [&](int idx, Pipe& p, std::string& sink) {
                 if (idx < 0 || !(fds[idx].revents & (POLLIN | POLLHUP | POLLERR))) return;
                 ssize_t r = ::read(p.fd[0], buf, sizeof buf);
-                if (r > 0) sink.append(buf, static_cast<std::size_t>(r));
-                else if (r == 0 || errno != EINTR) p.close_end(0);
+                if (r > 0)
+                    sink.append(buf, static_cast<std::size_t>(r));
+                else if (r == 0 || errno != EINTR)
+                    p.close_end(0);
             };
             drain(idx_out, out, result.out);
             drain(idx_err, err, result.err);
@@ -146,8 +159,10 @@ public:
         int status = 0;
         while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
         }
-        if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
-        else if (WIFSIGNALED(status)) result.exit_code = 128 + WTERMSIG(status);
+        if (WIFEXITED(status))
+            result.exit_code = WEXITSTATUS(status);
+        else if (WIFSIGNALED(status))
+            result.exit_code = 128 + WTERMSIG(status);
         return result;
     }
 };

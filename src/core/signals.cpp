@@ -8,7 +8,9 @@ namespace trainbench {
 namespace {
 std::atomic<int> g_signal{0};  // the one process-wide flag a signal handler may touch
 
-extern "C" void on_signal(int sig) { g_signal.store(sig); }
+extern "C" void on_signal(int sig) {
+    g_signal.store(sig);
+}
 }  // namespace
 
 void install_interrupt_handlers() {
@@ -20,7 +22,9 @@ void install_interrupt_handlers() {
     sigaction(SIGTERM, &sa, nullptr);
 }
 
-bool interrupted() { return g_signal.load() != 0; }
+bool interrupted() {
+    return g_signal.load() != 0;
+}
 
 void check_interrupted() {
     if (interrupted()) throw InterruptedError();

@@ -58,9 +58,8 @@ std::string quoted_list(const std::vector<std::string>& items, std::string_view 
 
 std::string shell_quote(std::string_view value) {
     if (!value.empty() && std::all_of(value.begin(), value.end(), [](char c) {
-            return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                   c == '_' || c == '-' || c == '.' || c == '/' || c == ':' || c == ',' || c == '=' ||
-                   c == '@' || c == '+' || c == '%';
+            return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' ||
+                   c == '.' || c == '/' || c == ':' || c == ',' || c == '=' || c == '@' || c == '+' || c == '%';
         }))
         return std::string(value);
     std::string out = "'";
@@ -79,16 +78,26 @@ std::string yaml_quote(std::string_view value) {
     for (char c : value) {
         unsigned char u = static_cast<unsigned char>(c);
         switch (c) {
-        case '"': out += "\\\""; break;
-        case '\\': out += "\\\\"; break;
-        case '\n': out += "\\n"; break;
-        case '\r': out += "\\r"; break;
-        case '\t': out += "\\t"; break;
-        default:
-            if (u < 0x20 || u == 0x7f)
-                out += fmt::format("\\x{:02x}", u);
-            else
-                out += c;
+            case '"':
+                out += "\\\"";
+                break;
+            case '\\':
+                out += "\\\\";
+                break;
+            case '\n':
+                out += "\\n";
+                break;
+            case '\r':
+                out += "\\r";
+                break;
+            case '\t':
+                out += "\\t";
+                break;
+            default:
+                if (u < 0x20 || u == 0x7f)
+                    out += fmt::format("\\x{:02x}", u);
+                else
+                    out += c;
         }
     }
     out += '"';

@@ -53,10 +53,14 @@ bool Node::erase(std::string_view key) {
 
 std::string Node::describe() const {
     switch (kind) {
-    case Kind::null: return "null";
-    case Kind::map: return "a map";
-    case Kind::sequence: return "a list";
-    case Kind::scalar: break;
+        case Kind::null:
+            return "null";
+        case Kind::map:
+            return "a map";
+        case Kind::sequence:
+            return "a list";
+        case Kind::scalar:
+            break;
     }
     if (scalar.empty()) return "an empty string";
     std::string shown = scalar.size() > 40 ? scalar.substr(0, 37) + "..." : scalar;
@@ -99,35 +103,39 @@ Node convert(const YAML::Node& y, const std::string& file, const SourceLocation&
         return n;
     }
     switch (y.Type()) {
-    case YAML::NodeType::Undefined:
-    case YAML::NodeType::Null: n.kind = Kind::null; break;
-    case YAML::NodeType::Scalar:
-        n.kind = Kind::scalar;
-        n.scalar = y.Scalar();
-        n.quoted = y.Tag() == "!";
-        break;
-    case YAML::NodeType::Sequence:
-        n.kind = Kind::sequence;
-        for (const YAML::Node& item : y) n.items.push_back(convert(item, file, n.where, override_where, d, depth + 1));
-        break;
-    case YAML::NodeType::Map:
-        n.kind = Kind::map;
-        for (auto it = y.begin(); it != y.end(); ++it) {
-            SourceLocation key_where = override_where ? *override_where : locate(it->first.Mark(), file, n.where);
-            if (!it->first.IsScalar()) {
-                d.error(key_where, {}, "a map key must be a plain string", "a string key");
-                continue;
+        case YAML::NodeType::Undefined:
+        case YAML::NodeType::Null:
+            n.kind = Kind::null;
+            break;
+        case YAML::NodeType::Scalar:
+            n.kind = Kind::scalar;
+            n.scalar = y.Scalar();
+            n.quoted = y.Tag() == "!";
+            break;
+        case YAML::NodeType::Sequence:
+            n.kind = Kind::sequence;
+            for (const YAML::Node& item : y)
+                n.items.push_back(convert(item, file, n.where, override_where, d, depth + 1));
+            break;
+        case YAML::NodeType::Map:
+            n.kind = Kind::map;
+            for (auto it = y.begin(); it != y.end(); ++it) {
+                SourceLocation key_where = override_where ? *override_where : locate(it->first.Mark(), file, n.where);
+                if (!it->first.IsScalar()) {
+                    d.error(key_where, {}, "a map key must be a plain string", "a string key");
+                    continue;
+                }
+                std::string key = it->first.Scalar();
+                if (const Entry* previous = n.find_entry(key)) {
+                    d.error(key_where, key,
+                            fmt::format("duplicate key (first defined at line {})", previous->key_where.line), {},
+                            "remove one of the two");
+                    continue;
+                }
+                n.entries.push_back(
+                    Entry{key, key_where, convert(it->second, file, key_where, override_where, d, depth + 1)});
             }
-            std::string key = it->first.Scalar();
-            if (const Entry* previous = n.find_entry(key)) {
-                d.error(key_where, key, fmt::format("duplicate key (first defined at line {})", previous->key_where.line),
-                        {}, "remove one of the two");
-                continue;
-            }
-            n.entries.push_back(
-                Entry{key, key_where, convert(it->second, file, key_where, override_where, d, depth + 1)});
-        }
-        break;
+            break;
     }
     return n;
 }
@@ -143,8 +151,8 @@ bool check_tabs(std::string_view text, const std::string& file, Diagnostics& d) 
         std::string_view l = text.substr(i, end - i);
         for (std::size_t c = 0; c < l.size() && (l[c] == ' ' || l[c] == '\t' || l[c] == '-'); ++c) {
             if (l[c] == '\t') {
-                d.error(SourceLocation{file, line, static_cast<int>(c) + 1, {}}, {},
-                        "tab character in indentation", "spaces", "YAML indents with spaces only; replace the tab");
+                d.error(SourceLocation{file, line, static_cast<int>(c) + 1, {}}, {}, "tab character in indentation",
+                        "spaces", "YAML indents with spaces only; replace the tab");
                 ok = false;
                 break;
             }
@@ -222,18 +230,20 @@ void merge(Node& base, const Node& over) {
 
 nlohmann::ordered_json to_json(const Node& node) {
     switch (node.kind) {
-    case Kind::null: return nullptr;
-    case Kind::sequence: {
-        nlohmann::ordered_json a = nlohmann::ordered_json::array();
-        for (const Node& i : node.items) a.push_back(to_json(i));
-        return a;
-    }
-    case Kind::map: {
-        nlohmann::ordered_json o = nlohmann::ordered_json::object();
-        for (const Entry& e : node.entries) o[e.key] = to_json(e.value);
-        return o;
-    }
-    case Kind::scalar: break;
+        case Kind::null:
+            return nullptr;
+        case Kind::sequence: {
+            nlohmann::ordered_json a = nlohmann::ordered_json::array();
+            for (const Node& i : node.items) a.push_back(to_json(i));
+            return a;
+        }
+        case Kind::map: {
+            nlohmann::ordered_json o = nlohmann::ordered_json::object();
+            for (const Entry& e : node.entries) o[e.key] = to_json(e.value);
+            return o;
+        }
+        case Kind::scalar:
+            break;
     }
     if (node.quoted) return node.scalar;
     const std::string& s = node.scalar;
@@ -359,8 +369,8 @@ bool MapReader::read(std::string_view key, int& out, int min, int max) {
     std::optional<std::int64_t> v = as_int(*n, k, m_diagnostics);
     if (!v) return false;
     if (*v < min || *v > max) {
-        std::string expected = max == INT_MAX ? fmt::format("an integer >= {}", min)
-                                              : fmt::format("an integer from {} to {}", min, max);
+        std::string expected =
+            max == INT_MAX ? fmt::format("an integer >= {}", min) : fmt::format("an integer from {} to {}", min, max);
         m_diagnostics.error(n->where, k, fmt::format("value {} is out of range", *v), expected);
         return false;
     }
@@ -463,8 +473,8 @@ bool MapReader::read_enum(std::string_view key, std::string& out, const std::vec
     std::optional<std::string> v = as_string(*n, k, m_diagnostics);
     if (!v) return false;
     if (std::find(allowed.begin(), allowed.end(), *v) == allowed.end()) {
-        m_diagnostics.error(n->where, k, fmt::format("unknown value '{}'", *v), fmt::format("one of {}", quoted_list(allowed)),
-                            suggest(*v, allowed));
+        m_diagnostics.error(n->where, k, fmt::format("unknown value '{}'", *v),
+                            fmt::format("one of {}", quoted_list(allowed)), suggest(*v, allowed));
         return false;
     }
     out = *v;

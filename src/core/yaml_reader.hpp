@@ -27,11 +27,11 @@ struct Entry;
 
 struct Node {
     Kind kind = Kind::null;
-    std::string scalar;            // the text of a scalar
-    bool quoted = false;           // a quoted scalar is always a string
+    std::string scalar;   // the text of a scalar
+    bool quoted = false;  // a quoted scalar is always a string
     SourceLocation where;
-    std::vector<Node> items;       // sequence
-    std::vector<Entry> entries;    // map, in document order
+    std::vector<Node> items;     // sequence
+    std::vector<Entry> entries;  // map, in document order
 
     [[nodiscard]] bool is_null() const { return kind == Kind::null; }
     [[nodiscard]] bool is_scalar() const { return kind == Kind::scalar; }

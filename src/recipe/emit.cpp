@@ -1,7 +1,7 @@
 // The resolved recipe as YAML (show), optionally with each value's origin.
-#include <trainbench/recipe.hpp>
-
 #include "recipe/schema.hpp"
+
+#include <trainbench/recipe.hpp>
 
 #include <fmt/format.h>
 
@@ -17,9 +17,9 @@ std::string scalar_text(const json& v) {
     if (v.is_string()) {
         const std::string& s = v.get_ref<const std::string&>();
         static const std::regex plain("[A-Za-z_/.][A-Za-z0-9_./@+=-]*");
-        static const std::regex reserved("(true|false|yes|no|on|off|null|True|False|Yes|No|On|Off|Null|TRUE|FALSE|NULL|~)");
-        if (!s.empty() && std::regex_match(s, plain) && !std::regex_match(s, reserved) && s.back() != '.')
-            return s;
+        static const std::regex reserved(
+            "(true|false|yes|no|on|off|null|True|False|Yes|No|On|Off|Null|TRUE|FALSE|NULL|~)");
+        if (!s.empty() && std::regex_match(s, plain) && !std::regex_match(s, reserved) && s.back() != '.') return s;
         return yaml_quote(s);
     }
     if (v.is_null()) return "null";

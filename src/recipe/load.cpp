@@ -1,9 +1,9 @@
 // Loading a recipe: extends chains, overrides, catalog references, schema.
-#include <trainbench/recipe.hpp>
-
 #include "catalog/catalog_yaml.hpp"
 #include "core/yaml_reader.hpp"
 #include "recipe/schema.hpp"
+
+#include <trainbench/recipe.hpp>
 
 #include <fmt/format.h>
 
@@ -46,7 +46,9 @@ namespace {
 
 // ---------------------------------------------------------------- extends
 
-std::string display_of(const fs::path& p) { return p.lexically_normal().string(); }
+std::string display_of(const fs::path& p) {
+    return p.lexically_normal().string();
+}
 
 Node load_tree(const fs::path& file, const std::string& display, std::vector<fs::path>& stack,
                std::vector<std::string>& stack_names, Diagnostics& d, const SourceLocation& from) {
@@ -89,7 +91,8 @@ Node load_tree(const fs::path& file, const std::string& display, std::vector<fs:
             for (auto i = static_cast<std::size_t>(it - stack.begin()); i < stack_names.size(); ++i)
                 chain += stack_names[i] + " -> ";
             chain += target_display;
-            d.error(e->where, "extends", fmt::format("extends cycle: {}", chain), {}, "remove one of the extends entries");
+            d.error(e->where, "extends", fmt::format("extends cycle: {}", chain), {},
+                    "remove one of the extends entries");
             continue;
         }
         if (stack.size() > 32) {
@@ -440,8 +443,8 @@ private:
         for (const yaml::Entry& e : n->entries) {
             std::string k = yaml::join_key("expect", e.key);
             if (std::find(figures.begin(), figures.end(), e.key) == figures.end()) {
-                m_d.error(e.key_where, k, fmt::format("unknown figure '{}'", e.key), fmt::format("one of {}", quoted_list(figures)),
-                          did_you_mean(e.key, figures));
+                m_d.error(e.key_where, k, fmt::format("unknown figure '{}'", e.key),
+                          fmt::format("one of {}", quoted_list(figures)), did_you_mean(e.key, figures));
                 continue;
             }
             MapReader er(e.value, k, m_d);
@@ -477,7 +480,8 @@ private:
             }
             er.finish();
             if (!x.value && !x.min && !x.max)
-                m_d.error(e.key_where, k, "expectation states no bound", "{value: X, tolerance: 5%} or {min: X} / {max: X}");
+                m_d.error(e.key_where, k, "expectation states no bound",
+                          "{value: X, tolerance: 5%} or {min: X} / {max: X}");
             if (x.tolerance && !x.value)
                 m_d.error(e.key_where, k, "tolerance without a value", "{value: X, tolerance: ...}");
             if (x.min && x.max && *x.min > *x.max)
@@ -573,7 +577,8 @@ private:
             sr.finish();
             for (const Stage& other : m_r.stages)
                 if (!s.name.empty() && other.name == s.name)
-                    m_d.error(s.where, k + ".name", fmt::format("duplicate stage name '{}'", s.name), "unique stage names");
+                    m_d.error(s.where, k + ".name", fmt::format("duplicate stage name '{}'", s.name),
+                              "unique stage names");
             m_r.stages.push_back(std::move(s));
         }
     }
@@ -688,7 +693,8 @@ std::vector<fs::path> find_recipe_files(const fs::path& dir) {
         const fs::path& p = it->path();
         std::string leaf = p.filename().string();
         if (it->is_directory(ec)) {
-            if (leaf == "catalog" || leaf == "common" || (!leaf.empty() && leaf[0] == '.')) it.disable_recursion_pending();
+            if (leaf == "catalog" || leaf == "common" || (!leaf.empty() && leaf[0] == '.'))
+                it.disable_recursion_pending();
             continue;
         }
         std::string ext = p.extension().string();

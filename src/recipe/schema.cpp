@@ -9,8 +9,8 @@ const std::vector<std::string>& framework_names() {
     return v;
 }
 const std::vector<std::string>& metrics_source_names() {
-    static const std::vector<std::string> v = {"auto",   "dllogger", "tensorboard", "megatron",
-                                               "nemo",   "metaseq",  "nccl-tests"};
+    static const std::vector<std::string> v = {"auto", "dllogger", "tensorboard", "megatron",
+                                               "nemo", "metaseq",  "nccl-tests"};
     return v;
 }
 const std::vector<std::string>& flops_names() {
@@ -18,9 +18,9 @@ const std::vector<std::string>& flops_names() {
     return v;
 }
 const std::vector<std::string>& figure_names() {
-    static const std::vector<std::string> v = {"step_time_s",    "tokens_per_s", "tokens_per_s_per_gpu",
-                                               "samples_per_s",  "tflops_per_gpu", "mfu",
-                                               "loss",           "busbw_gbs"};
+    static const std::vector<std::string> v = {"step_time_s",   "tokens_per_s",   "tokens_per_s_per_gpu",
+                                               "samples_per_s", "tflops_per_gpu", "mfu",
+                                               "loss",          "busbw_gbs"};
     return v;
 }
 const std::vector<std::string>& stage_kind_names() {
@@ -57,13 +57,14 @@ nlohmann::ordered_json target_json(const catalog::Target& t) {
     j["topology_file"] = t.topology_file;
     j["default_mounts"] = t.default_mounts;
     j["nccl_busbw_threshold_gbs"] = t.nccl_busbw_threshold_gbs;
-    j["slurm"] = {{"partition", t.slurm.partition}, {"account", t.slurm.account},   {"exclusive", t.slurm.exclusive},
-                  {"mem", t.slurm.mem},             {"use_gres", t.slurm.use_gres}, {"time", t.slurm.time},
+    j["slurm"] = {{"partition", t.slurm.partition},        {"account", t.slurm.account},
+                  {"exclusive", t.slurm.exclusive},        {"mem", t.slurm.mem},
+                  {"use_gres", t.slurm.use_gres},          {"time", t.slurm.time},
                   {"cpus_per_task", t.slurm.cpus_per_task}};
     nlohmann::ordered_json sel = nlohmann::ordered_json::object();
     for (const auto& [k, v] : t.kubernetes.node_selector) sel[k] = v;
-    j["kubernetes"] = {{"namespace", t.kubernetes.namespace_name}, {"gpu_resource", t.kubernetes.gpu_resource},
-                       {"shm_size", t.kubernetes.shm_size},        {"host_network", t.kubernetes.host_network},
+    j["kubernetes"] = {{"namespace", t.kubernetes.namespace_name},    {"gpu_resource", t.kubernetes.gpu_resource},
+                       {"shm_size", t.kubernetes.shm_size},           {"host_network", t.kubernetes.host_network},
                        {"network_stack", t.kubernetes.network_stack}, {"node_selector", sel}};
     return j;
 }

@@ -18,18 +18,17 @@ namespace {
 enum class Type { boolean, integer, number, string, size, string_list, env, map, prefix_list };
 
 struct Key {
-    std::string path;                    // dotted, relative to options
+    std::string path;  // dotted, relative to options
     Type type;
-    std::vector<std::string> datasets;   // prepare-data: the datasets it applies to; empty = all
-    std::vector<std::string> choices;    // strings: allowed values
-    long long min = 0;                   // integers: lower bound
-    long long max = 0;                   // integers: upper bound; 0 = none
+    std::vector<std::string> datasets;  // prepare-data: the datasets it applies to; empty = all
+    std::vector<std::string> choices;   // strings: allowed values
+    long long min = 0;                  // integers: lower bound
+    long long max = 0;                  // integers: upper bound; 0 = none
 };
 
-const std::vector<std::string> k_nccl_tests = {"all_reduce_perf", "all_gather_perf",  "alltoall_perf",
-                                               "broadcast_perf",  "gather_perf",      "hypercube_perf",
-                                               "reduce_perf",     "reduce_scatter_perf", "scatter_perf",
-                                               "sendrecv_perf"};
+const std::vector<std::string> k_nccl_tests = {
+    "all_reduce_perf", "all_gather_perf", "alltoall_perf",       "broadcast_perf", "gather_perf",
+    "hypercube_perf",  "reduce_perf",     "reduce_scatter_perf", "scatter_perf",   "sendrecv_perf"};
 
 const std::vector<Key>& validate_keys() {
     static const std::vector<Key> keys = {
@@ -105,15 +104,24 @@ const std::vector<Key>& prepare_keys() {
 
 std::string type_text(Type t) {
     switch (t) {
-    case Type::boolean: return "true or false";
-    case Type::integer: return "an integer";
-    case Type::number: return "a number";
-    case Type::string: return "a string";
-    case Type::size: return "a size such as 8, 128M or 8G";
-    case Type::string_list: return "a list of strings";
-    case Type::env: return "a map NAME: value";
-    case Type::map: return "a map";
-    case Type::prefix_list: return "a list of {weight: <number>, prefix: <path>}";
+        case Type::boolean:
+            return "true or false";
+        case Type::integer:
+            return "an integer";
+        case Type::number:
+            return "a number";
+        case Type::string:
+            return "a string";
+        case Type::size:
+            return "a size such as 8, 128M or 8G";
+        case Type::string_list:
+            return "a list of strings";
+        case Type::env:
+            return "a map NAME: value";
+        case Type::map:
+            return "a map";
+        case Type::prefix_list:
+            return "a list of {weight: <number>, prefix: <path>}";
     }
     return "a value";
 }
@@ -130,7 +138,9 @@ bool is_size(const ordered_json& v) {
     return unit.empty() || unit == "K" || unit == "M" || unit == "G" || unit == "T";
 }
 
-std::string value_text(const ordered_json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
+std::string value_text(const ordered_json& v) {
+    return v.is_string() ? v.get<std::string>() : v.dump();
+}
 
 class Checker {
 public:
@@ -166,8 +176,7 @@ public:
             auto it = std::find_if(keys.begin(), keys.end(), [&](const Key& k) { return k.path == path; });
             if (it == keys.end()) {
                 std::string hint = did_you_mean(name, names);
-                error(path,
-                      fmt::format("unknown option '{}' for a '{}' stage", path, m_r.stages[m_index].kind),
+                error(path, fmt::format("unknown option '{}' for a '{}' stage", path, m_r.stages[m_index].kind),
                       hint.empty() ? (names.empty() ? std::string("this stage kind takes no options")
                                                     : "known here: " + quoted_list(names, " and "))
                                    : hint);
@@ -187,24 +196,39 @@ public:
     void check_value(const Key& k, const ordered_json& v) {
         bool ok = true;
         switch (k.type) {
-        case Type::boolean: ok = v.is_boolean(); break;
-        case Type::integer: ok = v.is_number_integer(); break;
-        case Type::number: ok = v.is_number(); break;
-        case Type::string: ok = v.is_string() || v.is_number(); break;
-        case Type::size: ok = is_size(v); break;
-        case Type::string_list:
-            ok = v.is_array() && std::all_of(v.begin(), v.end(), [](const ordered_json& e) { return e.is_string() || e.is_number(); });
-            break;
-        case Type::env:
-            ok = v.is_object() && std::all_of(v.begin(), v.end(), [](const ordered_json& e) { return e.is_primitive() && !e.is_null(); });
-            break;
-        case Type::map: ok = v.is_object(); break;
-        case Type::prefix_list:
-            ok = v.is_array() && std::all_of(v.begin(), v.end(), [](const ordered_json& e) {
-                     return e.is_object() && e.contains("prefix") && e["prefix"].is_string() &&
-                            (!e.contains("weight") || e["weight"].is_number());
-                 });
-            break;
+            case Type::boolean:
+                ok = v.is_boolean();
+                break;
+            case Type::integer:
+                ok = v.is_number_integer();
+                break;
+            case Type::number:
+                ok = v.is_number();
+                break;
+            case Type::string:
+                ok = v.is_string() || v.is_number();
+                break;
+            case Type::size:
+                ok = is_size(v);
+                break;
+            case Type::string_list:
+                ok = v.is_array() && std::all_of(v.begin(), v.end(),
+                                                 [](const ordered_json& e) { return e.is_string() || e.is_number(); });
+                break;
+            case Type::env:
+                ok = v.is_object() && std::all_of(v.begin(), v.end(), [](const ordered_json& e) {
+                         return e.is_primitive() && !e.is_null();
+                     });
+                break;
+            case Type::map:
+                ok = v.is_object();
+                break;
+            case Type::prefix_list:
+                ok = v.is_array() && std::all_of(v.begin(), v.end(), [](const ordered_json& e) {
+                         return e.is_object() && e.contains("prefix") && e["prefix"].is_string() &&
+                                (!e.contains("weight") || e["weight"].is_number());
+                     });
+                break;
         }
         if (!ok) {
             error(k.path, fmt::format("option '{}' is '{}', expected {}", k.path, value_text(v), type_text(k.type)),
@@ -221,8 +245,8 @@ public:
         if (k.type == Type::number && v.get<double>() <= 0)
             error(k.path, fmt::format("option '{}' is {}, must be positive", k.path, value_text(v)), "a number > 0");
         if (!k.choices.empty()) {
-            std::vector<ordered_json> items = v.is_array() ? std::vector<ordered_json>(v.begin(), v.end())
-                                                           : std::vector<ordered_json>{v};
+            std::vector<ordered_json> items =
+                v.is_array() ? std::vector<ordered_json>(v.begin(), v.end()) : std::vector<ordered_json>{v};
             for (const ordered_json& e : items) {
                 std::string s = value_text(e);
                 if (std::find(k.choices.begin(), k.choices.end(), s) == k.choices.end()) {
@@ -336,7 +360,8 @@ void validate_stage_options(const Recipe& r, Diagnostics& d) {
             for (const std::string& dir : {p.data_dir, p.output_dir})
                 if (!dir.empty() && dir.front() != '/')
                     c.error(dir == p.data_dir ? "data_dir" : "output_dir",
-                            fmt::format("'{}' is not an absolute path", dir), "jobs run on other nodes: use an absolute path");
+                            fmt::format("'{}' is not an absolute path", dir),
+                            "jobs run on other nodes: use an absolute path");
         } else if (s.kind == "train") {
             c.check_map(opts, "", {}, "");
         }
@@ -345,7 +370,8 @@ void validate_stage_options(const Recipe& r, Diagnostics& d) {
         auto it = r.origins.find("data.kind");
         if (it == r.origins.end()) it = r.origins.find("data");
         d.error(it != r.origins.end() ? it->second : SourceLocation{}, "data.kind",
-                "data kind 'prepared' needs a prepare-data stage", "add a stage {kind: prepare-data, options: {dataset: ...}}");
+                "data kind 'prepared' needs a prepare-data stage",
+                "add a stage {kind: prepare-data, options: {dataset: ...}}");
     }
 }
 
@@ -413,7 +439,8 @@ PrepareDataOptions prepare_data_options(const Recipe& /*r*/, const Stage& stage)
     if (p.vocab_file.empty() && !p.data_dir.empty()) p.vocab_file = p.data_dir + "/bpe/vocab.json";
     if (p.merge_file.empty() && !p.data_dir.empty()) p.merge_file = p.data_dir + "/bpe/merges.txt";
     if (p.dataset == "pile") p.url = "https://the-eye.eu/public/AI/pile/train/";
-    if (p.dataset == "slimpajama") p.url = "https://huggingface.co/datasets/cerebras/SlimPajama-627B/resolve/main/train";
+    if (p.dataset == "slimpajama")
+        p.url = "https://huggingface.co/datasets/cerebras/SlimPajama-627B/resolve/main/train";
     p.vocab_url = "https://huggingface.co/gpt2/resolve/main/vocab.json";
     p.merges_url = "https://huggingface.co/gpt2/resolve/main/merges.txt";
     rd.get("url", p.url);
@@ -471,7 +498,8 @@ std::vector<DataPrefix> prepared_prefixes(const Recipe& /*r*/, const PrepareData
             return out;
         }
         for (int s : shards)
-            out.push_back({1.0 / static_cast<double>(shards.size()), fmt::format("{}/my-gpt3_{:02d}_text_document", p.output_dir, s)});
+            out.push_back({1.0 / static_cast<double>(shards.size()),
+                           fmt::format("{}/my-gpt3_{:02d}_text_document", p.output_dir, s)});
     } else if (p.dataset == "slimpajama") {
         // Seed 002: every preprocessed chunk in `sort` order minus the last 2 x valid_test_chunks.
         std::vector<std::string> names;

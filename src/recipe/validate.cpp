@@ -1,7 +1,7 @@
 // Semantic checks of a loaded recipe and the per-GPU memory estimate.
-#include <trainbench/recipe.hpp>
-
 #include "recipe/schema.hpp"
+
+#include <trainbench/recipe.hpp>
 
 #include <fmt/format.h>
 
@@ -20,7 +20,9 @@ bool uses_fused_attention(const Recipe& r) {
     return r.framework == "nemo" || r.framework == "megatron-lm";
 }
 
-double ceil_div(double a, double b) { return std::ceil(a / b); }
+double ceil_div(double a, double b) {
+    return std::ceil(a / b);
+}
 
 }  // namespace
 
@@ -65,8 +67,8 @@ MemoryEstimate estimate_memory(const Recipe& r) {
     const int dp_int = r.data_parallel();
     const double dp = dp_int > 0 ? dp_int : 1;
     const bool full_precision = r.precision == catalog::Precision::fp32 || r.precision == catalog::Precision::tf32;
-    const double weight_bytes = full_precision ? 4 : 2;  // fp8 training keeps bf16 weights
-    const double grad_bytes = 4;                           // fp32 main gradients
+    const double weight_bytes = full_precision ? 4 : 2;      // fp8 training keeps bf16 weights
+    const double grad_bytes = 4;                             // fp32 main gradients
     const double optimizer_bytes = full_precision ? 8 : 12;  // (fp32 master +) Adam m and v
     e.weights = weight_bytes * P;
     e.gradients = grad_bytes * P;
@@ -139,8 +141,8 @@ void validate_recipe(const Recipe& r, Diagnostics& d) {
     const int model_parallel = par.tensor * par.pipeline * par.context;
     const bool mp_divides = model_parallel > 0 && total % model_parallel == 0;
     if (!mp_divides) {
-        std::string key = par.pipeline > 1 && !find_origin(r, "parallelism.tensor") ? "parallelism.pipeline"
-                                                                                     : "parallelism.tensor";
+        std::string key =
+            par.pipeline > 1 && !find_origin(r, "parallelism.tensor") ? "parallelism.pipeline" : "parallelism.tensor";
         d.error(at(key), key,
                 fmt::format("tensor {} x pipeline {} x context {} = {} does not divide the {} GPUs ({} node{} x {})",
                             par.tensor, par.pipeline, par.context, model_parallel, total, r.nodes,
@@ -174,9 +176,10 @@ void validate_recipe(const Recipe& r, Diagnostics& d) {
         d.error(at("parallelism.sequence_parallel"), "parallelism.sequence_parallel",
                 "sequence parallelism needs tensor parallel > 1", "tensor >= 2, or sequence_parallel: false");
     if (par.context > 1 && m.seq_length % (2 * par.context) != 0)
-        d.error(at("parallelism.context"), "parallelism.context",
-                fmt::format("sequence length {} is not divisible by 2 x context parallel {}", m.seq_length, par.context),
-                "a context size with seq_length % (2 x context) == 0");
+        d.error(
+            at("parallelism.context"), "parallelism.context",
+            fmt::format("sequence length {} is not divisible by 2 x context parallel {}", m.seq_length, par.context),
+            "a context size with seq_length % (2 x context) == 0");
     if (par.expert > 1) {
         if (m.experts == 0)
             d.error(at("parallelism.expert"), "parallelism.expert",
@@ -194,7 +197,8 @@ void validate_recipe(const Recipe& r, Diagnostics& d) {
             d.error(at("batch.global"), "batch.global",
                     fmt::format("global batch {} is not divisible by micro batch {} x data parallel {} = {}",
                                 r.batch.global, r.batch.micro, dp, unit),
-                    fmt::format("a multiple of {}", unit), fmt::format("e.g. batch.global: {}", std::max(unit, (r.batch.global / unit + 1) * unit)));
+                    fmt::format("a multiple of {}", unit),
+                    fmt::format("e.g. batch.global: {}", std::max(unit, (r.batch.global / unit + 1) * unit)));
     }
 
     const bool cpu = r.gpu.family == "cpu";
@@ -202,7 +206,8 @@ void validate_recipe(const Recipe& r, Diagnostics& d) {
         d.error(at("precision"), "precision",
                 fmt::format("GPU '{}' of target '{}' has no {} support", r.gpu.name, r.target.name,
                             catalog::to_string(r.precision)),
-                "a precision the GPU supports", r.precision == catalog::Precision::fp8 ? "fp8 needs H100/H200; use bf16" : "");
+                "a precision the GPU supports",
+                r.precision == catalog::Precision::fp8 ? "fp8 needs H100/H200; use bf16" : "");
 
     if (r.metrics.window_start > r.metrics.window_end)
         d.error(at("metrics.window"), "metrics.window",
@@ -215,16 +220,18 @@ void validate_recipe(const Recipe& r, Diagnostics& d) {
                 fmt::format("a last step <= steps ({})", r.steps), "raise steps or end the window earlier");
     if (r.profiling.nsys) {
         if (r.profiling.start_step >= r.profiling.end_step)
-            d.error(at("profiling.start_step"), "profiling.start_step",
-                    fmt::format("profiling starts at step {} but ends at {}", r.profiling.start_step, r.profiling.end_step),
-                    "start_step < end_step");
+            d.error(
+                at("profiling.start_step"), "profiling.start_step",
+                fmt::format("profiling starts at step {} but ends at {}", r.profiling.start_step, r.profiling.end_step),
+                "start_step < end_step");
         else if (r.profiling.end_step > r.steps)
             d.error(at("profiling.end_step"), "profiling.end_step",
                     fmt::format("profiling ends at step {}, after the last step {}", r.profiling.end_step, r.steps),
                     fmt::format("end_step <= steps ({})", r.steps));
         for (int rank : r.profiling.ranks)
             if (rank >= total && total > 0)
-                d.error(at("profiling.ranks"), "profiling.ranks", fmt::format("rank {} does not exist ({} ranks)", rank, total),
+                d.error(at("profiling.ranks"), "profiling.ranks",
+                        fmt::format("rank {} does not exist ({} ranks)", rank, total),
                         fmt::format("ranks below {}", total));
     }
 
@@ -244,9 +251,12 @@ void validate_recipe(const Recipe& r, Diagnostics& d) {
             d.error(at("launch"), "launch.log_format", "framework 'custom' needs the format of its log",
                     fmt::format("one of {}", quoted_list(log_format_names())));
     } else if (!r.launch.command.empty()) {
-        d.error(at("launch.command"), "launch.command",
-                fmt::format("launch.command replaces the whole training command and is only for framework 'custom' (this is '{}')", r.framework),
-                "launch.extra_args to add arguments", "use launch.extra_args, or framework: custom");
+        d.error(
+            at("launch.command"), "launch.command",
+            fmt::format(
+                "launch.command replaces the whole training command and is only for framework 'custom' (this is '{}')",
+                r.framework),
+            "launch.extra_args to add arguments", "use launch.extra_args, or framework: custom");
     }
     if (r.framework == "metaseq") {
         if (par.pipeline != 1)
@@ -262,7 +272,8 @@ void validate_recipe(const Recipe& r, Diagnostics& d) {
     const catalog::Scheduler sched = r.target.scheduler;
     if ((rt == "pyxis" || rt == "enroot") && sched != catalog::Scheduler::slurm)
         d.error(at("container.runtime"), "container.runtime",
-                fmt::format("runtime '{}' needs a Slurm target; '{}' uses {}", rt, r.target.name, catalog::to_string(sched)),
+                fmt::format("runtime '{}' needs a Slurm target; '{}' uses {}", rt, r.target.name,
+                            catalog::to_string(sched)),
                 sched == catalog::Scheduler::kubernetes ? "'containerd'" : "'none'");
     if (rt == "containerd" && sched != catalog::Scheduler::kubernetes)
         d.error(at("container.runtime"), "container.runtime",

@@ -1,10 +1,10 @@
 // build_context: every decision about a job, taken once in C++ so templates
 // only place values (docs/templates.md lists each key).
-#include <trainbench/render.hpp>
-
 #include "render/escape.hpp"
 #include "render/shell_word.hpp"
 #include "render/stage_context.hpp"
+
+#include <trainbench/render.hpp>
 
 #include <fmt/format.h>
 
@@ -26,27 +26,35 @@ constexpr const char* k_tcpxo_plugin_image =
 constexpr const char* k_tcpxo_daemon_image = "us-docker.pkg.dev/gce-ai-infra/gpudirect-tcpxo/tcpgpudmarxd-dev:v1.0.9";
 constexpr const char* k_nemo_entrypoint = "/opt/NeMo/examples/nlp/language_modeling/megatron_gpt_pretraining.py";
 constexpr const char* k_megatron_workdir = "/workspace/Megatron-LM";
-constexpr int k_k8s_master_port = 6002;       // seed 004
+constexpr int k_k8s_master_port = 6002;            // seed 004
 constexpr int k_megatron_lr_decay_iters = 430000;  // seed 002
 constexpr const char* k_run_dir_var = "TRAINBENCH_RUN_DIR";
 constexpr const char* k_k8s_run_dir = "/workspace/trainbench-run";
 
 std::string_view precision_name(catalog::Precision p) {
     switch (p) {
-    case catalog::Precision::bf16: return "bf16";
-    case catalog::Precision::fp16: return "fp16";
-    case catalog::Precision::fp8: return "fp8";
-    case catalog::Precision::tf32: return "tf32";
-    case catalog::Precision::fp32: return "fp32";
+        case catalog::Precision::bf16:
+            return "bf16";
+        case catalog::Precision::fp16:
+            return "fp16";
+        case catalog::Precision::fp8:
+            return "fp8";
+        case catalog::Precision::tf32:
+            return "tf32";
+        case catalog::Precision::fp32:
+            return "fp32";
     }
     return "bf16";
 }
 
 std::string_view scheduler_name(catalog::Scheduler s) {
     switch (s) {
-    case catalog::Scheduler::slurm: return "slurm";
-    case catalog::Scheduler::kubernetes: return "kubernetes";
-    case catalog::Scheduler::local: return "local";
+        case catalog::Scheduler::slurm:
+            return "slurm";
+        case catalog::Scheduler::kubernetes:
+            return "kubernetes";
+        case catalog::Scheduler::local:
+            return "local";
     }
     return "local";
 }
@@ -65,7 +73,9 @@ bool has_control(std::string_view s) {
     });
 }
 
-std::string py_bool(bool b) { return b ? "True" : "False"; }
+std::string py_bool(bool b) {
+    return b ? "True" : "False";
+}
 
 std::string number_text(double v) {
     if (std::floor(v) == v && std::fabs(v) < 1e15) return fmt::format("{}", static_cast<long long>(v));
@@ -96,12 +106,15 @@ struct Facts {
 
 // Arguments in groups: a flag with its values, or one Hydra override.
 using Args = std::vector<std::vector<ShellWord>>;
-std::vector<ShellWord> group(ShellWord w) { return {std::move(w)}; }
+std::vector<ShellWord> group(ShellWord w) {
+    return {std::move(w)};
+}
 
 // The key an argument sets: "--flag" of "--flag" or "--flag=v"; "a.b" of "++a.b=v".
 std::string argument_key(const std::string& word) {
     std::string w = word;
-    if (w.rfind("--", 0) != 0) w.erase(0, w.find_first_not_of('+') == std::string::npos ? w.size() : w.find_first_not_of('+'));
+    if (w.rfind("--", 0) != 0)
+        w.erase(0, w.find_first_not_of('+') == std::string::npos ? w.size() : w.find_first_not_of('+'));
     return w.substr(0, w.find('='));
 }
 
@@ -132,7 +145,8 @@ ShellWord nodes_word(const Facts& f, const std::string& prefix) {
 }
 
 int data_parallel_size(const recipe::Recipe& r, int total_gpus) {
-    int model = std::max(1, r.parallelism.tensor) * std::max(1, r.parallelism.pipeline) * std::max(1, r.parallelism.context);
+    int model =
+        std::max(1, r.parallelism.tensor) * std::max(1, r.parallelism.pipeline) * std::max(1, r.parallelism.context);
     return std::max(1, total_gpus / model);
 }
 
@@ -143,11 +157,17 @@ Args nemo_args(const Facts& f) {
     Args a;
     std::string prec;
     switch (r.precision) {
-    case catalog::Precision::bf16:
-    case catalog::Precision::fp8: prec = "bf16"; break;
-    case catalog::Precision::fp16: prec = "16"; break;
-    case catalog::Precision::tf32:
-    case catalog::Precision::fp32: prec = "32"; break;
+        case catalog::Precision::bf16:
+        case catalog::Precision::fp8:
+            prec = "bf16";
+            break;
+        case catalog::Precision::fp16:
+            prec = "16";
+            break;
+        case catalog::Precision::tf32:
+        case catalog::Precision::fp32:
+            prec = "32";
+            break;
     }
     a.push_back(group(nodes_word(f, "trainer.num_nodes=")));
     a.push_back(group(fmt::format("trainer.devices={}", f.gpus_per_node)));
@@ -160,7 +180,8 @@ Args nemo_args(const Facts& f) {
     a.push_back(group(fmt::format("model.hidden_size={}", m.hidden)));
     a.push_back(group(fmt::format("model.ffn_hidden_size={}", m.ffn_size())));
     a.push_back(group(fmt::format("model.num_attention_heads={}", m.heads)));
-    if (m.kv_heads > 0 && m.kv_heads != m.heads) a.push_back(group(fmt::format("model.num_query_groups={}", m.kv_heads)));
+    if (m.kv_heads > 0 && m.kv_heads != m.heads)
+        a.push_back(group(fmt::format("model.num_query_groups={}", m.kv_heads)));
     a.push_back(group(fmt::format("model.encoder_seq_length={}", m.seq_length)));
     a.push_back(group(fmt::format("model.max_position_embeddings={}", m.seq_length)));
     if (m.activation == "swiglu") a.push_back(group("model.activation=fast-swiglu"));
@@ -191,8 +212,8 @@ Args nemo_args(const Facts& f) {
         a.push_back(group("model.activations_checkpoint_method=" + rc.method));
         a.push_back(group(fmt::format("model.activations_checkpoint_num_layers={}", rc.num_layers)));
     }
-    a.push_back(group(std::string("model.optim.name=") +
-                      (r.distributed_optimizer ? "distributed_fused_adam" : "fused_adam")));
+    a.push_back(
+        group(std::string("model.optim.name=") + (r.distributed_optimizer ? "distributed_fused_adam" : "fused_adam")));
     if (r.data.kind == "mock") {
         a.push_back(group("model.data.data_impl=mock"));
         a.push_back(group("model.data.data_prefix=[]"));
@@ -210,8 +231,8 @@ Args nemo_args(const Facts& f) {
     a.push_back(group("exp_manager.resume_if_exists=False"));
     a.push_back(group(word_with_var("exp_manager.explicit_log_dir=", k_run_dir_var, "/" + f.log_dir + "/nemo")));
     a.push_back(group("++exp_manager.create_dllogger_logger=True"));
-    a.push_back(group(word_with_var("++exp_manager.dllogger_logger_kwargs.json_file=", k_run_dir_var,
-                                    "/" + f.dllogger_file)));
+    a.push_back(
+        group(word_with_var("++exp_manager.dllogger_logger_kwargs.json_file=", k_run_dir_var, "/" + f.dllogger_file)));
     if (r.profiling.nsys) {
         std::string ranks;
         for (int rank : r.profiling.ranks) ranks += (ranks.empty() ? "" : ",") + std::to_string(rank);
@@ -228,7 +249,9 @@ Args megatron_args(const Facts& f) {
     const catalog::Model& m = r.model;
     const recipe::Parallelism& p = r.parallelism;
     Args a;
-    auto opt = [&a](const std::string& flag, const std::string& value) { a.push_back({ShellWord(flag), ShellWord(value)}); };
+    auto opt = [&a](const std::string& flag, const std::string& value) {
+        a.push_back({ShellWord(flag), ShellWord(value)});
+    };
     opt("--num-layers", std::to_string(m.layers));
     opt("--hidden-size", std::to_string(m.hidden));
     opt("--ffn-hidden-size", std::to_string(m.ffn_size()));
@@ -252,14 +275,19 @@ Args megatron_args(const Facts& f) {
     if (p.sequence_parallel) a.push_back(group("--sequence-parallel"));
     if (r.distributed_optimizer) a.push_back(group("--use-distributed-optimizer"));
     switch (r.precision) {
-    case catalog::Precision::bf16: a.push_back(group("--bf16")); break;
-    case catalog::Precision::fp16: a.push_back(group("--fp16")); break;
-    case catalog::Precision::fp8:
-        a.push_back(group("--bf16"));
-        opt("--fp8-format", "hybrid");
-        break;
-    case catalog::Precision::tf32:
-    case catalog::Precision::fp32: break;
+        case catalog::Precision::bf16:
+            a.push_back(group("--bf16"));
+            break;
+        case catalog::Precision::fp16:
+            a.push_back(group("--fp16"));
+            break;
+        case catalog::Precision::fp8:
+            a.push_back(group("--bf16"));
+            opt("--fp8-format", "hybrid");
+            break;
+        case catalog::Precision::tf32:
+        case catalog::Precision::fp32:
+            break;
     }
     if (r.recompute.granularity == "full") {
         opt("--recompute-granularity", "full");
@@ -306,7 +334,9 @@ Args metaseq_args(const Facts& f, int world_size) {
     const recipe::Recipe& r = f.r;
     const catalog::Model& m = r.model;
     Args a;
-    auto opt = [&a](const std::string& flag, const std::string& value) { a.push_back({ShellWord(flag), ShellWord(value)}); };
+    auto opt = [&a](const std::string& flag, const std::string& value) {
+        a.push_back({ShellWord(flag), ShellWord(value)});
+    };
     int dp = data_parallel_size(r, world_size);
     int update_freq = std::max(1, r.batch.global / std::max(1, r.batch.micro * dp));
     opt("--distributed-world-size", std::to_string(world_size));
@@ -343,7 +373,8 @@ Args metaseq_args(const Facts& f, int world_size) {
     opt("--ddp-backend", "fully_sharded");
     a.push_back(group("--no-reshard-after-forward"));
     a.push_back(group("--use-sharded-state"));
-    if (r.recompute.granularity != "none" && !r.recompute.granularity.empty()) a.push_back(group("--checkpoint-activations"));
+    if (r.recompute.granularity != "none" && !r.recompute.granularity.empty())
+        a.push_back(group("--checkpoint-activations"));
     if (r.precision == catalog::Precision::bf16) {
         a.push_back(group("--bf16"));
     } else if (r.precision == catalog::Precision::fp16) {
@@ -362,7 +393,9 @@ Args tinygpt_args(const Facts& f) {
     const recipe::Recipe& r = f.r;
     const catalog::Model& m = r.model;
     Args a;
-    auto opt = [&a](const std::string& flag, const std::string& value) { a.push_back({ShellWord(flag), ShellWord(value)}); };
+    auto opt = [&a](const std::string& flag, const std::string& value) {
+        a.push_back({ShellWord(flag), ShellWord(value)});
+    };
     opt("--layers", std::to_string(m.layers));
     opt("--hidden", std::to_string(m.hidden));
     opt("--heads", std::to_string(m.heads));
@@ -385,25 +418,29 @@ std::vector<ShellWord> program_words(const Facts& f, int world_size) {
     const std::string& fw = r.framework;
     if (f.stage.kind != "train") {
         // Non-training stages run the command their options give (validate defaults to nccl-tests).
-        if (f.stage.options.is_object() && f.stage.options.contains("command") && f.stage.options["command"].is_array()) {
-            for (const auto& word : f.stage.options["command"]) w.emplace_back(word.is_string() ? word.get<std::string>() : word.dump());
+        if (f.stage.options.is_object() && f.stage.options.contains("command") &&
+            f.stage.options["command"].is_array()) {
+            for (const auto& word : f.stage.options["command"])
+                w.emplace_back(word.is_string() ? word.get<std::string>() : word.dump());
             return w;
         }
         if (f.stage.kind == "validate") {
             // nccl-tests over the allocation (the seeds' cluster validation), from options.nccl.
-            ordered_json nccl = f.stage.options.is_object() && f.stage.options.contains("nccl") &&
-                                        f.stage.options["nccl"].is_object()
-                                    ? f.stage.options["nccl"]
-                                    : ordered_json::object();
+            ordered_json nccl =
+                f.stage.options.is_object() && f.stage.options.contains("nccl") && f.stage.options["nccl"].is_object()
+                    ? f.stage.options["nccl"]
+                    : ordered_json::object();
             auto text = [&nccl](const char* key, const std::string& fallback) {
                 if (!nccl.contains(key)) return fallback;
                 const ordered_json& v = nccl[key];
                 return v.is_string() ? v.get<std::string>() : v.dump();
             };
             w.emplace_back(text("test", "all_reduce_perf"));
-            for (const auto& [flag, key, fallback] : std::vector<std::tuple<std::string, const char*, std::string>>{
-                     {"-b", "min_bytes", "8"}, {"-e", "max_bytes", "8G"}, {"-f", "step_factor", "2"},
-                     {"-g", "gpus_per_rank", "1"}}) {
+            for (const auto& [flag, key, fallback] :
+                 std::vector<std::tuple<std::string, const char*, std::string>>{{"-b", "min_bytes", "8"},
+                                                                                {"-e", "max_bytes", "8G"},
+                                                                                {"-f", "step_factor", "2"},
+                                                                                {"-g", "gpus_per_rank", "1"}}) {
                 w.emplace_back(flag);
                 w.emplace_back(text(key, fallback));
             }
@@ -412,8 +449,8 @@ std::vector<ShellWord> program_words(const Facts& f, int world_size) {
         // A stage kind whose schema is not defined yet and that names no command:
         // the job fails at once and says so (it never runs something unintended).
         for (const char* word : {"sh", "-c", "echo \"trainbench: $1\" >&2; exit 2", "trainbench"}) w.emplace_back(word);
-        w.emplace_back(fmt::format("stage '{}' (kind '{}') has no command: set its options.command", f.stage.name,
-                                   f.stage.kind));
+        w.emplace_back(
+            fmt::format("stage '{}' (kind '{}') has no command: set its options.command", f.stage.name, f.stage.kind));
         return w;
     }
     auto entry = [&r](const std::string& fallback_workdir, const std::string& fallback_entry) {
@@ -515,9 +552,10 @@ std::string join(const std::vector<std::string>& parts, std::string_view sep) {
 
 void check_directive_value(const std::string& key, const std::string& value) {
     if (has_control(value))
-        throw InputError(fmt::format("'{}' contains a control character (newline or tab), which a #SBATCH line "
-                                     "cannot hold: '{}'",
-                                     key, value));
+        throw InputError(
+            fmt::format("'{}' contains a control character (newline or tab), which a #SBATCH line "
+                        "cannot hold: '{}'",
+                        key, value));
 }
 
 }  // namespace
@@ -538,17 +576,41 @@ std::vector<recipe::Stage> effective_stages(const recipe::Recipe& recipe) {
 const std::vector<std::string>& pre_escaped_keys() {
     static const std::vector<std::string> keys = {
         // integers (safe in any output)
-        "nodes", "gpus_per_node", "total_gpus", "tasks_per_node", "total_tasks", "steps", "slurm.cpus_per_task",
+        "nodes",
+        "gpus_per_node",
+        "total_gpus",
+        "tasks_per_node",
+        "total_tasks",
+        "steps",
+        "slurm.cpus_per_task",
         "kubernetes.master_port",
         // shell text made by the context builder
-        "env.value_sh", "launch_lines.line_sh", "launch_command_sh", "runner_lines.line_sh", "run_dir_sh",
+        "env.value_sh",
+        "launch_lines.line_sh",
+        "launch_command_sh",
+        "runner_lines.line_sh",
+        "run_dir_sh",
         // stages (stage_context.cpp)
-        "array_spec_sh", "array_size", "validate.dcgm_srun_sh", "validate.nccl_srun_sh", "validate.nccl_args_sh",
-        "validate.tests.binary_sh", "validate.env.value_sh", "validate.ranks_per_node", "validate.pair_tasks", "validate.dcgm_level",
-        "prepare.srun_sh", "prepare.preprocess_srun_sh", "prepare.env.value_sh", "prepare.chunks",
-        "prepare.tasks_per_node", "prepare.download_chunks", "prepare.download_shards",
+        "array_spec_sh",
+        "array_size",
+        "validate.dcgm_srun_sh",
+        "validate.nccl_srun_sh",
+        "validate.nccl_args_sh",
+        "validate.tests.binary_sh",
+        "validate.env.value_sh",
+        "validate.ranks_per_node",
+        "validate.pair_tasks",
+        "validate.dcgm_level",
+        "prepare.srun_sh",
+        "prepare.preprocess_srun_sh",
+        "prepare.env.value_sh",
+        "prepare.chunks",
+        "prepare.tasks_per_node",
+        "prepare.download_chunks",
+        "prepare.download_shards",
         // YAML text made by the context builder
-        "kubernetes.launch_script_yaml", "kubernetes.training_config_yaml",
+        "kubernetes.launch_script_yaml",
+        "kubernetes.training_config_yaml",
     };
     return keys;
 }
@@ -589,9 +651,11 @@ ordered_json build_context(const recipe::Recipe& recipe_in, const RenderOptions&
     std::string metrics_path = r.metrics.path;
     if (metrics_path.find("..") != std::string::npos || (!metrics_path.empty() && metrics_path.front() == '/') ||
         has_control(metrics_path))
-        throw InputError(fmt::format("metrics.path '{}' must be a relative path inside the log directory", metrics_path));
+        throw InputError(
+            fmt::format("metrics.path '{}' must be a relative path inside the log directory", metrics_path));
     const bool dllogger_source = r.metrics.source == "dllogger" || r.metrics.source == "auto";
-    std::string dllogger_file = log_dir + "/" + (dllogger_source && !metrics_path.empty() ? metrics_path : "dllogger.json");
+    std::string dllogger_file =
+        log_dir + "/" + (dllogger_source && !metrics_path.empty() ? metrics_path : "dllogger.json");
     // Frameworks that log to standard output (Megatron, Metaseq) write it to
     // logs/<stage>/<metrics.path> when the recipe names a file for that source.
     bool stdout_source = r.metrics.source == "megatron" || r.metrics.source == "metaseq" || r.metrics.source == "nemo";
@@ -652,10 +716,14 @@ ordered_json build_context(const recipe::Recipe& recipe_in, const RenderOptions&
         int cpus = r.slurm.cpus_per_task > 0 ? r.slurm.cpus_per_task : d.cpus_per_task;
         bool exclusive = r.slurm.exclusive.value_or(d.exclusive);
         bool use_gres = r.slurm.use_gres.value_or(d.use_gres);
-        for (const auto& [k, v] : std::vector<std::pair<std::string, std::string>>{
-                 {"slurm.partition", partition}, {"slurm.account", account}, {"slurm.qos", r.slurm.qos},
-                 {"slurm.time", time}, {"slurm.mem", mem}, {"slurm.constraint", r.slurm.constraint},
-                 {"slurm.job_name_prefix", prefix}})
+        for (const auto& [k, v] :
+             std::vector<std::pair<std::string, std::string>>{{"slurm.partition", partition},
+                                                              {"slurm.account", account},
+                                                              {"slurm.qos", r.slurm.qos},
+                                                              {"slurm.time", time},
+                                                              {"slurm.mem", mem},
+                                                              {"slurm.constraint", r.slurm.constraint},
+                                                              {"slurm.job_name_prefix", prefix}})
             check_directive_value(k, v);
         c["slurm"] = {{"partition", partition},
                       {"has_partition", !partition.empty()},
@@ -722,8 +790,9 @@ ordered_json build_context(const recipe::Recipe& recipe_in, const RenderOptions&
         if (ref && !valid_identifier(*ref))
             throw InputError(fmt::format("env '{}': '{}' does not name a variable", name, value),
                              "write \"${env:NAME}\" with a valid variable name");
-        std::string value_sh = ref ? fmt::format("\"${{{}:?{} must be set in the submitting environment}}\"", *ref, *ref)
-                                   : shell_escape(value);
+        std::string value_sh =
+            ref ? fmt::format("\"${{{}:?{} must be set in the submitting environment}}\"", *ref, *ref)
+                : shell_escape(value);
         env_list.push_back({{"name", name},
                             {"value", ref ? std::string() : value},
                             {"is_ref", ref.has_value()},
@@ -783,8 +852,9 @@ ordered_json build_context(const recipe::Recipe& recipe_in, const RenderOptions&
             const std::string& w = rest[i];
             bool flag = w.size() > 2 && w[0] == '-' && w[1] == '-' && w.find('=') == std::string::npos;
             std::string l = arg_indent + w;
-            while (flag && i + 1 < rest.size() && !(rest[i + 1].size() > 1 && rest[i + 1][0] == '-' &&
-                                                    !(rest[i + 1][1] >= '0' && rest[i + 1][1] <= '9'))) {
+            while (flag && i + 1 < rest.size() &&
+                   !(rest[i + 1].size() > 1 && rest[i + 1][0] == '-' &&
+                     !(rest[i + 1][1] >= '0' && rest[i + 1][1] <= '9'))) {
                 l += " " + rest[++i];
             }
             texts.push_back(l);
@@ -844,8 +914,8 @@ ordered_json build_context(const recipe::Recipe& recipe_in, const RenderOptions&
                            {"has_node_selector", !selectors.empty()},
                            {"secret_name", k8s_name + "-env"},
                            {"chart_name", dns_label("trainbench-" + r.name, 53)},
-                           {"chart_description", fmt::format("{} ({} on {}), rendered by trainbench", r.name,
-                                                             r.framework, r.target.name)},
+                           {"chart_description",
+                            fmt::format("{} ({} on {}), rendered by trainbench", r.name, r.framework, r.target.name)},
                            {"launch_script_yaml", ""},
                            {"training_config_yaml", ""}};
         if (scheduler == catalog::Scheduler::kubernetes && r.container.image.empty())

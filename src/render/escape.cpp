@@ -10,7 +10,8 @@ namespace trainbench::render {
 
 OutputKind output_kind_for(const std::filesystem::path& template_path) {
     std::string ext = template_path.extension().string();
-    std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    std::transform(ext.begin(), ext.end(), ext.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     if (ext == ".sh" || ext == ".sbatch" || ext == ".bash") return OutputKind::shell;
     if (ext == ".yaml" || ext == ".yml") return OutputKind::yaml;
     return OutputKind::text;
@@ -18,9 +19,12 @@ OutputKind output_kind_for(const std::filesystem::path& template_path) {
 
 std::string_view to_string(OutputKind kind) {
     switch (kind) {
-    case OutputKind::shell: return "shell";
-    case OutputKind::yaml: return "yaml";
-    case OutputKind::text: return "text";
+        case OutputKind::shell:
+            return "shell";
+        case OutputKind::yaml:
+            return "yaml";
+        case OutputKind::text:
+            return "text";
     }
     return "text";
 }
@@ -35,16 +39,26 @@ std::string shell_escape(std::string_view value) {
     for (char c : value) {
         auto u = static_cast<unsigned char>(c);
         switch (c) {
-        case '\n': out += "\\n"; break;
-        case '\t': out += "\\t"; break;
-        case '\r': out += "\\r"; break;
-        case '\\': out += "\\\\"; break;
-        case '\'': out += "\\'"; break;
-        default:
-            if (u < 0x20 || u == 0x7f)
-                out += fmt::format("\\x{:02x}", u);
-            else
-                out += c;
+            case '\n':
+                out += "\\n";
+                break;
+            case '\t':
+                out += "\\t";
+                break;
+            case '\r':
+                out += "\\r";
+                break;
+            case '\\':
+                out += "\\\\";
+                break;
+            case '\'':
+                out += "\\'";
+                break;
+            default:
+                if (u < 0x20 || u == 0x7f)
+                    out += fmt::format("\\x{:02x}", u);
+                else
+                    out += c;
         }
     }
     out += '\'';
@@ -53,9 +67,12 @@ std::string shell_escape(std::string_view value) {
 
 std::function<std::string(const std::string&)> escaper(OutputKind kind) {
     switch (kind) {
-    case OutputKind::shell: return [](const std::string& v) { return shell_escape(v); };
-    case OutputKind::yaml: return [](const std::string& v) { return yaml_quote(v); };
-    case OutputKind::text: break;
+        case OutputKind::shell:
+            return [](const std::string& v) { return shell_escape(v); };
+        case OutputKind::yaml:
+            return [](const std::string& v) { return yaml_quote(v); };
+        case OutputKind::text:
+            break;
     }
     return [](const std::string& v) { return v; };
 }

@@ -1,9 +1,9 @@
 // render(): the files of every stage, from the template families the
 // target's scheduler uses.
-#include <trainbench/render.hpp>
-
 #include "render/escape.hpp"
 #include "render/template_engine.hpp"
+
+#include <trainbench/render.hpp>
 
 #include <fmt/format.h>
 
@@ -14,7 +14,9 @@ namespace trainbench::render {
 
 namespace {
 
-bool is_script(const fs::path& p) { return output_kind_for(p) == OutputKind::shell; }
+bool is_script(const fs::path& p) {
+    return output_kind_for(p) == OutputKind::shell;
+}
 
 std::string yaml_scalar(const ordered_json& v) {
     if (v.is_string()) return yaml_quote(v.get<std::string>());
@@ -37,9 +39,10 @@ std::string training_config(const recipe::Recipe& r, const ordered_json& c) {
     out += fmt::format("  layers: {}\n  hidden: {}\n  heads: {}\n  ffn: {}\n  seq_length: {}\n  vocab: {}\n", m.layers,
                        m.hidden, m.heads, m.ffn_size(), m.seq_length, m.vocab);
     out += fmt::format("nodes: {}\ngpus_per_node: {}\n", c["nodes"].get<int>(), c["gpus_per_node"].get<int>());
-    out += fmt::format("parallelism: {{tensor: {}, pipeline: {}, virtual_pipeline: {}, context: {}, sequence_parallel: {}}}\n",
-                       r.parallelism.tensor, r.parallelism.pipeline, r.parallelism.virtual_pipeline,
-                       r.parallelism.context, r.parallelism.sequence_parallel ? "true" : "false");
+    out += fmt::format(
+        "parallelism: {{tensor: {}, pipeline: {}, virtual_pipeline: {}, context: {}, sequence_parallel: {}}}\n",
+        r.parallelism.tensor, r.parallelism.pipeline, r.parallelism.virtual_pipeline, r.parallelism.context,
+        r.parallelism.sequence_parallel ? "true" : "false");
     out += fmt::format("batch: {{micro: {}, global: {}}}\n", r.batch.micro, r.batch.global);
     out += "precision: " + yaml_quote(c["precision"].get<std::string>()) + "\n";
     out += fmt::format("steps: {}\n", r.steps);
@@ -84,34 +87,34 @@ std::vector<RenderedJob> render(const recipe::Recipe& recipe, const RenderOption
         job.dependency = i == 0 ? std::string() : stage.dependency;
         job.array_size = context.value("array_size", 0);  // prepare-data array jobs (stage_context.cpp)
         switch (recipe.target.scheduler) {
-        case catalog::Scheduler::slurm:
-            render_family(engine, "slurm", {}, context, job);
-            job.entrypoint = "job.sbatch";
-            break;
-        case catalog::Scheduler::local:
-            render_family(engine, "local", {}, context, job);
-            job.entrypoint = "run.sh";
-            break;
-        case catalog::Scheduler::kubernetes: {
-            // launch.sh first: the ConfigMap of the manifests and the chart carry it.
-            std::string launch = engine.render("kubernetes/launch.sh", context);
-            context["kubernetes"]["launch_script_yaml"] = yaml_block(launch, 4);
-            std::string config = training_config(recipe, context);
-            context["kubernetes"]["training_config_yaml"] = yaml_block(config, 4);
-            job.files.push_back(RenderedFile{"launch.sh", launch, true});
-            render_family(engine, "kubernetes", {}, context, job, {"launch.sh"});
-            render_family(engine, "helm", "chart", context, job);
-            job.files.push_back(RenderedFile{"chart/files/launch.sh", launch, false});
-            job.files.push_back(RenderedFile{"chart/files/training-config.yaml", config, false});
-            job.entrypoint = "manifests.yaml";
-            break;
-        }
+            case catalog::Scheduler::slurm:
+                render_family(engine, "slurm", {}, context, job);
+                job.entrypoint = "job.sbatch";
+                break;
+            case catalog::Scheduler::local:
+                render_family(engine, "local", {}, context, job);
+                job.entrypoint = "run.sh";
+                break;
+            case catalog::Scheduler::kubernetes: {
+                // launch.sh first: the ConfigMap of the manifests and the chart carry it.
+                std::string launch = engine.render("kubernetes/launch.sh", context);
+                context["kubernetes"]["launch_script_yaml"] = yaml_block(launch, 4);
+                std::string config = training_config(recipe, context);
+                context["kubernetes"]["training_config_yaml"] = yaml_block(config, 4);
+                job.files.push_back(RenderedFile{"launch.sh", launch, true});
+                render_family(engine, "kubernetes", {}, context, job, {"launch.sh"});
+                render_family(engine, "helm", "chart", context, job);
+                job.files.push_back(RenderedFile{"chart/files/launch.sh", launch, false});
+                job.files.push_back(RenderedFile{"chart/files/training-config.yaml", config, false});
+                job.entrypoint = "manifests.yaml";
+                break;
+            }
         }
         bool has_entry = std::any_of(job.files.begin(), job.files.end(),
                                      [&](const RenderedFile& f) { return f.path == job.entrypoint; });
         if (!has_entry)
-            throw InputError(fmt::format("the templates for stage '{}' produce no '{}'", stage.name,
-                                         job.entrypoint.string()));
+            throw InputError(
+                fmt::format("the templates for stage '{}' produce no '{}'", stage.name, job.entrypoint.string()));
         std::sort(job.files.begin(), job.files.end(),
                   [](const RenderedFile& a, const RenderedFile& b) { return a.path < b.path; });
         jobs.push_back(std::move(job));

@@ -33,6 +33,7 @@ private:
 };
 
 // A ShellWord for "<literal prefix>${VAR}<literal suffix>".
-[[nodiscard]] ShellWord word_with_var(const std::string& prefix, const std::string& var, const std::string& suffix = {});
+[[nodiscard]] ShellWord word_with_var(const std::string& prefix, const std::string& var,
+                                      const std::string& suffix = {});
 
 }  // namespace trainbench::render

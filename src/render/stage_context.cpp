@@ -39,10 +39,10 @@ std::vector<ShellWord> container_flags(const std::string& image, const std::vect
 ordered_json env_json(const catalog::EnvList& env) {
     ordered_json out = ordered_json::array();
     for (const auto& [name, value] : env) {
-        bool ok = !name.empty() && !(name[0] >= '0' && name[0] <= '9') &&
-                  std::all_of(name.begin(), name.end(), [](char ch) {
-                      return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_';
-                  });
+        bool ok =
+            !name.empty() && !(name[0] >= '0' && name[0] <= '9') && std::all_of(name.begin(), name.end(), [](char ch) {
+                return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_';
+            });
         if (!ok) throw InputError(fmt::format("environment variable name '{}' is not a valid name", name));
         out.push_back({{"name", name}, {"value_sh", shell_escape(value)}});
     }
@@ -74,14 +74,16 @@ void add_stage_context(const recipe::Recipe& r, const recipe::Stage& stage, cata
 
     // ---------------------------------------------------------------- validate
     {
-        recipe::ValidateOptions v = stage.kind == "validate" ? recipe::validate_options(r, stage) : recipe::ValidateOptions{};
+        recipe::ValidateOptions v =
+            stage.kind == "validate" ? recipe::validate_options(r, stage) : recipe::ValidateOptions{};
         const recipe::NcclTestOptions& n = v.nccl;
         std::string runtime = r.container.runtime.empty() ? r.target.container_runtime : r.container.runtime;
         // nccl-tests: a prebuilt directory on the host, else the build image, else the recipe's container.
-        std::string nccl_image = n.build_path.empty() ? (n.build_image.empty() && (runtime == "pyxis" || runtime == "enroot")
-                                                             ? r.container.image
-                                                             : n.build_image)
-                                                      : std::string();
+        std::string nccl_image =
+            n.build_path.empty()
+                ? (n.build_image.empty() && (runtime == "pyxis" || runtime == "enroot") ? r.container.image
+                                                                                        : n.build_image)
+                : std::string();
         std::vector<std::string> mounts = r.target.default_mounts;
         for (const std::string& m : n.mounts)
             if (std::find(mounts.begin(), mounts.end(), m) == mounts.end()) mounts.push_back(m);
@@ -97,8 +99,10 @@ void add_stage_context(const recipe::Recipe& r, const recipe::Stage& stage, cata
         const int ranks_per_node = std::max(1, std::max(1, gpus_per_node) / std::max(1, n.gpus_per_rank));
         std::vector<ShellWord> nccl_srun{"srun", fmt::format("--ntasks-per-node={}", ranks_per_node)};
         for (ShellWord& w : container_flags(nccl_image, mounts)) nccl_srun.push_back(std::move(w));
-        std::vector<ShellWord> args{"-b", n.min_bytes, "-e", n.max_bytes, "-f", std::to_string(n.step_factor), "-g",
-                                    std::to_string(n.gpus_per_rank)};
+        std::vector<ShellWord> args{"-b", n.min_bytes,
+                                    "-e", n.max_bytes,
+                                    "-f", std::to_string(n.step_factor),
+                                    "-g", std::to_string(n.gpus_per_rank)};
         if (n.iters > 0) {
             args.emplace_back("-n");
             args.emplace_back(std::to_string(n.iters));

@@ -24,22 +24,28 @@ constexpr int k_max_partial_depth = 16;
 
 km::data to_mustache(const ordered_json& j) {
     switch (j.type()) {
-    case ordered_json::value_t::object: {
-        km::data d{km::data::type::object};
-        for (const auto& [key, value] : j.items()) d.set(key, to_mustache(value));
-        return d;
-    }
-    case ordered_json::value_t::array: {
-        km::data d{km::data::type::list};
-        for (const auto& value : j) d.push_back(to_mustache(value));
-        return d;
-    }
-    case ordered_json::value_t::string: return km::data{j.get<std::string>()};
-    case ordered_json::value_t::boolean: return km::data{j.get<bool>()};
-    case ordered_json::value_t::number_integer: return km::data{std::to_string(j.get<std::int64_t>())};
-    case ordered_json::value_t::number_unsigned: return km::data{std::to_string(j.get<std::uint64_t>())};
-    case ordered_json::value_t::number_float: return km::data{fmt::format("{}", j.get<double>())};
-    default: return km::data{false};
+        case ordered_json::value_t::object: {
+            km::data d{km::data::type::object};
+            for (const auto& [key, value] : j.items()) d.set(key, to_mustache(value));
+            return d;
+        }
+        case ordered_json::value_t::array: {
+            km::data d{km::data::type::list};
+            for (const auto& value : j) d.push_back(to_mustache(value));
+            return d;
+        }
+        case ordered_json::value_t::string:
+            return km::data{j.get<std::string>()};
+        case ordered_json::value_t::boolean:
+            return km::data{j.get<bool>()};
+        case ordered_json::value_t::number_integer:
+            return km::data{std::to_string(j.get<std::int64_t>())};
+        case ordered_json::value_t::number_unsigned:
+            return km::data{std::to_string(j.get<std::uint64_t>())};
+        case ordered_json::value_t::number_float:
+            return km::data{fmt::format("{}", j.get<double>())};
+        default:
+            return km::data{false};
     }
 }
 
@@ -49,7 +55,7 @@ km::data to_mustache(const ordered_json& j) {
 struct Scope {
     ordered_json object;  // object or null
     bool unknown = false;
-    bool item = false;    // a list item: '.' is valid
+    bool item = false;  // a list item: '.' is valid
 };
 
 ordered_json merged_items(const ordered_json& list) {
@@ -166,73 +172,77 @@ void TemplateEngine::check(const Source& source, const ordered_json& context) co
         for (const TemplateTag& tag : scan.tags) {
             SourceLocation where{src.display, tag.line, tag.column, {}};
             switch (tag.kind) {
-            case TagKind::comment:
-            case TagKind::set_delimiter: break;
-            case TagKind::end:
-                if (stack.size() > base) stack.pop_back();
-                break;
-            case TagKind::partial: {
-                if (depth >= k_max_partial_depth) {
-                    diagnostics.error(where, tag.name, fmt::format("partials nested deeper than {} at '{}'",
-                                                                   k_max_partial_depth, tag.text));
+                case TagKind::comment:
+                case TagKind::set_delimiter:
+                    break;
+                case TagKind::end:
+                    if (stack.size() > base) stack.pop_back();
+                    break;
+                case TagKind::partial: {
+                    if (depth >= k_max_partial_depth) {
+                        diagnostics.error(
+                            where, tag.name,
+                            fmt::format("partials nested deeper than {} at '{}'", k_max_partial_depth, tag.text));
+                        break;
+                    }
+                    if (!find(tag.name)) {
+                        diagnostics.error(
+                            where, tag.name,
+                            fmt::format("template uses partial '{}', which no template directory has", tag.name));
+                        break;
+                    }
+                    walk(load(tag.name), depth + 1);
                     break;
                 }
-                if (!find(tag.name)) {
-                    diagnostics.error(where, tag.name,
-                                      fmt::format("template uses partial '{}', which no template directory has",
-                                                  tag.name));
+                case TagKind::variable:
+                case TagKind::raw:
+                case TagKind::section:
+                case TagKind::inverted: {
+                    bool in_unknown = std::any_of(stack.begin(), stack.end(), [](const Scope& s) { return s.unknown; });
+                    const ordered_json* value = nullptr;
+                    bool is_dot = tag.name == ".";
+                    if (is_dot) {
+                        if (!stack.back().item && !in_unknown)
+                            diagnostics.error(where, tag.name,
+                                              fmt::format("'{}' is only valid inside a list section", tag.text));
+                    } else {
+                        value = resolve(stack, tag.name);
+                        if (!value && !in_unknown) {
+                            std::vector<std::string> candidates = names;
+                            for (const Scope& s : stack)
+                                if (s.object.is_object())
+                                    for (const auto& [k, v] : s.object.items()) candidates.push_back(k);
+                            diagnostics.error(
+                                where, tag.name,
+                                fmt::format("template uses '{}', which the context does not have", tag.text), {},
+                                did_you_mean(tag.name, candidates));
+                        } else if (value && (tag.kind == TagKind::variable || tag.kind == TagKind::raw) &&
+                                   !(value->is_string() || value->is_number())) {
+                            diagnostics.error(
+                                where, tag.name,
+                                fmt::format("'{}' names a {}, which only works as a section ({{{{#{}}}}})", tag.text,
+                                            value->type_name(), tag.name));
+                        }
+                    }
+                    if (tag.kind == TagKind::section) {
+                        Scope scope;
+                        if (value && value->is_array()) {
+                            scope.item = true;
+                            if (value->empty())
+                                scope.unknown = true;
+                            else
+                                scope.object = merged_items(*value);
+                        } else if (value && value->is_object()) {
+                            scope.object = *value;
+                        } else if (!value) {
+                            scope.unknown = in_unknown;
+                        }
+                        stack.push_back(std::move(scope));
+                    } else if (tag.kind == TagKind::inverted) {
+                        stack.push_back(Scope{ordered_json(), false, false});
+                    }
                     break;
                 }
-                walk(load(tag.name), depth + 1);
-                break;
-            }
-            case TagKind::variable:
-            case TagKind::raw:
-            case TagKind::section:
-            case TagKind::inverted: {
-                bool in_unknown = std::any_of(stack.begin(), stack.end(), [](const Scope& s) { return s.unknown; });
-                const ordered_json* value = nullptr;
-                bool is_dot = tag.name == ".";
-                if (is_dot) {
-                    if (!stack.back().item && !in_unknown)
-                        diagnostics.error(where, tag.name,
-                                          fmt::format("'{}' is only valid inside a list section", tag.text));
-                } else {
-                    value = resolve(stack, tag.name);
-                    if (!value && !in_unknown) {
-                        std::vector<std::string> candidates = names;
-                        for (const Scope& s : stack)
-                            if (s.object.is_object())
-                                for (const auto& [k, v] : s.object.items()) candidates.push_back(k);
-                        diagnostics.error(where, tag.name,
-                                          fmt::format("template uses '{}', which the context does not have", tag.text),
-                                          {}, did_you_mean(tag.name, candidates));
-                    } else if (value && (tag.kind == TagKind::variable || tag.kind == TagKind::raw) &&
-                               !(value->is_string() || value->is_number())) {
-                        diagnostics.error(where, tag.name,
-                                          fmt::format("'{}' names a {}, which only works as a section ({{{{#{}}}}})",
-                                                      tag.text, value->type_name(), tag.name));
-                    }
-                }
-                if (tag.kind == TagKind::section) {
-                    Scope scope;
-                    if (value && value->is_array()) {
-                        scope.item = true;
-                        if (value->empty())
-                            scope.unknown = true;
-                        else
-                            scope.object = merged_items(*value);
-                    } else if (value && value->is_object()) {
-                        scope.object = *value;
-                    } else if (!value) {
-                        scope.unknown = in_unknown;
-                    }
-                    stack.push_back(std::move(scope));
-                } else if (tag.kind == TagKind::inverted) {
-                    stack.push_back(Scope{ordered_json(), false, false});
-                }
-                break;
-            }
             }
         }
         while (stack.size() > base) stack.pop_back();
@@ -240,10 +250,10 @@ void TemplateEngine::check(const Source& source, const ordered_json& context) co
     walk(source, 0);
     if (diagnostics.has_errors()) {
         const Diagnostic& first = diagnostics.items().front();
-        throw InputError(fmt::format("template '{}' does not fit the render context ({} problem{}; first: {})",
-                                     source.display, diagnostics.error_count(),
-                                     diagnostics.error_count() == 1 ? "" : "s", first.message),
-                         diagnostics);
+        throw InputError(
+            fmt::format("template '{}' does not fit the render context ({} problem{}; first: {})", source.display,
+                        diagnostics.error_count(), diagnostics.error_count() == 1 ? "" : "s", first.message),
+            diagnostics);
     }
 }
 
@@ -281,8 +291,7 @@ std::string TemplateEngine::render_text(const std::string& text, const std::stri
 
     std::string body = prepare_standalone_lines(text);
     km::mustache tmpl{body};
-    if (!tmpl.is_valid())
-        throw InputError(fmt::format("{}: invalid template: {}", display_name, tmpl.error_message()));
+    if (!tmpl.is_valid()) throw InputError(fmt::format("{}: invalid template: {}", display_name, tmpl.error_message()));
     tmpl.set_custom_escape(escaper(kind));
     std::string out = tmpl.render(data);
     if (!tmpl.is_valid())

@@ -31,7 +31,8 @@ public:
 
     // Renders the template file at `relative`. The escape is chosen from its
     // extension, or given explicitly.
-    [[nodiscard]] std::string render(const std::filesystem::path& relative, const nlohmann::ordered_json& context) const;
+    [[nodiscard]] std::string render(const std::filesystem::path& relative,
+                                     const nlohmann::ordered_json& context) const;
     [[nodiscard]] std::string render(const std::filesystem::path& relative, const nlohmann::ordered_json& context,
                                      OutputKind kind) const;
 

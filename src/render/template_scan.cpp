@@ -84,13 +84,34 @@ ScanResult scan_template(std::string_view text) {
             char first = inner.empty() ? '\0' : inner.front();
             std::string_view rest = inner.empty() ? inner : inner.substr(1);
             switch (first) {
-            case '#': tag.kind = TagKind::section; tag.name = trim(rest); break;
-            case '^': tag.kind = TagKind::inverted; tag.name = trim(rest); break;
-            case '/': tag.kind = TagKind::end; tag.name = trim(rest); break;
-            case '>': tag.kind = TagKind::partial; tag.name = trim(rest); break;
-            case '&': tag.kind = TagKind::raw; tag.name = trim(rest); break;
-            case '!': tag.kind = TagKind::comment; tag.name = trim(rest); break;
-            default: tag.kind = TagKind::variable; tag.name = trim(inner); break;
+                case '#':
+                    tag.kind = TagKind::section;
+                    tag.name = trim(rest);
+                    break;
+                case '^':
+                    tag.kind = TagKind::inverted;
+                    tag.name = trim(rest);
+                    break;
+                case '/':
+                    tag.kind = TagKind::end;
+                    tag.name = trim(rest);
+                    break;
+                case '>':
+                    tag.kind = TagKind::partial;
+                    tag.name = trim(rest);
+                    break;
+                case '&':
+                    tag.kind = TagKind::raw;
+                    tag.name = trim(rest);
+                    break;
+                case '!':
+                    tag.kind = TagKind::comment;
+                    tag.name = trim(rest);
+                    break;
+                default:
+                    tag.kind = TagKind::variable;
+                    tag.name = trim(inner);
+                    break;
             }
         }
         if (tag.kind != TagKind::comment && tag.kind != TagKind::set_delimiter && tag.name.empty()) {

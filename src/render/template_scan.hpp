@@ -15,10 +15,10 @@ enum class TagKind { variable, raw, section, inverted, end, partial, comment, se
 
 struct TemplateTag {
     TagKind kind = TagKind::variable;
-    std::string name;  // trimmed; for set_delimiter the new "begin end"
-    int line = 0;      // 1-based
-    int column = 0;    // 1-based, of the opening delimiter
-    std::string text;  // the tag as written, delimiters included
+    std::string name;        // trimmed; for set_delimiter the new "begin end"
+    int line = 0;            // 1-based
+    int column = 0;          // 1-based, of the opening delimiter
+    std::string text;        // the tag as written, delimiters included
     std::size_t offset = 0;  // of the opening delimiter in the template text
 };
 

@@ -25,7 +25,7 @@ std::vector<std::string> split_lines(std::string_view s) {
 }
 
 struct Edit {
-    char op;  // ' ', '-', '+'
+    char op;        // ' ', '-', '+'
     std::size_t a;  // index in a (for ' ' and '-')
     std::size_t b;  // index in b (for ' ' and '+')
 };

@@ -20,21 +20,25 @@ std::string run_label(const analysis::NcclRunCheck& c) {
     return c.all_nodes ? "all nodes" : (c.nodes.size() == 2 ? c.nodes[0] + " + " + c.nodes[1] : std::string("?"));
 }
 
-std::string busbw_text(std::optional<double> v) { return v ? fmt::format("{:.2f}", *v) : std::string("-"); }
+std::string busbw_text(std::optional<double> v) {
+    return v ? fmt::format("{:.2f}", *v) : std::string("-");
+}
 
 }  // namespace
 
 std::string render_cluster_validation(const analysis::ClusterValidation& v) {
     std::string out;
     out += fmt::format("Cluster validation: {}", v.empty() ? "no results" : (v.passed ? "PASS" : "FAIL"));
-    out += v.threshold_gbs > 0 ? fmt::format(" (bus bandwidth threshold {} GB/s", v.threshold_gbs) : " (no bus bandwidth threshold";
+    out += v.threshold_gbs > 0 ? fmt::format(" (bus bandwidth threshold {} GB/s", v.threshold_gbs)
+                               : " (no bus bandwidth threshold";
     out += fmt::format(", {} nodes)\n", v.nodes.size());
     if (!v.dcgm.empty()) {
         out += "  DCGM diagnostics\n";
         for (const analysis::DcgmNodeResult& d : v.dcgm) {
             std::string failed;
             for (const analysis::DcgmCheck& c : d.checks)
-                if (c.result == "Fail") failed += (failed.empty() ? "" : "; ") + c.name + (c.detail.empty() ? "" : " (" + c.detail + ")");
+                if (c.result == "Fail")
+                    failed += (failed.empty() ? "" : "; ") + c.name + (c.detail.empty() ? "" : " (" + c.detail + ")");
             out += fmt::format("    {:<24} {}{}\n", d.node,
                                !d.parsed ? "FAIL (no result table)" : (d.passed ? "PASS" : "FAIL"),
                                failed.empty() ? "" : ": " + failed);
@@ -52,9 +56,9 @@ std::string render_cluster_validation(const analysis::ClusterValidation& v) {
     if (!v.runs.empty()) {
         out += "  nccl-tests runs (bus bandwidth at the largest size, GB/s)\n";
         for (const analysis::NcclRunCheck& c : v.runs)
-            out += fmt::format("    {:<40} {:>10} {:>9}  {}{}\n", run_label(c), c.largest_size ? size_text(c.largest_size) : "-",
-                               busbw_text(c.largest_busbw), c.passed ? "PASS" : "FAIL",
-                               c.problem.empty() ? "" : ": " + c.problem);
+            out += fmt::format("    {:<40} {:>10} {:>9}  {}{}\n", run_label(c),
+                               c.largest_size ? size_text(c.largest_size) : "-", busbw_text(c.largest_busbw),
+                               c.passed ? "PASS" : "FAIL", c.problem.empty() ? "" : ": " + c.problem);
     }
     if (!v.bad_nodes.empty()) {
         out += "  bad nodes:";
@@ -89,10 +93,12 @@ nlohmann::ordered_json cluster_validation_json(const analysis::ClusterValidation
     for (const analysis::NcclRunCheck& c : v.runs) {
         ordered_json sizes = ordered_json::array();
         for (const metrics::NcclRow& row : c.rows)
-            sizes.push_back({{"size_bytes", row.size_bytes}, {"busbw_gbs", row.oop_busbw}, {"algbw_gbs", row.oop_algbw},
+            sizes.push_back({{"size_bytes", row.size_bytes},
+                             {"busbw_gbs", row.oop_busbw},
+                             {"algbw_gbs", row.oop_algbw},
                              {"in_place_busbw_gbs", row.ip_busbw}});
-        ordered_json r = {{"test", c.test}, {"all_nodes", c.all_nodes}, {"nodes", c.nodes}, {"passed", c.passed},
-                          {"problem", c.problem}, {"largest_size_bytes", c.largest_size}};
+        ordered_json r = {{"test", c.test},     {"all_nodes", c.all_nodes}, {"nodes", c.nodes},
+                          {"passed", c.passed}, {"problem", c.problem},     {"largest_size_bytes", c.largest_size}};
         r["largest_busbw_gbs"] = c.largest_busbw ? ordered_json(*c.largest_busbw) : ordered_json();
         r["avg_busbw_gbs"] = c.avg_busbw ? ordered_json(*c.avg_busbw) : ordered_json();
         r["sizes"] = sizes;

@@ -37,20 +37,13 @@ std::unique_ptr<Reporter> make_reporter(std::string_view name, const ReportOptio
 
 const std::vector<FigureInfo>& summary_figures() {
     static const std::vector<FigureInfo> figures = {
-        {"step_time_s", "step time (window mean)", "s"},
-        {"step_time_median_s", "step time (median)", "s"},
-        {"step_time_min_s", "step time (min)", "s"},
-        {"step_time_max_s", "step time (max)", "s"},
-        {"step_time_p10_s", "step time (p10)", "s"},
-        {"step_time_p90_s", "step time (p90)", "s"},
-        {"step_time_stddev_s", "step time (stddev)", "s"},
-        {"tokens_per_s", "tokens/s", "tokens/s"},
-        {"tokens_per_s_per_gpu", "tokens/s/GPU", "tokens/s"},
-        {"samples_per_s", "samples/s", "samples/s"},
-        {"tflops_per_gpu", "TFLOPS/GPU", "TFLOPS"},
-        {"mfu", "MFU", ""},
-        {"days_to_train", "days to train", "days"},
-        {"final_loss", "final loss", ""},
+        {"step_time_s", "step time (window mean)", "s"},      {"step_time_median_s", "step time (median)", "s"},
+        {"step_time_min_s", "step time (min)", "s"},          {"step_time_max_s", "step time (max)", "s"},
+        {"step_time_p10_s", "step time (p10)", "s"},          {"step_time_p90_s", "step time (p90)", "s"},
+        {"step_time_stddev_s", "step time (stddev)", "s"},    {"tokens_per_s", "tokens/s", "tokens/s"},
+        {"tokens_per_s_per_gpu", "tokens/s/GPU", "tokens/s"}, {"samples_per_s", "samples/s", "samples/s"},
+        {"tflops_per_gpu", "TFLOPS/GPU", "TFLOPS"},           {"mfu", "MFU", ""},
+        {"days_to_train", "days to train", "days"},           {"final_loss", "final loss", ""},
     };
     return figures;
 }
@@ -128,7 +121,8 @@ nlohmann::ordered_json to_json(const RunSummary& s) {
     j["flops_per_sample"] = s.derived.flops_per_sample;
     j["flops_per_step"] = s.derived.flops_per_step;
     j["peak_tflops"] = s.peak.tflops;
-    j["peak"] = {{"gpu", s.peak.gpu}, {"precision", s.peak.precision}, {"tflops", s.peak.tflops}, {"source", s.peak.source}};
+    j["peak"] = {
+        {"gpu", s.peak.gpu}, {"precision", s.peak.precision}, {"tflops", s.peak.tflops}, {"source", s.peak.source}};
     j["window"] = {{"start", s.stats.window.start}, {"end", s.stats.window.end}};
     j["steps_used"] = s.stats.steps_used;
     j["steps_used_count"] = s.stats.count;
@@ -154,22 +148,31 @@ nlohmann::ordered_json to_json(const RunSummary& s) {
     j["origins"] = origins_json(in);
     auto checks = nlohmann::ordered_json::array();
     for (const auto& c : s.cross_checks)
-        checks.push_back({{"key", c.key}, {"log_key", c.log_key}, {"logged", c.logged}, {"given", c.given},
-                          {"origin", c.origin}, {"match", c.match}});
+        checks.push_back({{"key", c.key},
+                          {"log_key", c.log_key},
+                          {"logged", c.logged},
+                          {"given", c.given},
+                          {"origin", c.origin},
+                          {"match", c.match}});
     j["cross_checks"] = checks;
     auto findings = nlohmann::ordered_json::array();
-    for (const auto& f : s.findings) findings.push_back({{"severity", detail::severity_name(f.severity)}, {"message", f.message}});
+    for (const auto& f : s.findings)
+        findings.push_back({{"severity", detail::severity_name(f.severity)}, {"message", f.message}});
     j["findings"] = findings;
     auto expectations = nlohmann::ordered_json::array();
     for (const auto& e : s.expectations)
-        expectations.push_back({{"figure", e.figure}, {"actual", number_or_null(e.actual)}, {"passed", e.passed},
-                                {"rule", e.rule}, {"message", e.message}, {"where", e.where.to_string()}});
+        expectations.push_back({{"figure", e.figure},
+                                {"actual", number_or_null(e.actual)},
+                                {"passed", e.passed},
+                                {"rule", e.rule},
+                                {"message", e.message},
+                                {"where", e.where.to_string()}});
     j["expectations"] = expectations;
     j["expectations_passed"] = s.expectations_passed();
     const analysis::Provenance& p = s.provenance;
-    j["provenance"] = {{"tool_version", p.tool_version}, {"log_format", p.log_format}, {"log_files", p.log_files},
-                       {"records", p.records},           {"skipped", p.skipped},       {"corrupt", p.corrupt},
-                       {"step_source", p.step_source},   {"run_dir", p.run_dir},       {"run_id", p.run_id},
+    j["provenance"] = {{"tool_version", p.tool_version}, {"log_format", p.log_format},   {"log_files", p.log_files},
+                       {"records", p.records},           {"skipped", p.skipped},         {"corrupt", p.corrupt},
+                       {"step_source", p.step_source},   {"run_dir", p.run_dir},         {"run_id", p.run_id},
                        {"recipe_name", p.recipe_name},   {"recipe_file", p.recipe_file}, {"created", p.created},
                        {"git_commit", p.git_commit}};
     j["series"] = {{"step_time_s", series_json(s.step_times)}, {"loss", series_json(s.loss)}};
@@ -213,8 +216,8 @@ std::vector<InputRow> input_rows(const RunSummary& s) {
                                           in.model.layers, in.model.hidden, in.model.heads)
                             : in.model.name;
     rows.push_back({"model", shape, in.model_origin});
-    rows.push_back({"GPUs", fmt::format("{} x {}", in.gpus, in.gpu_name.empty() ? in.gpu_family : in.gpu_name),
-                    in.gpus_origin});
+    rows.push_back(
+        {"GPUs", fmt::format("{} x {}", in.gpus, in.gpu_name.empty() ? in.gpu_family : in.gpu_name), in.gpus_origin});
     rows.push_back({"precision", s.peak.precision, in.precision_origin});
     rows.push_back({"global batch", std::to_string(in.global_batch), in.global_batch_origin});
     rows.push_back({"sequence length", std::to_string(in.seq_len), in.seq_len_origin});
@@ -223,21 +226,26 @@ std::vector<InputRow> input_rows(const RunSummary& s) {
                     in.convention_origin});
     rows.push_back({"FLOPs per sample", fmt::format("{:.6e}  {}", s.flops.per_sample, s.flops.formula), ""});
     rows.push_back({"peak", describe_peak(s.peak), ""});
-    std::string window = fmt::format("{}..{} inclusive: {} records", s.stats.window.start, s.stats.window.end, s.stats.count);
+    std::string window =
+        fmt::format("{}..{} inclusive: {} records", s.stats.window.start, s.stats.window.end, s.stats.count);
     rows.push_back({"step window", window, in.window_origin});
-    rows.push_back({"warm-up", s.stats.warmup_steps.empty()
-                                   ? std::string("none detected")
-                                   : fmt::format("steps {} (steady state from step {})", steps_text(s.stats.warmup_steps),
-                                                 s.stats.steady_state_from),
+    rows.push_back({"warm-up",
+                    s.stats.warmup_steps.empty()
+                        ? std::string("none detected")
+                        : fmt::format("steps {} (steady state from step {})", steps_text(s.stats.warmup_steps),
+                                      s.stats.steady_state_from),
                     ""});
     return rows;
 }
 
 std::string severity_name(Severity s) {
     switch (s) {
-        case Severity::error: return "error";
-        case Severity::warning: return "warning";
-        case Severity::note: return "note";
+        case Severity::error:
+            return "error";
+        case Severity::warning:
+            return "warning";
+        case Severity::note:
+            return "note";
     }
     return "note";
 }
@@ -259,18 +267,31 @@ std::string html_escape(std::string_view text) {
     out.reserve(text.size());
     for (char c : text) {
         switch (c) {
-            case '&': out += "&amp;"; break;
-            case '<': out += "&lt;"; break;
-            case '>': out += "&gt;"; break;
-            case '"': out += "&quot;"; break;
-            case '\'': out += "&#39;"; break;
-            default: out += c;
+            case '&':
+                out += "&amp;";
+                break;
+            case '<':
+                out += "&lt;";
+                break;
+            case '>':
+                out += "&gt;";
+                break;
+            case '"':
+                out += "&quot;";
+                break;
+            case '\'':
+                out += "&#39;";
+                break;
+            default:
+                out += c;
         }
     }
     return out;
 }
 
-std::string xml_escape(std::string_view text) { return html_escape(text); }
+std::string xml_escape(std::string_view text) {
+    return html_escape(text);
+}
 
 std::string csv_field(std::string_view text) {
     if (text.find_first_of(",\"\n\r") == std::string_view::npos) return std::string(text);

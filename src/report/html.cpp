@@ -34,17 +34,17 @@ std::vector<double> ticks(double lo, double hi, int target) {
 
 }  // namespace
 
-std::string svg_plot(const std::vector<analysis::SeriesPoint>& points, const std::string& title, const std::string& unit,
-                     const analysis::StepWindow& window, const std::vector<std::int64_t>& warmup_steps,
-                     double clip_above) {
+std::string svg_plot(const std::vector<analysis::SeriesPoint>& points, const std::string& title,
+                     const std::string& unit, const analysis::StepWindow& window,
+                     const std::vector<std::int64_t>& warmup_steps, double clip_above) {
     std::string svg = fmt::format(
         "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {0} {1}\" width=\"{0}\" height=\"{1}\" role=\"img\" "
         "aria-label=\"{2}\">\n<title>{2}</title>\n",
         k_width, k_height, html_escape(title));
     svg += fmt::format("<text x=\"{}\" y=\"20\" class=\"title\">{}</text>\n", k_left, html_escape(title));
     if (points.empty()) {
-        svg += fmt::format("<text x=\"{}\" y=\"{}\" class=\"empty\">no data in the log</text>\n</svg>\n", k_width / 2 - 60,
-                           k_height / 2);
+        svg += fmt::format("<text x=\"{}\" y=\"{}\" class=\"empty\">no data in the log</text>\n</svg>\n",
+                           k_width / 2 - 60, k_height / 2);
         return svg;
     }
     double x0 = static_cast<double>(points.front().step), x1 = x0;
@@ -75,20 +75,20 @@ std::string svg_plot(const std::vector<analysis::SeriesPoint>& points, const std
     if (wx1 > wx0 && we >= x0 && ws <= x1) {
         svg += fmt::format("<rect class=\"window\" x=\"{:.1f}\" y=\"{}\" width=\"{:.1f}\" height=\"{}\"/>\n",
                            std::max(wx0, k_left), k_top, std::min(wx1, k_left + pw) - std::max(wx0, k_left), ph);
-        svg += fmt::format("<text class=\"band\" x=\"{:.1f}\" y=\"{}\">window {}..{}</text>\n", std::max(wx0, k_left) + 4,
-                           k_top + 14, window.start, window.end);
+        svg += fmt::format("<text class=\"band\" x=\"{:.1f}\" y=\"{}\">window {}..{}</text>\n",
+                           std::max(wx0, k_left) + 4, k_top + 14, window.start, window.end);
     }
     if (!warmup_steps.empty()) {
         const double ux0 = std::max(px(static_cast<double>(warmup_steps.front()) - 0.5), k_left);
         const double ux1 = std::min(px(static_cast<double>(warmup_steps.back()) + 0.5), k_left + pw);
-        svg += fmt::format("<rect class=\"warmup\" x=\"{:.1f}\" y=\"{}\" width=\"{:.1f}\" height=\"{}\"/>\n", ux0, k_top,
-                           std::max(ux1 - ux0, 2.0), ph);
+        svg += fmt::format("<rect class=\"warmup\" x=\"{:.1f}\" y=\"{}\" width=\"{:.1f}\" height=\"{}\"/>\n", ux0,
+                           k_top, std::max(ux1 - ux0, 2.0), ph);
         svg += fmt::format("<text class=\"band\" x=\"{:.1f}\" y=\"{}\">warm-up</text>\n", ux0 + 3, k_top + ph - 6);
     }
     // Axes and grid.
     for (double t : ticks(y0, y1, 5)) {
-        svg += fmt::format("<line class=\"grid\" x1=\"{}\" x2=\"{}\" y1=\"{:.1f}\" y2=\"{:.1f}\"/>\n", k_left, k_left + pw,
-                           py(t), py(t));
+        svg += fmt::format("<line class=\"grid\" x1=\"{}\" x2=\"{}\" y1=\"{:.1f}\" y2=\"{:.1f}\"/>\n", k_left,
+                           k_left + pw, py(t), py(t));
         svg += fmt::format("<text class=\"tick\" x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\">{:.4g}</text>\n", k_left - 6,
                            py(t) + 4, t);
     }
@@ -97,13 +97,16 @@ std::string svg_plot(const std::vector<analysis::SeriesPoint>& points, const std
         svg += fmt::format("<text class=\"tick\" x=\"{:.1f}\" y=\"{}\" text-anchor=\"middle\">{:g}</text>\n", px(t),
                            k_top + ph + 16, t);
     }
-    svg += fmt::format("<line class=\"axis\" x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\"/>\n", k_left, k_top, k_top + ph);
-    svg += fmt::format("<line class=\"axis\" x1=\"{0}\" x2=\"{1}\" y1=\"{2}\" y2=\"{2}\"/>\n", k_left, k_left + pw, k_top + ph);
+    svg +=
+        fmt::format("<line class=\"axis\" x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\"/>\n", k_left, k_top, k_top + ph);
+    svg += fmt::format("<line class=\"axis\" x1=\"{0}\" x2=\"{1}\" y1=\"{2}\" y2=\"{2}\"/>\n", k_left, k_left + pw,
+                       k_top + ph);
     svg += fmt::format("<text class=\"label\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">step</text>\n", k_left + pw / 2,
                        k_height - 6);
-    svg += fmt::format("<text class=\"label\" x=\"14\" y=\"{0}\" transform=\"rotate(-90 14 {0})\" "
-                       "text-anchor=\"middle\">{1}</text>\n",
-                       k_top + ph / 2, html_escape(unit));
+    svg += fmt::format(
+        "<text class=\"label\" x=\"14\" y=\"{0}\" transform=\"rotate(-90 14 {0})\" "
+        "text-anchor=\"middle\">{1}</text>\n",
+        k_top + ph / 2, html_escape(unit));
     // The series.
     std::string path;
     for (const auto& p : points)
@@ -116,18 +119,20 @@ std::string svg_plot(const std::vector<analysis::SeriesPoint>& points, const std
         const bool clipped = clip_above > 0 && p.value > y1;
         const double x = px(static_cast<double>(p.step));
         if (clipped) {
-            svg += fmt::format("<path class=\"clipped\" d=\"M{0:.1f},{1:.1f} l-5,9 h10 z\"><title>step {2}: {3:.6g} "
-                               "(off the scale)</title></path>\n",
-                               x, k_top, p.step, p.value);
+            svg += fmt::format(
+                "<path class=\"clipped\" d=\"M{0:.1f},{1:.1f} l-5,9 h10 z\"><title>step {2}: {3:.6g} "
+                "(off the scale)</title></path>\n",
+                x, k_top, p.step, p.value);
             // Labels of neighbouring clipped points are stacked so they never overlap.
             label_row = (x - last_label_x < 48) ? label_row + 1 : 0;
             last_label_x = x;
             svg += fmt::format("<text class=\"tick\" x=\"{:.1f}\" y=\"{:.1f}\">{:.4g}</text>\n", x + 7,
                                k_top + 10 + 12 * label_row, p.value);
         } else {
-            svg += fmt::format("<circle class=\"{}\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"2.5\"><title>step {}: {:.6g}</title>"
-                               "</circle>\n",
-                               warm ? "pt warm" : "pt", x, py(p.value), p.step, p.value);
+            svg += fmt::format(
+                "<circle class=\"{}\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"2.5\"><title>step {}: {:.6g}</title>"
+                "</circle>\n",
+                warm ? "pt warm" : "pt", x, py(p.value), p.step, p.value);
         }
     }
     svg += "</svg>\n";
@@ -136,7 +141,8 @@ std::string svg_plot(const std::vector<analysis::SeriesPoint>& points, const std
 
 namespace {
 
-constexpr const char* k_css = R"(body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:24px auto;max-width:1000px;color:#1d2330;line-height:1.4}
+constexpr const char* k_css =
+    R"(body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:24px auto;max-width:1000px;color:#1d2330;line-height:1.4}
 h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:26px 0 8px;border-bottom:1px solid #d8dde6;padding-bottom:3px}
 .conv{background:#f1f5fb;border-left:4px solid #3a6ea5;padding:8px 12px;margin:10px 0}
 table{border-collapse:collapse;margin:6px 0;font-size:14px}td,th{padding:3px 10px;border-bottom:1px solid #e6e9ef;text-align:left;vertical-align:top}
@@ -164,8 +170,10 @@ std::string conv_box(const RunSummary& s) {
 
 std::string figure_cell(const RunSummary& s, const FigureInfo& f) {
     std::string v = format_figure(f.key, s.figure(f.key));
-    if (f.key == "mfu" && s.figure("mfu")) v += fmt::format(" ({:.2f}%)", *s.figure("mfu") * 100);
-    else if (!f.unit.empty() && v != "-") v += " " + std::string(f.unit);
+    if (f.key == "mfu" && s.figure("mfu"))
+        v += fmt::format(" ({:.2f}%)", *s.figure("mfu") * 100);
+    else if (!f.unit.empty() && v != "-")
+        v += " " + std::string(f.unit);
     return html_escape(v);
 }
 
@@ -195,11 +203,14 @@ public:
         out += "</div>\n</div>\n";
 
         if (!s.expectations.empty()) {
-            out += "<h2>Expectations</h2>\n<table>\n<tr><th>figure</th><th>result</th><th>actual</th><th>rule</th></tr>\n";
+            out +=
+                "<h2>Expectations</h2>\n<table>\n<tr><th>figure</th><th>result</th><th>actual</th><th>rule</th></tr>\n";
             for (const auto& e : s.expectations)
-                out += "<tr><td>" + html_escape(e.figure) + "</td><td class=\"" + (e.passed ? "pass\">pass" : "fail\">FAIL") +
+                out += "<tr><td>" + html_escape(e.figure) + "</td><td class=\"" +
+                       (e.passed ? "pass\">pass" : "fail\">FAIL") +
                        (e.message.empty() ? "" : " &mdash; " + html_escape(e.message)) + "</td><td class=\"num\">" +
-                       html_escape(format_figure(e.figure, e.actual)) + "</td><td>" + html_escape(e.rule) + "</td></tr>\n";
+                       html_escape(format_figure(e.figure, e.actual)) + "</td><td>" + html_escape(e.rule) +
+                       "</td></tr>\n";
             out += "</table>\n";
         }
         if (!s.findings.empty()) {
@@ -214,8 +225,10 @@ public:
         out += svg_plot(s.step_times, "step time (s)", "seconds", s.stats.window, s.stats.warmup_steps, clip);
         out += svg_plot(s.loss, "loss", "loss", s.stats.window, s.stats.warmup_steps);
         if (!s.cross_checks.empty()) {
-            out += "<h2>Cross-check: what the log declares</h2>\n<table>\n<tr><th>log key</th><th>logged</th><th>given</th>"
-                   "<th>from</th><th></th></tr>\n";
+            out +=
+                "<h2>Cross-check: what the log declares</h2>\n<table>\n<tr><th>log "
+                "key</th><th>logged</th><th>given</th>"
+                "<th>from</th><th></th></tr>\n";
             for (const auto& c : s.cross_checks)
                 out += "<tr><td>" + html_escape(c.log_key) + "</td><td class=\"num\">" + html_escape(c.logged) +
                        "</td><td class=\"num\">" + html_escape(c.given) + "</td><td>" + html_escape(c.origin) +
@@ -254,7 +267,8 @@ public:
             if (i > 0) out += "<th>vs first</th>";
         }
         out += "</tr>\n<tr><td>FLOPs convention</td>";
-        for (std::size_t i = 0; i < runs.size(); ++i) out += "<td>" + html_escape(runs[i].convention) + "</td>" + (i ? "<td></td>" : "");
+        for (std::size_t i = 0; i < runs.size(); ++i)
+            out += "<td>" + html_escape(runs[i].convention) + "</td>" + (i ? "<td></td>" : "");
         out += "</tr>\n<tr><td>peak</td>";
         for (std::size_t i = 0; i < runs.size(); ++i)
             out += "<td>" + html_escape(describe_peak(runs[i].peak)) + "</td>" + (i ? "<td></td>" : "");
@@ -264,7 +278,8 @@ public:
             for (std::size_t i = 0; i < runs.size(); ++i) {
                 out += "<td class=\"num\">" + figure_cell(runs[i], f) + "</td>";
                 if (i > 0)
-                    out += "<td class=\"num\">" + relative_difference(runs[0].figure(f.key), runs[i].figure(f.key)) + "</td>";
+                    out += "<td class=\"num\">" + relative_difference(runs[0].figure(f.key), runs[i].figure(f.key)) +
+                           "</td>";
             }
             out += "</tr>\n";
         }
@@ -275,6 +290,8 @@ public:
 
 }  // namespace
 
-std::unique_ptr<Reporter> make_html(const ReportOptions&) { return std::make_unique<HtmlReporter>(); }
+std::unique_ptr<Reporter> make_html(const ReportOptions&) {
+    return std::make_unique<HtmlReporter>();
+}
 
 }  // namespace trainbench::report::detail

@@ -71,8 +71,8 @@ public:
             std::size_t ew = 0;
             for (const auto& e : s.expectations) ew = std::max(ew, e.figure.size());
             for (const auto& e : s.expectations) {
-                out += "  " + (e.passed ? m_style.pass("PASS") : m_style.fail("FAIL")) + "  " + pad(e.figure, ew) + "  " +
-                       pad(format_figure(e.figure, e.actual), 14) + "  " + e.rule;
+                out += "  " + (e.passed ? m_style.pass("PASS") : m_style.fail("FAIL")) + "  " + pad(e.figure, ew) +
+                       "  " + pad(format_figure(e.figure, e.actual), 14) + "  " + e.rule;
                 if (!e.message.empty()) out += "  " + e.message;
                 out += "\n";
             }
@@ -86,8 +86,8 @@ public:
             }
             for (const auto& c : s.cross_checks)
                 out += "  " + (c.match ? m_style.pass("ok  ") : m_style.fail("DIFF")) + "  " + pad(c.key, kw) + "  " +
-                       pad(c.logged, lw) + "  " + c.given + "  " + m_style.dim("(" + c.log_key + " / " + c.origin + ")") +
-                       "\n";
+                       pad(c.logged, lw) + "  " + c.given + "  " +
+                       m_style.dim("(" + c.log_key + " / " + c.origin + ")") + "\n";
         }
         if (!s.findings.empty()) {
             out += "\n";
@@ -117,7 +117,8 @@ public:
         };
         text_row("model", [](const RunSummary& r) { return r.inputs.model.name; });
         text_row("GPUs", [](const RunSummary& r) {
-            return fmt::format("{} x {}", r.inputs.gpus, r.inputs.gpu_name.empty() ? r.inputs.gpu_family : r.inputs.gpu_name);
+            return fmt::format("{} x {}", r.inputs.gpus,
+                               r.inputs.gpu_name.empty() ? r.inputs.gpu_family : r.inputs.gpu_name);
         });
         text_row("global batch", [](const RunSummary& r) { return std::to_string(r.inputs.global_batch); });
         text_row("FLOPs convention", [](const RunSummary& r) { return r.convention; });
@@ -142,8 +143,7 @@ public:
             while (!line.empty() && line.back() == ' ') line.pop_back();
             out += (r == 0 ? m_style.bold(line) : line) + "\n";
         }
-        for (const auto& r : runs)
-            out += fmt::format("{}: peak {}\n", r.inputs.label, describe_peak(r.peak));
+        for (const auto& r : runs) out += fmt::format("{}: peak {}\n", r.inputs.label, describe_peak(r.peak));
         return out;
     }
 
@@ -160,10 +160,21 @@ public:
 };
 
 const std::vector<std::string>& csv_input_columns() {
-    static const std::vector<std::string> cols = {"label",           "model",         "gpus",         "gpu",
-                                                  "precision",       "global_batch",  "seq_len",      "flops_convention",
-                                                  "flops_per_sample", "peak_tflops",  "peak_source",  "window_start",
-                                                  "window_end",      "steps_used_count", "warmup_steps"};
+    static const std::vector<std::string> cols = {"label",
+                                                  "model",
+                                                  "gpus",
+                                                  "gpu",
+                                                  "precision",
+                                                  "global_batch",
+                                                  "seq_len",
+                                                  "flops_convention",
+                                                  "flops_per_sample",
+                                                  "peak_tflops",
+                                                  "peak_source",
+                                                  "window_start",
+                                                  "window_end",
+                                                  "steps_used_count",
+                                                  "warmup_steps"};
     return cols;
 }
 
@@ -179,22 +190,21 @@ public:
         out += "\n";
         for (const auto& r : runs) {
             const auto j = to_json(r);
-            std::vector<std::string> row = {
-                r.inputs.label,
-                r.inputs.model.name,
-                std::to_string(r.inputs.gpus),
-                r.inputs.gpu_name.empty() ? r.inputs.gpu_family : r.inputs.gpu_name,
-                r.peak.precision,
-                std::to_string(r.inputs.global_batch),
-                std::to_string(r.inputs.seq_len),
-                r.convention,
-                fmt::format("{:.17g}", r.flops.per_sample),
-                fmt::format("{:g}", r.peak.tflops),
-                r.peak.source,
-                std::to_string(r.stats.window.start),
-                std::to_string(r.stats.window.end),
-                std::to_string(r.stats.count),
-                steps_text(r.stats.warmup_steps)};
+            std::vector<std::string> row = {r.inputs.label,
+                                            r.inputs.model.name,
+                                            std::to_string(r.inputs.gpus),
+                                            r.inputs.gpu_name.empty() ? r.inputs.gpu_family : r.inputs.gpu_name,
+                                            r.peak.precision,
+                                            std::to_string(r.inputs.global_batch),
+                                            std::to_string(r.inputs.seq_len),
+                                            r.convention,
+                                            fmt::format("{:.17g}", r.flops.per_sample),
+                                            fmt::format("{:g}", r.peak.tflops),
+                                            r.peak.source,
+                                            std::to_string(r.stats.window.start),
+                                            std::to_string(r.stats.window.end),
+                                            std::to_string(r.stats.count),
+                                            steps_text(r.stats.warmup_steps)};
             for (const auto& f : summary_figures()) {
                 auto v = r.figure(f.key);
                 row.push_back(v ? fmt::format("{:.17g}", *v) : "");
@@ -231,7 +241,8 @@ public:
         }
         if (!s.findings.empty()) {
             out += "\n";
-            for (const auto& f : s.findings) out += "- " + severity_name(f.severity) + ": " + md_escape(f.message) + "\n";
+            for (const auto& f : s.findings)
+                out += "- " + severity_name(f.severity) + ": " + md_escape(f.message) + "\n";
         }
         return out;
     }
@@ -278,7 +289,8 @@ public:
             for (const auto& e : r.expectations) failures += e.passed ? 0 : 1;
         }
         std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-        out += fmt::format("<testsuites name=\"trainbench expectations\" tests=\"{}\" failures=\"{}\">\n", tests, failures);
+        out += fmt::format("<testsuites name=\"trainbench expectations\" tests=\"{}\" failures=\"{}\">\n", tests,
+                           failures);
         for (const auto& r : runs) {
             std::size_t f = 0;
             for (const auto& e : r.expectations) f += e.passed ? 0 : 1;
@@ -303,9 +315,10 @@ public:
                     out += fmt::format(">\n      <system-out>{} = {} ({})</system-out>\n    </testcase>\n",
                                        xml_escape(e.figure), actual, xml_escape(e.rule));
                 } else {
-                    out += fmt::format(">\n      <failure message=\"{}\" type=\"expectation\">{} = {}, expected {}</failure>\n"
-                                       "    </testcase>\n",
-                                       xml_escape(e.message), xml_escape(e.figure), actual, xml_escape(e.rule));
+                    out += fmt::format(
+                        ">\n      <failure message=\"{}\" type=\"expectation\">{} = {}, expected {}</failure>\n"
+                        "    </testcase>\n",
+                        xml_escape(e.message), xml_escape(e.figure), actual, xml_escape(e.rule));
                 }
             }
             out += "  </testsuite>\n";
@@ -317,10 +330,20 @@ public:
 
 }  // namespace
 
-std::unique_ptr<Reporter> make_table(const ReportOptions& o) { return std::make_unique<TableReporter>(o); }
-std::unique_ptr<Reporter> make_json(const ReportOptions&) { return std::make_unique<JsonReporter>(); }
-std::unique_ptr<Reporter> make_csv(const ReportOptions&) { return std::make_unique<CsvReporter>(); }
-std::unique_ptr<Reporter> make_markdown(const ReportOptions&) { return std::make_unique<MarkdownReporter>(); }
-std::unique_ptr<Reporter> make_junit(const ReportOptions&) { return std::make_unique<JunitReporter>(); }
+std::unique_ptr<Reporter> make_table(const ReportOptions& o) {
+    return std::make_unique<TableReporter>(o);
+}
+std::unique_ptr<Reporter> make_json(const ReportOptions&) {
+    return std::make_unique<JsonReporter>();
+}
+std::unique_ptr<Reporter> make_csv(const ReportOptions&) {
+    return std::make_unique<CsvReporter>();
+}
+std::unique_ptr<Reporter> make_markdown(const ReportOptions&) {
+    return std::make_unique<MarkdownReporter>();
+}
+std::unique_ptr<Reporter> make_junit(const ReportOptions&) {
+    return std::make_unique<JunitReporter>();
+}
 
 }  // namespace trainbench::report::detail

@@ -17,7 +17,9 @@ namespace trainbench::run {
 
 namespace {
 // Invalid UTF-8 in a command's output must not make the record unwritable.
-std::string dump(const ordered_json& j) { return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace); }
+std::string dump(const ordered_json& j) {
+    return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+}
 }  // namespace
 
 CommandRecorder::CommandRecorder(ProcessRunner& inner, std::optional<fs::path> commands_dir)
@@ -30,8 +32,10 @@ ProcessResult CommandRecorder::run(const ProcessRequest& request) {
     ordered_json env = ordered_json::object();
     std::vector<std::string> passed;
     for (const auto& [k, v] : request.env_set) {
-        if (k.rfind("TRAINBENCH_", 0) == 0) env[k] = v;
-        else passed.push_back(k);  // a secret: its name only
+        if (k.rfind("TRAINBENCH_", 0) == 0)
+            env[k] = v;
+        else
+            passed.push_back(k);  // a secret: its name only
     }
     if (!env.empty()) rec["env"] = env;
     if (!passed.empty()) rec["env_passed_by_name"] = passed;
@@ -44,8 +48,10 @@ ProcessResult CommandRecorder::run(const ProcessRequest& request) {
         rec["error"] = e.what();
         rec["exit_code"] = nullptr;
         rec["duration_s"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        if (m_dir) write_record(*m_dir, rec);
-        else m_records.push_back(rec);
+        if (m_dir)
+            write_record(*m_dir, rec);
+        else
+            m_records.push_back(rec);
         throw;
     }
     rec["exit_code"] = r.exit_code;
@@ -53,8 +59,10 @@ ProcessResult CommandRecorder::run(const ProcessRequest& request) {
     rec["duration_s"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     rec["stdout"] = r.out;
     rec["stderr"] = r.err;
-    if (m_dir) write_record(*m_dir, rec);
-    else m_records.push_back(rec);
+    if (m_dir)
+        write_record(*m_dir, rec);
+    else
+        m_records.push_back(rec);
     return r;
 }
 
@@ -67,7 +75,8 @@ void CommandRecorder::write_record(const fs::path& commands_dir, const ordered_j
     int next = 1;
     for (const auto& e : fs::directory_iterator(commands_dir, ec)) {
         std::string stem = e.path().stem().string();
-        if (e.path().extension() == ".json" && !stem.empty() && stem.find_first_not_of("0123456789") == std::string::npos)
+        if (e.path().extension() == ".json" && !stem.empty() &&
+            stem.find_first_not_of("0123456789") == std::string::npos)
             next = std::max(next, std::stoi(stem) + 1);
     }
     for (int attempt = 0; attempt < 10000; ++attempt, ++next) {

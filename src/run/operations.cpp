@@ -95,9 +95,10 @@ std::map<std::string, std::string> secret_environment(const catalog::EnvList& en
         values[var] = v;
     }
     if (!missing.empty())
-        throw UsageError(fmt::format("the recipe takes {} from the environment, but {} not set",
-                                     fmt::join(missing, ", "), missing.size() == 1 ? "it is" : "they are"),
-                         "export the variable before submitting; its value is passed to the job and never written to disk");
+        throw UsageError(
+            fmt::format("the recipe takes {} from the environment, but {} not set", fmt::join(missing, ", "),
+                        missing.size() == 1 ? "it is" : "they are"),
+            "export the variable before submitting; its value is passed to the job and never written to disk");
     return values;
 }
 

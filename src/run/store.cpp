@@ -46,8 +46,8 @@ std::string dump(const ordered_json& j, int indent = -1) {
 
 std::string utc_iso_now() {
     std::tm t = utc_now();
-    return fmt::format("{:04d}-{:02d}-{:02d}T{:02d}:{:02d}:{:02d}Z", t.tm_year + 1900, t.tm_mon + 1, t.tm_mday, t.tm_hour,
-                       t.tm_min, t.tm_sec);
+    return fmt::format("{:04d}-{:02d}-{:02d}T{:02d}:{:02d}:{:02d}Z", t.tm_year + 1900, t.tm_mon + 1, t.tm_mday,
+                       t.tm_hour, t.tm_min, t.tm_sec);
 }
 
 std::string utc_compact_now() {
@@ -66,11 +66,16 @@ namespace {
 int severity(backend::JobState s) {
     using backend::JobState;
     switch (s) {
-        case JobState::completed: return 0;
-        case JobState::pending: return 1;
-        case JobState::unknown: return 2;
-        case JobState::running: return 3;
-        default: return 4;  // an ending that is not success
+        case JobState::completed:
+            return 0;
+        case JobState::pending:
+            return 1;
+        case JobState::unknown:
+            return 2;
+        case JobState::running:
+            return 3;
+        default:
+            return 4;  // an ending that is not success
     }
 }
 }  // namespace
@@ -112,7 +117,8 @@ std::string RunInfo::detail() const {
     if (!problem.empty()) return problem;
     for (const StageState& s : stages) {
         if (!s.submit_error.empty()) return fmt::format("stage '{}' not submitted: {}", s.name, s.submit_error);
-        if (s.submitting && s.abandoned) return fmt::format("submission interrupted; no job '{}' reached the scheduler", s.job_name);
+        if (s.submitting && s.abandoned)
+            return fmt::format("submission interrupted; no job '{}' reached the scheduler", s.job_name);
         if (s.submitting) return "submission interrupted";
     }
     for (const StageState& s : stages) {
@@ -145,12 +151,15 @@ bool RunInfo::is_final() const {
     }
     if (refused) return true;
     // Stages still waiting to be submitted keep the run open.
-    return std::none_of(stages.begin(), stages.end(), [](const StageState& s) {
-        return s.job_id.empty() && !s.submitting && s.submit_error.empty();
-    }) || std::any_of(stages.begin(), stages.end(), [](const StageState& s) { return s.abandoned; });
+    return std::none_of(
+               stages.begin(), stages.end(),
+               [](const StageState& s) { return s.job_id.empty() && !s.submitting && s.submit_error.empty(); }) ||
+           std::any_of(stages.begin(), stages.end(), [](const StageState& s) { return s.abandoned; });
 }
 
-backend::JobQuery RunInfo::query(const StageState& stage) const { return {stage.job_id, dir, stage.name}; }
+backend::JobQuery RunInfo::query(const StageState& stage) const {
+    return {stage.job_id, dir, stage.name};
+}
 
 ordered_json RunInfo::to_json() const {
     ordered_json j;
@@ -170,7 +179,8 @@ ordered_json RunInfo::to_json() const {
         o["name"] = s.name;
         o["job_name"] = s.job_name;
         o["job_id"] = s.job_id;
-        o["state"] = s.job_id.empty() ? (s.submitting ? "UNKNOWN" : "NOT_SUBMITTED") : std::string(backend::to_string(s.status.state));
+        o["state"] = s.job_id.empty() ? (s.submitting ? "UNKNOWN" : "NOT_SUBMITTED")
+                                      : std::string(backend::to_string(s.status.state));
         o["exit_code"] = s.status.exit_code ? ordered_json(*s.status.exit_code) : ordered_json(nullptr);
         o["reason"] = s.status.reason;
         o["nodes"] = s.status.nodes;
@@ -265,9 +275,10 @@ RunInfo load_run(const fs::path& dir_in) {
         json meta = json::parse(read_file(meta_path), nullptr, false);
         if (meta.is_object()) {
             if (meta.value("format_version", 1) > k_run_format_version)
-                throw RuntimeError(fmt::format("run '{}' was written by a newer trainbench (run.json format {}; this one reads {})",
-                                               run.dir.string(), meta.value("format_version", 0), k_run_format_version),
-                                   "upgrade trainbench");
+                throw RuntimeError(
+                    fmt::format("run '{}' was written by a newer trainbench (run.json format {}; this one reads {})",
+                                run.dir.string(), meta.value("format_version", 0), k_run_format_version),
+                    "upgrade trainbench");
             run.recipe_name = meta.value("recipe", run.recipe_name);
             run.recipe_file = jstr(meta, "recipe_file");
             run.target = jstr(meta, "target");
@@ -301,8 +312,8 @@ RunInfo load_run(const fs::path& dir_in) {
         if (first) {
             first = false;
             if (e.is_discarded() || jstr(e, "format") != k_journal_format)
-                throw RuntimeError(fmt::format("'{}' is not a trainbench journal (no format signature on line 1)",
-                                               journal.string()));
+                throw RuntimeError(
+                    fmt::format("'{}' is not a trainbench journal (no format signature on line 1)", journal.string()));
             int version = e.value("version", 0);
             if (version > k_journal_version)
                 throw RuntimeError(fmt::format("'{}' has journal version {}, newer than this trainbench reads ({})",
@@ -333,7 +344,8 @@ RunInfo RunStore::create(const RunMetadata& meta, ProcessRunner& runner) {
         // create_directory is mkdir(2): false when the name exists, so a run dir is never reused.
         if (fs::create_directory(dir, ec)) break;
         if (ec) throw RuntimeError(fmt::format("cannot create run directory '{}': {}", dir.string(), ec.message()));
-        if (attempt > 100) throw RuntimeError(fmt::format("cannot find a free run directory under '{}'", parent.string()));
+        if (attempt > 100)
+            throw RuntimeError(fmt::format("cannot find a free run directory under '{}'", parent.string()));
     }
     // The journal first: a crash after this point leaves a directory `status` can read.
     ordered_json signature;
@@ -433,7 +445,8 @@ std::vector<fs::path> RunStore::list() const {
 fs::path RunStore::resolve(const std::string& ref) const {
     std::error_code ec;
     if (ref.empty()) throw UsageError("empty run name");
-    if (fs::is_directory(ref, ec) && (fs::exists(fs::path(ref) / "journal.jsonl", ec) || fs::exists(fs::path(ref) / "run.json", ec)))
+    if (fs::is_directory(ref, ec) &&
+        (fs::exists(fs::path(ref) / "journal.jsonl", ec) || fs::exists(fs::path(ref) / "run.json", ec)))
         return fs::absolute(ref, ec).lexically_normal();
     std::vector<fs::path> matches;
     std::vector<std::string> all;
@@ -448,10 +461,11 @@ fs::path RunStore::resolve(const std::string& ref) const {
     if (matches.empty())
         throw UsageError(fmt::format("no run '{}' under '{}'", ref, m_root.string()),
                          all.empty() ? std::string("no runs yet; submit one with 'trainbench submit RECIPE'")
-                                     : did_you_mean(ref, all).empty() ? std::string("'trainbench status' lists the runs")
-                                                                      : did_you_mean(ref, all));
+                         : did_you_mean(ref, all).empty() ? std::string("'trainbench status' lists the runs")
+                                                          : did_you_mean(ref, all));
     std::vector<std::string> names;
-    for (const fs::path& p : matches) names.push_back(p.parent_path().filename().string() + "/" + p.filename().string());
+    for (const fs::path& p : matches)
+        names.push_back(p.parent_path().filename().string() + "/" + p.filename().string());
     throw UsageError(fmt::format("run '{}' is ambiguous: it matches {}", ref, quoted_list(names, " and ")),
                      "give more digits of the short id, or the run directory");
 }

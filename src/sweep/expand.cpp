@@ -13,9 +13,12 @@ namespace fs = std::filesystem;
 namespace trainbench::sweep {
 
 std::size_t Expansion::valid_count() const {
-    return static_cast<std::size_t>(std::count_if(points.begin(), points.end(), [](const Point& p) { return p.valid; }));
+    return static_cast<std::size_t>(
+        std::count_if(points.begin(), points.end(), [](const Point& p) { return p.valid; }));
 }
-std::size_t Expansion::pruned_count() const { return points.size() - valid_count(); }
+std::size_t Expansion::pruned_count() const {
+    return points.size() - valid_count();
+}
 
 // ---------------------------------------------------------------- hashing
 
@@ -112,10 +115,10 @@ void check_recipe_key(const nlohmann::ordered_json& resolved, const std::string&
             if (free_form(prefix)) return;
             std::vector<std::string> names;
             for (const auto& [k, v] : cur->items()) names.push_back(prefix.empty() ? k : prefix + "." + k);
-            if (allow_derived && prefix.empty()) names.insert(names.end(), derived_keys().begin(), derived_keys().end());
+            if (allow_derived && prefix.empty())
+                names.insert(names.end(), derived_keys().begin(), derived_keys().end());
             std::string full = prefix.empty() ? part : prefix + "." + part;
-            d.error(where, section, fmt::format("unknown recipe key '{}'", key), {},
-                    did_you_mean(full, names));
+            d.error(where, section, fmt::format("unknown recipe key '{}'", key), {}, did_you_mean(full, names));
             return;
         }
         prefix = prefix.empty() ? part : prefix + "." + part;
@@ -219,9 +222,12 @@ Expansion expand(const SweepSpec& spec, const catalog::Catalog& catalog) {
     std::size_t total = raw_point_count(spec);
     if (total > spec.max_points) {
         Diagnostics d;
-        SourceLocation where = spec.max_points_where.known() ? spec.max_points_where : SourceLocation{spec.file.string(), 1, 1, {}};
+        SourceLocation where =
+            spec.max_points_where.known() ? spec.max_points_where : SourceLocation{spec.file.string(), 1, 1, {}};
         d.error(where, "max_points",
-                fmt::format("the sweep has {} points, more than max_points {}", total == static_cast<std::size_t>(-1) ? std::string("too many") : std::to_string(total), spec.max_points),
+                fmt::format("the sweep has {} points, more than max_points {}",
+                            total == static_cast<std::size_t>(-1) ? std::string("too many") : std::to_string(total),
+                            spec.max_points),
                 fmt::format("at most {} points", spec.max_points),
                 "remove axis values, add a zip instead of a matrix, or raise max_points if you mean it");
         d.throw_if_errors(what);
@@ -276,7 +282,8 @@ Expansion expand(const SweepSpec& spec, const catalog::Catalog& catalog) {
         };
         for (const auto& [k, v] : spec.set) add(k, v, false);
         for (const Axis& a : spec.zip) add(a.key, a.values[z], true);
-        for (std::size_t a = 0; a < spec.matrix.size(); ++a) add(spec.matrix[a].key, spec.matrix[a].values[idx[a]], true);
+        for (std::size_t a = 0; a < spec.matrix.size(); ++a)
+            add(spec.matrix[a].key, spec.matrix[a].values[idx[a]], true);
 
         // Rules whose keys are all known before loading decide now.
         bool excluded = false;
@@ -325,9 +332,8 @@ Expansion expand(const SweepSpec& spec, const catalog::Catalog& catalog) {
                 out.excluded.push_back(std::move(p));
                 continue;
             }
-            p.name = render_name(spec.name_template, [&](const std::string& key) {
-                return lookup_value(r, key).value_or("");
-            });
+            p.name = render_name(spec.name_template,
+                                 [&](const std::string& key) { return lookup_value(r, key).value_or(""); });
             r.name = p.name;
             r.resolved["name"] = p.name;
             r.origins["name"] = spec.name_where;
@@ -345,8 +351,9 @@ Expansion expand(const SweepSpec& spec, const catalog::Catalog& catalog) {
             return !s.empty() && s.size() <= 100 && ((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= '0' && s[0] <= '9'));
         };
         if (!name_ok(p.name))
-            p.reasons.push_back(fmt::format("{}: error: key 'name': point name '{}' from template '{}' is not a valid recipe name",
-                                            spec.name_where.to_string(), p.name, spec.name_template));
+            p.reasons.push_back(
+                fmt::format("{}: error: key 'name': point name '{}' from template '{}' is not a valid recipe name",
+                            spec.name_where.to_string(), p.name, spec.name_template));
         p.valid = p.reasons.empty();
         if (p.valid) p.hash = point_hash(*p.recipe);
         out.points.push_back(std::move(p));
@@ -364,7 +371,8 @@ Expansion expand(const SweepSpec& spec, const catalog::Catalog& catalog) {
             dup.error(spec.name_where, "name",
                       fmt::format("points {} and {} are both named '{}'", it->second, p.index, p.name),
                       "a name template that tells every point apart",
-                      fmt::format("add the varying keys to the template, e.g. {}", keys.empty() ? std::string("{nodes}") : "{" + keys.back() + "}"));
+                      fmt::format("add the varying keys to the template, e.g. {}",
+                                  keys.empty() ? std::string("{nodes}") : "{" + keys.back() + "}"));
             dup.throw_if_errors(what);
         }
     }

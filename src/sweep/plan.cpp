@@ -84,7 +84,9 @@ std::optional<double> step_time_at(const recipe::Recipe& r, double mfu) {
 
 }  // namespace
 
-std::optional<double> estimate_step_time(const recipe::Recipe& recipe, double mfu) { return step_time_at(recipe, mfu); }
+std::optional<double> estimate_step_time(const recipe::Recipe& recipe, double mfu) {
+    return step_time_at(recipe, mfu);
+}
 
 Plan make_plan(const recipe::Recipe& r, const PlanOptions& options) {
     Plan p;
@@ -120,8 +122,9 @@ Plan make_plan(const recipe::Recipe& r, const PlanOptions& options) {
     }
     p.convention = estimate_convention(r);
     if (p.convention != r.metrics.flops)
-        p.notes.push_back(fmt::format("the recipe's FLOPs convention '{}' has no formula for this model: estimates use '{}'",
-                                      r.metrics.flops, p.convention));
+        p.notes.push_back(
+            fmt::format("the recipe's FLOPs convention '{}' has no formula for this model: estimates use '{}'",
+                        r.metrics.flops, p.convention));
 
     recipe::Recipe variant = r;
     variant.recompute.granularity = "selective";
@@ -208,10 +211,11 @@ nlohmann::ordered_json to_json(const Plan& p) {
     J tiers = J::array();
     for (const CheckpointTier& t : p.checkpoint_tiers)
         tiers.push_back({{"label", t.label}, {"bandwidth_gbs", t.bandwidth_gbs}, {"write_seconds", t.write_seconds}});
-    j["checkpoint"] = {{"bytes", p.checkpoint_bytes},
-                       {"bytes_per_parameter", p.parameters > 0 ? p.checkpoint_bytes / p.parameters : 0.0},
-                       {"accounting", "weights in the training precision + fp32 master weights + Adam m and v; no gradients"},
-                       {"write_times", tiers}};
+    j["checkpoint"] = {
+        {"bytes", p.checkpoint_bytes},
+        {"bytes_per_parameter", p.parameters > 0 ? p.checkpoint_bytes / p.parameters : 0.0},
+        {"accounting", "weights in the training precision + fp32 master weights + Adam m and v; no gradients"},
+        {"write_times", tiers}};
     j["estimate"] = {{"assume_mfu", p.assume_mfu},
                      {"peak_tflops_per_gpu", opt(p.peak_tflops)},
                      {"peak_source", p.peak_source},
@@ -270,7 +274,9 @@ std::vector<Candidate> search(const recipe::Recipe& r, const SearchOptions& opti
                 double bubble = (pp - 1) / microbatches;
                 double tp_factor = std::pow(0.92, std::log2(static_cast<double>(tp)));
                 double mbs_factor = mbs >= 4 ? 1.0 : mbs == 2 ? 0.95 : 0.88;
-                double recompute_factor = c.recompute.granularity == "full" ? 0.75 : c.recompute.granularity == "selective" ? 0.97 : 1.0;
+                double recompute_factor = c.recompute.granularity == "full"        ? 0.75
+                                          : c.recompute.granularity == "selective" ? 0.97
+                                                                                   : 1.0;
                 k.relative_efficiency = tp_factor * mbs_factor * recompute_factor / (1.0 + bubble);
                 k.step_time_s = step_time_at(c, options.assume_mfu * k.relative_efficiency);
                 k.score = k.step_time_s ? static_cast<double>(r.batch.global) * r.model.seq_length / *k.step_time_s

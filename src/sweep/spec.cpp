@@ -1,7 +1,7 @@
 // Reading a sweep file: base, name template, set, matrix, zip, exclude, max_points.
-#include <trainbench/sweep.hpp>
-
 #include "core/yaml_reader.hpp"
+
+#include <trainbench/sweep.hpp>
 
 #include <fmt/format.h>
 
@@ -63,9 +63,11 @@ bool valid_key(const std::string& key) {
 
 void check_key(Diagnostics& d, const SourceLocation& where, const std::string& section, const std::string& key) {
     if (!valid_key(key))
-        d.error(where, section, fmt::format("malformed recipe key '{}'", key), "a dotted recipe key such as 'parallelism.tensor'");
+        d.error(where, section, fmt::format("malformed recipe key '{}'", key),
+                "a dotted recipe key such as 'parallelism.tensor'");
     else if (key == "name")
-        d.error(where, section, "'name' is set by the sweep's name template", {}, "write the point name in the top-level 'name:' template");
+        d.error(where, section, "'name' is set by the sweep's name template", {},
+                "write the point name in the top-level 'name:' template");
     else if (key == "version" || key == "extends")
         d.error(where, section, fmt::format("'{}' cannot vary in a sweep", key), {}, "change it in the base recipe");
 }
@@ -88,7 +90,8 @@ std::vector<Axis> read_axes(const Node& node, const std::string& section, Diagno
             continue;
         }
         if (e.value.items.empty()) {
-            d.error(e.value.where, k, "empty list of values", "at least one value", "remove the key to keep the base recipe's value");
+            d.error(e.value.where, k, "empty list of values", "at least one value",
+                    "remove the key to keep the base recipe's value");
             continue;
         }
         for (const Node& item : e.value.items) a.values.push_back(axis_value(item));
@@ -149,7 +152,8 @@ void read_exclude(const Node& node, SweepSpec& spec, Diagnostics& d) {
                     }
                     c.values.push_back(v->scalar);
                     if (c.op != "==" && c.op != "!=" && !is_number(v->scalar))
-                        d.error(v->where, k + ".value", fmt::format("'{}' needs a number, got '{}'", c.op, v->scalar), "a number");
+                        d.error(v->where, k + ".value", fmt::format("'{}' needs a number, got '{}'", c.op, v->scalar),
+                                "a number");
                 }
             }
             rule.conditions.push_back(std::move(c));
@@ -211,10 +215,12 @@ SweepSpec parse_sweep(std::string_view text, const fs::path& file) {
             std::error_code ec;
             if (!fs::is_regular_file(spec.base, ec))
                 d.error(b->where, "base", fmt::format("base recipe '{}' not found", *s), "an existing recipe file",
-                        fmt::format("paths are relative to the sweep file; resolved to '{}'", spec.base.lexically_normal().string()));
+                        fmt::format("paths are relative to the sweep file; resolved to '{}'",
+                                    spec.base.lexically_normal().string()));
         }
     }
-    if (const Node* n = top.require("name", "a point name template such as '{model}-{nodes}n-tp{parallelism.tensor}'")) {
+    if (const Node* n =
+            top.require("name", "a point name template such as '{model}-{nodes}n-tp{parallelism.tensor}'")) {
         if (auto s = yaml::as_string(*n, "name", d)) {
             spec.name_template = *s;
             spec.name_where = n->where;
@@ -252,8 +258,8 @@ SweepSpec parse_sweep(std::string_view text, const fs::path& file) {
         for (const Axis& a : spec.zip)
             if (a.values.size() != spec.zip.front().values.size())
                 d.error(a.where, "zip." + a.key,
-                        fmt::format("zip lists differ in length: '{}' has {} values, '{}' has {}", a.key, a.values.size(),
-                                    spec.zip.front().key, spec.zip.front().values.size()),
+                        fmt::format("zip lists differ in length: '{}' has {} values, '{}' has {}", a.key,
+                                    a.values.size(), spec.zip.front().key, spec.zip.front().values.size()),
                         "lists of the same length (zip steps through them together)",
                         "use matrix for every combination");
     }

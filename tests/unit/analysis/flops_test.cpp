@@ -86,7 +86,9 @@ FlopsResult flops_of(std::string_view convention, const catalog::Model& m, int t
     return find_flops_convention(convention).per_sample(in);
 }
 
-double tflops_at_seed_step(double per_sample) { return per_sample * 2048 / k_seed_step / 256 / 1e12; }
+double tflops_at_seed_step(double per_sample) {
+    return per_sample * 2048 / k_seed_step / 256 / 1e12;
+}
 
 TEST(MegatronConvention, GivesTheHeadFormulaPerTokenForGpt3At175bWithTp4) {
     const FlopsResult r = flops_of("megatron", gpt3_175b());
@@ -243,11 +245,13 @@ TEST(MegatronConvention, CountsGqaSwigluAndMoe) {
     m.vocab = 128256;
     const double s = 4096, h = 4096, L = 32, f = 14336, d = 128, q = 4096, g = 8;
     const double vp = padded_vocab(128256, 128, 1);
-    const double dense = s * (6 * h * f * 3 * L + L * 6 * (h * (q + 2 * d * g) + q * h) + 6 * h * vp) + s * s * 6 * q * L;
+    const double dense =
+        s * (6 * h * f * 3 * L + L * 6 * (h * (q + 2 * d * g) + q * h) + 6 * h * vp) + s * s * 6 * q * L;
     EXPECT_DOUBLE_EQ(flops_of("megatron", m, 1).per_sample, dense);
     m.experts = 8;
     m.moe_top_k = 2;
-    const double moe = s * (6 * h * 3 * (f * 2) * L + L * 6 * (h * (q + 2 * d * g) + q * h) + 6 * h * vp) + s * s * 6 * q * L;
+    const double moe =
+        s * (6 * h * 3 * (f * 2) * L + L * 6 * (h * (q + 2 * d * g) + q * h) + 6 * h * vp) + s * s * 6 * q * L;
     EXPECT_DOUBLE_EQ(flops_of("megatron", m, 1).per_sample, moe);
 }
 

@@ -39,21 +39,33 @@ const char* k_dcgm_fail = R"(+---------------------------+----------------------
 )";
 
 std::string nccl_output(double busbw_8g) {
-    std::string out = "# nThread 1 nGpus 1 minBytes 8 maxBytes 8589934592 step: 2(factor) warmup iters: 5 iters: 20\n"
-                      "#\n#                                                              out-of-place                       in-place\n"
-                      "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
-                      "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)\n";
-    out += "           8             2     float     sum      -1    35.10    0.00    0.00      0    34.90    0.00    0.00      0\n";
-    out += "  1073741824     268435456     float     sum      -1   6000.0  178.96  335.55      0   6001.0  178.93  335.49      0\n";
-    out += fmt::format("  8589934592    2147483648     float     sum      -1    47535  180.71  {:.2f}      0    47743  179.92  {:.2f}      0\n",
-                       busbw_8g, busbw_8g);
+    std::string out =
+        "# nThread 1 nGpus 1 minBytes 8 maxBytes 8589934592 step: 2(factor) warmup iters: 5 iters: 20\n"
+        "#\n#                                                              out-of-place                       "
+        "in-place\n"
+        "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw "
+        "#wrong\n"
+        "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  "
+        "(GB/s)\n";
+    out +=
+        "           8             2     float     sum      -1    35.10    0.00    0.00      0    34.90    0.00    0.00 "
+        "     0\n";
+    out +=
+        "  1073741824     268435456     float     sum      -1   6000.0  178.96  335.55      0   6001.0  178.93  335.49 "
+        "     0\n";
+    out += fmt::format(
+        "  8589934592    2147483648     float     sum      -1    47535  180.71  {:.2f}      0    47743  179.92  {:.2f} "
+        "     0\n",
+        busbw_8g, busbw_8g);
     out += "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 120.5\n#\n";
     return out;
 }
 
 class Dir {
 public:
-    Dir() : m_path(fs::temp_directory_path() / ("tb-cv-test-" + std::to_string(::getpid()) + "-" + std::to_string(std::random_device{}() % 100000))) {
+    Dir()
+        : m_path(fs::temp_directory_path() /
+                 ("tb-cv-test-" + std::to_string(::getpid()) + "-" + std::to_string(std::random_device{}() % 100000))) {
         fs::create_directories(m_path);
     }
     ~Dir() { fs::remove_all(m_path); }

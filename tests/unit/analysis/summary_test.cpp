@@ -12,13 +12,20 @@ using testing::k_seed_step;
 metrics::LogData seed_log() {
     metrics::LogData log;
     log.format = "dllogger";
-    log.parameters = {{"cfg/global_batch_size", "2048"},     {"cfg/micro_batch_size", "1"},
-                      {"cfg/tensor_model_parallel_size", "4"}, {"cfg/pipeline_model_parallel_size", "8"},
-                      {"cfg/encoder_seq_length", "2048"},    {"cfg/num_layers", "96"},
-                      {"cfg/hidden_size", "12288"},          {"cfg/ffn_hidden_size", "49152"},
-                      {"cfg/num_attention_heads", "96"},     {"cfg/num_query_groups", "null"},
-                      {"cfg/fp8", "true"},                   {"cfg/precision", "\"bf16-mixed\""},
-                      {"trainer/num_nodes", "32"},           {"trainer/devices", "8"}};
+    log.parameters = {{"cfg/global_batch_size", "2048"},
+                      {"cfg/micro_batch_size", "1"},
+                      {"cfg/tensor_model_parallel_size", "4"},
+                      {"cfg/pipeline_model_parallel_size", "8"},
+                      {"cfg/encoder_seq_length", "2048"},
+                      {"cfg/num_layers", "96"},
+                      {"cfg/hidden_size", "12288"},
+                      {"cfg/ffn_hidden_size", "49152"},
+                      {"cfg/num_attention_heads", "96"},
+                      {"cfg/num_query_groups", "null"},
+                      {"cfg/fp8", "true"},
+                      {"cfg/precision", "\"bf16-mixed\""},
+                      {"trainer/num_nodes", "32"},
+                      {"trainer/devices", "8"}};
     for (int s = 0; s < 50; ++s) {
         metrics::Series& st = log.series["step_time_s"];
         st.name = "step_time_s";
@@ -82,8 +89,9 @@ TEST(Analyse, ReportsEveryMismatchBetweenFlagsAndTheLog) {
     ASSERT_FALSE(s.findings.empty());
     bool found = false;
     for (const Finding& f : s.findings)
-        found = found || f.message == "the log declares global_batch = 2048 ('cfg/global_batch_size') but "
-                                      "--global-batch says 1024";
+        found = found || f.message ==
+                             "the log declares global_batch = 2048 ('cfg/global_batch_size') but "
+                             "--global-batch says 1024";
     EXPECT_TRUE(found);
 }
 

@@ -20,7 +20,9 @@ inline catalog::Model gpt_model(std::string name, int layers, int hidden, int he
     return m;
 }
 
-inline catalog::Model gpt3_175b() { return gpt_model("gpt3-175b", 96, 12288, 96); }
+inline catalog::Model gpt3_175b() {
+    return gpt_model("gpt3-175b", 96, 12288, 96);
+}
 
 // The seed document's step (gpu-recipes README, step 47).
 inline constexpr double k_seed_step = 25.115550994873047;

@@ -58,7 +58,9 @@ private:
     std::vector<Rule> m_rules;
 };
 
-inline ProcessResult ok(std::string out, std::string err = {}) { return {0, false, std::move(out), std::move(err)}; }
+inline ProcessResult ok(std::string out, std::string err = {}) {
+    return {0, false, std::move(out), std::move(err)};
+}
 inline ProcessResult fail(int code, std::string err, std::string out = {}) {
     return {code, false, std::move(out), std::move(err)};
 }

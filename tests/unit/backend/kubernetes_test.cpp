@@ -12,8 +12,8 @@
 namespace fs = std::filesystem;
 using namespace trainbench;
 using namespace trainbench::backend;
-using trainbench::testing::FakeProcessRunner;
 using trainbench::testing::fail;
+using trainbench::testing::FakeProcessRunner;
 using trainbench::testing::ok;
 
 namespace {
@@ -31,7 +31,9 @@ std::unique_ptr<Backend> make(FakeProcessRunner& fake, std::string context = "",
     return make_backend("kubernetes", o);
 }
 
-fs::path run_dir(const std::string& id) { return fs::temp_directory_path() / "tb-k8s-test" / id; }
+fs::path run_dir(const std::string& id) {
+    return fs::temp_directory_path() / "tb-k8s-test" / id;
+}
 
 }  // namespace
 
@@ -112,9 +114,10 @@ TEST(KubernetesBackend, NoReachableClusterIsAClearError) {
         (void)b->status({{"x", run_dir("20261122T023000Z-aaaaaa"), "train"}});
         FAIL();
     } catch (const RuntimeError& e) {
-        EXPECT_EQ(std::string(e.what()),
-                  "no Kubernetes cluster is reachable: The connection to the server localhost:8080 was refused - did you "
-                  "specify the right host or port?");
+        EXPECT_EQ(
+            std::string(e.what()),
+            "no Kubernetes cluster is reachable: The connection to the server localhost:8080 was refused - did you "
+            "specify the right host or port?");
         EXPECT_EQ(e.hint(), "check 'kubectl config current-context', or pass --context NAME");
     }
 }
@@ -154,12 +157,12 @@ TEST(KubernetesBackend, CancelDeletesTheJobsAndLogsAreFetchedIntoTheRunDirectory
     fs::path dir = run_dir("20261122T023000Z-aaaaaa");
     fs::remove_all(dir);
     b->cancel({{"job-a", dir, "train"}});
-    EXPECT_EQ(fake.requests[0].argv, (std::vector<std::string>{"kubectl", "--namespace", "llm", "delete", "job", "job-a",
-                                                               "--ignore-not-found", "--wait=false"}));
+    EXPECT_EQ(fake.requests[0].argv, (std::vector<std::string>{"kubectl", "--namespace", "llm", "delete", "job",
+                                                               "job-a", "--ignore-not-found", "--wait=false"}));
     std::vector<fs::path> files = b->logs({"job-a", dir, "train"});
     EXPECT_EQ(fake.requests[1].argv,
-              (std::vector<std::string>{"kubectl", "--namespace", "llm", "logs", "-l", "job-name=job-a", "--all-containers",
-                                        "--prefix", "--tail=-1", "--max-log-requests=64"}));
+              (std::vector<std::string>{"kubectl", "--namespace", "llm", "logs", "-l", "job-name=job-a",
+                                        "--all-containers", "--prefix", "--tail=-1", "--max-log-requests=64"}));
     ASSERT_EQ(files.size(), 1u);
     EXPECT_EQ(read_file(files[0]), "[pod/job-a-0-xyz/trainer] step 1 loss 10.5\n");
     fs::remove_all(dir);

@@ -20,9 +20,8 @@ struct LocalRun {
     fs::path dir;
     std::unique_ptr<Backend> backend = make_backend("local");
     LocalRun() {
-        dir = fs::temp_directory_path() /
-              ("tb-local-test-" + std::to_string(::getpid()) + "-" +
-               std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()));
+        dir = fs::temp_directory_path() / ("tb-local-test-" + std::to_string(::getpid()) + "-" +
+                                           std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()));
         fs::create_directories(dir);
     }
     ~LocalRun() {
@@ -84,7 +83,8 @@ int live_members(long pgid) {
 
 TEST(LocalBackend, AScriptRunsInItsOwnProcessGroupWithItsOutputInTheRunDirectory) {
     LocalRun run;
-    SubmitResult r = run.backend->submit(run.script("train", "echo hello from $TRAINBENCH_RUN_DIR; echo oops >&2; exit 0"));
+    SubmitResult r =
+        run.backend->submit(run.script("train", "echo hello from $TRAINBENCH_RUN_DIR; echo oops >&2; exit 0"));
     long pid = std::stol(r.job_id);
     EXPECT_EQ(::getpgid(static_cast<pid_t>(pid)) == pid || ::getpgid(static_cast<pid_t>(pid)) < 0, true);
     JobStatus s = run.wait_final({r.job_id, run.dir, "train"});

@@ -13,8 +13,8 @@
 namespace fs = std::filesystem;
 using namespace trainbench;
 using namespace trainbench::backend;
-using trainbench::testing::FakeProcessRunner;
 using trainbench::testing::fail;
+using trainbench::testing::FakeProcessRunner;
 using trainbench::testing::ok;
 
 namespace {
@@ -26,8 +26,9 @@ std::string data(const std::string& name) {
 struct TempDir {
     fs::path path;
     TempDir() {
-        path = fs::temp_directory_path() / ("tb-slurm-test-" + std::to_string(::getpid()) + "-" +
-                                            std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()));
+        path =
+            fs::temp_directory_path() / ("tb-slurm-test-" + std::to_string(::getpid()) + "-" +
+                                         std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()));
         fs::create_directories(path);
     }
     ~TempDir() {
@@ -149,8 +150,10 @@ TEST(SlurmParsers, ExitCodesAndStateWords) {
 }
 
 TEST(SlurmParsers, TransientErrorsAreToldApartFromPermanentOnes) {
-    EXPECT_TRUE(slurm::is_transient_error("sbatch: error: Batch job submission failed: Socket timed out on send/recv operation"));
-    EXPECT_TRUE(slurm::is_transient_error("sbatch: error: Slurm temporarily unable to accept job, sleeping and retrying"));
+    EXPECT_TRUE(slurm::is_transient_error(
+        "sbatch: error: Batch job submission failed: Socket timed out on send/recv operation"));
+    EXPECT_TRUE(
+        slurm::is_transient_error("sbatch: error: Slurm temporarily unable to accept job, sleeping and retrying"));
     EXPECT_TRUE(slurm::is_transient_error("squeue: error: Unable to contact slurm controller (connect failure)"));
     EXPECT_FALSE(slurm::is_transient_error(data("sbatch_invalid_partition.txt")));
     EXPECT_FALSE(slurm::is_transient_error(data("squeue_invalid_id.txt")));
@@ -190,7 +193,9 @@ TEST(SlurmBackend, AChainedStageDependsOnThePreviousJob) {
 TEST(SlurmBackend, TransientSubmitErrorsAreRetriedWithExponentialBackoff) {
     TempDir tmp;
     Harness h;
-    h.fake.on({"sbatch"}, fail(1, "sbatch: error: Batch job submission failed: Socket timed out on send/recv operation\n"))
+    h.fake
+        .on({"sbatch"},
+            fail(1, "sbatch: error: Batch job submission failed: Socket timed out on send/recv operation\n"))
         .on({"sbatch"}, fail(1, "sbatch: error: Slurm temporarily unable to accept job, sleeping and retrying\n"))
         .on({"sbatch"}, ok("43\n"));
     h.fake.on({"squeue"}, ok(""));  // the job did not reach the controller
@@ -198,17 +203,18 @@ TEST(SlurmBackend, TransientSubmitErrorsAreRetriedWithExponentialBackoff) {
     EXPECT_EQ(b->submit(request(tmp.path)).job_id, "43");
     EXPECT_EQ(h.fake.calls("sbatch").size(), 3u);
     EXPECT_EQ(h.sleeps, (std::vector<std::chrono::milliseconds>{std::chrono::milliseconds(1000),
-                                                                 std::chrono::milliseconds(2000)}));
+                                                                std::chrono::milliseconds(2000)}));
     // Before each retry the backend looks for the job by name, so it never submits twice.
     ASSERT_EQ(h.fake.calls("squeue").size(), 2u);
-    EXPECT_EQ(h.fake.calls("squeue")[0],
-              (std::vector<std::string>{"squeue", "-h", "--states=all", "-n", "trainbench-gpt-abc123-train", "-o", "%i|%j"}));
+    EXPECT_EQ(h.fake.calls("squeue")[0], (std::vector<std::string>{"squeue", "-h", "--states=all", "-n",
+                                                                   "trainbench-gpt-abc123-train", "-o", "%i|%j"}));
 }
 
 TEST(SlurmBackend, AJobThatReachedTheControllerDespiteATimeoutIsNotSubmittedTwice) {
     TempDir tmp;
     Harness h;
-    h.fake.on({"sbatch"}, fail(1, "sbatch: error: Batch job submission failed: Socket timed out on send/recv operation\n"));
+    h.fake.on({"sbatch"},
+              fail(1, "sbatch: error: Batch job submission failed: Socket timed out on send/recv operation\n"));
     h.fake.on({"squeue"}, ok("77|trainbench-gpt-abc123-train\n"));
     auto b = h.make();
     EXPECT_EQ(b->submit(request(tmp.path)).job_id, "77");
@@ -228,8 +234,9 @@ TEST(SlurmBackend, RetriesAreBoundedAndTheLastMessageIsShown) {
         EXPECT_NE(std::string(e.what()).find("Unable to contact slurm controller"), std::string::npos) << e.what();
     }
     EXPECT_EQ(h.fake.calls("sbatch").size(), 5u);
-    EXPECT_EQ(h.sleeps, (std::vector<std::chrono::milliseconds>{std::chrono::milliseconds(1000), std::chrono::milliseconds(2000),
-                                                                 std::chrono::milliseconds(4000), std::chrono::milliseconds(8000)}));
+    EXPECT_EQ(h.sleeps, (std::vector<std::chrono::milliseconds>{
+                            std::chrono::milliseconds(1000), std::chrono::milliseconds(2000),
+                            std::chrono::milliseconds(4000), std::chrono::milliseconds(8000)}));
 }
 
 TEST(SlurmBackend, PermanentErrorsFailAtOnceWithTheSchedulersMessage) {
@@ -242,7 +249,8 @@ TEST(SlurmBackend, PermanentErrorsFailAtOnceWithTheSchedulersMessage) {
         FAIL() << "expected an error";
     } catch (const RuntimeError& e) {
         EXPECT_EQ(std::string(e.what()),
-                  "sbatch refused stage 'train': sbatch: error: Batch job submission failed: Invalid partition name specified");
+                  "sbatch refused stage 'train': sbatch: error: Batch job submission failed: Invalid partition name "
+                  "specified");
     }
     EXPECT_EQ(h.fake.calls("sbatch").size(), 1u);
     EXPECT_TRUE(h.sleeps.empty());
@@ -252,14 +260,15 @@ TEST(SlurmBackend, StatusAsksSqueueOnceForAllJobsAndScontrolForThoseThatEnded) {
     TempDir tmp;
     Harness h;
     h.fake.on({"squeue"}, ok(data("squeue_mixed.txt")));
-    h.fake.on({"scontrol", "-o", "show", "job", "7"}, ok("JobId=7 JobName=x JobState=COMPLETED Reason=None ExitCode=0:0 NodeList=gpu-[1-2]\n"));
+    h.fake.on({"scontrol", "-o", "show", "job", "7"},
+              ok("JobId=7 JobName=x JobState=COMPLETED Reason=None ExitCode=0:0 NodeList=gpu-[1-2]\n"));
     h.fake.on({"scontrol", "-o", "show", "job", "8"}, ok(data("scontrol_failed.txt")));
     auto b = h.make();
     std::vector<JobQuery> q = {{"7", tmp.path, "a"}, {"8", tmp.path, "b"}, {"9", tmp.path, "c"}, {"10", tmp.path, "d"}};
     std::vector<JobStatus> s = b->status(q);
     ASSERT_EQ(h.fake.calls("squeue").size(), 1u);
-    EXPECT_EQ(h.fake.calls("squeue")[0],
-              (std::vector<std::string>{"squeue", "-h", "--states=all", "-j", "7,8,9,10", "-o", "%i|%T|%r|%N|%S|%e|%j"}));
+    EXPECT_EQ(h.fake.calls("squeue")[0], (std::vector<std::string>{"squeue", "-h", "--states=all", "-j", "7,8,9,10",
+                                                                   "-o", "%i|%T|%r|%N|%S|%e|%j"}));
     EXPECT_EQ(h.fake.calls("scontrol").size(), 2u) << "only the ended jobs 7 and 8";
     ASSERT_EQ(s.size(), 4u);
     EXPECT_EQ(s[0].state, JobState::completed);
@@ -293,12 +302,13 @@ TEST(SlurmBackend, WithAccountingEnabledAForgottenJobIsAskedFromSacctInOneCall) 
     Harness h;
     h.fake.on({"squeue"}, ok(""));
     h.fake.on({"scontrol", "show", "config"}, ok("AccountingStorageType   = accounting_storage/slurmdbd\n"));
-    h.fake.on({"sacct"}, ok("5|TIMEOUT|0:0|gpu-2|2026-11-22T02:36:04|2026-11-22T02:37:05\n6|COMPLETED|0:0|gpu-1|x|y\n"));
+    h.fake.on({"sacct"},
+              ok("5|TIMEOUT|0:0|gpu-2|2026-11-22T02:36:04|2026-11-22T02:37:05\n6|COMPLETED|0:0|gpu-1|x|y\n"));
     auto b = h.make();
     std::vector<JobStatus> s = b->status({{"5", tmp.path, "a"}, {"6", tmp.path, "b"}});
     ASSERT_EQ(h.fake.calls("sacct").size(), 1u);
-    EXPECT_EQ(h.fake.calls("sacct")[0],
-              (std::vector<std::string>{"sacct", "-n", "-P", "-X", "-j", "5,6", "-o", "JobID,State,ExitCode,NodeList,Start,End"}));
+    EXPECT_EQ(h.fake.calls("sacct")[0], (std::vector<std::string>{"sacct", "-n", "-P", "-X", "-j", "5,6", "-o",
+                                                                  "JobID,State,ExitCode,NodeList,Start,End"}));
     EXPECT_EQ(s[0].state, JobState::timeout);
     EXPECT_EQ(s[1].state, JobState::completed);
 }
@@ -315,7 +325,8 @@ TEST(SlurmBackend, AControllerThatStaysDownIsAnErrorNotAnEmptyStatus) {
 TEST(SlurmBackend, CancelIsOneScancelForEveryJobAndFinishedJobsAreNotAnError) {
     TempDir tmp;
     Harness h;
-    h.fake.on({"scancel"}, fail(1, "scancel: error: Kill job error on job id 5: Job/step already completing or completed\n"));
+    h.fake.on({"scancel"},
+              fail(1, "scancel: error: Kill job error on job id 5: Job/step already completing or completed\n"));
     auto b = h.make();
     EXPECT_NO_THROW(b->cancel({{"5", tmp.path, "a"}, {"6", tmp.path, "b"}}));
     EXPECT_EQ(h.fake.calls("scancel"), (std::vector<std::vector<std::string>>{{"scancel", "5", "6"}}));

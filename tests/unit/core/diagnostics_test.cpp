@@ -12,8 +12,10 @@ TEST(SourceLocation, PrintsFileLineColumnOrTheOverride) {
 }
 
 TEST(Diagnostic, FormatsLocationKeyMessageExpectationAndHint) {
-    Diagnostic d{Severity::error, {"r.yaml", 7, 3, ""}, "parallelism.tensor_paralel", "unknown key", "", "did you mean 'tensor'?"};
-    EXPECT_EQ(d.format(), "r.yaml:7:3: error: 'parallelism.tensor_paralel': unknown key\n  hint: did you mean 'tensor'?");
+    Diagnostic d{Severity::error,         {"r.yaml", 7, 3, ""}, "parallelism.tensor_paralel", "unknown key", "",
+                 "did you mean 'tensor'?"};
+    EXPECT_EQ(d.format(),
+              "r.yaml:7:3: error: 'parallelism.tensor_paralel': unknown key\n  hint: did you mean 'tensor'?");
     Diagnostic e{Severity::error, {"r.yaml", 2, 8, ""}, "nodes", "wrong type", "an integer >= 1", ""};
     EXPECT_EQ(e.format(), "r.yaml:2:8: error: 'nodes': wrong type (expected an integer >= 1)");
 }

@@ -53,8 +53,16 @@ TEST(ShellQuote, LeavesPlainWordsAndQuotesEverythingElse) {
 }
 
 TEST(ShellQuote, HostileValuesArriveByteExactThroughBash) {
-    std::vector<std::string> hostile = {"x\"; rm -rf / #", "$(touch /tmp/tb-pwned)", "`id`", "a'b'c",
-                                        "line1\nline2", "*", "~root", "${HOME}", "!!", "\\"};
+    std::vector<std::string> hostile = {"x\"; rm -rf / #",
+                                        "$(touch /tmp/tb-pwned)",
+                                        "`id`",
+                                        "a'b'c",
+                                        "line1\nline2",
+                                        "*",
+                                        "~root",
+                                        "${HOME}",
+                                        "!!",
+                                        "\\"};
     for (const std::string& v : hostile) {
         ProcessResult r = system_process_runner().run(command({"bash", "-c", "printf %s " + shell_quote(v)}));
         ASSERT_EQ(r.exit_code, 0) << r.err;

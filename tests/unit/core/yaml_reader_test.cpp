@@ -55,7 +55,8 @@ TEST(YamlReader, RejectsDuplicateKeysNamingTheFirst) {
     Diagnostics d;
     (void)parse("nodes: 1\nsteps: 2\nnodes: 3\n", "dup.yaml", d);
     ASSERT_EQ(d.error_count(), 1u);
-    EXPECT_EQ(d.items()[0].format().rfind("dup.yaml:3:1: error: 'nodes': duplicate key (first defined at line 1)", 0), 0u)
+    EXPECT_EQ(d.items()[0].format().rfind("dup.yaml:3:1: error: 'nodes': duplicate key (first defined at line 1)", 0),
+              0u)
         << d.items()[0].format();
 }
 

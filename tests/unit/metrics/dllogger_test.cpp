@@ -52,7 +52,9 @@ TEST(Dllogger, PlainJsonLinesWithoutPrefixAreAccepted) {
 }
 
 TEST(Dllogger, BareNanAndInfinityFromPythonJsonDumpsAreNumbers) {
-    LogData d = parse_text("dllogger", R"(DLLL {"timestamp": "1.0", "type": "LOG", "step": 1, "data": {"loss": NaN, "gnorm": Infinity, "x": -Infinity, "label": "NaN in a string stays text"}}
+    LogData d = parse_text(
+        "dllogger",
+        R"(DLLL {"timestamp": "1.0", "type": "LOG", "step": 1, "data": {"loss": NaN, "gnorm": Infinity, "x": -Infinity, "label": "NaN in a string stays text"}}
 DLLL {"timestamp": "2.0", "type": "LOG", "step": "PARAMETER", "data": {"eps": NaN}}
 )");
     EXPECT_EQ(d.stats.records, 2u);
@@ -104,7 +106,8 @@ DLLL {"metadata": {"unit": "s"}, "metric": "loss", "type": "METADATA"}
 }
 
 TEST(Dllogger, DatetimeIsTheWallTimeWhenThereIsNoTimestamp) {
-    LogData d = parse_text("dllogger", R"(DLLL {"datetime": "2019-10-10 14:15:16.5+00:00", "type": "LOG", "step": 1, "data": {"x": 1}}
+    LogData d = parse_text(
+        "dllogger", R"(DLLL {"datetime": "2019-10-10 14:15:16.5+00:00", "type": "LOG", "step": 1, "data": {"x": 1}}
 DLLL {"datetime": "2019-10-10 16:15:16.5+02:00", "type": "LOG", "step": 2, "data": {"x": 1}}
 )");
     EXPECT_DOUBLE_EQ(d.find("x")->points[0].wall_time, 1570716916.5);
@@ -113,7 +116,8 @@ DLLL {"datetime": "2019-10-10 16:15:16.5+02:00", "type": "LOG", "step": 2, "data
 
 TEST(Dllogger, TruncatedLastLineIsReportedAndEarlierLinesKept) {
     std::string text = k_nemo_log;
-    text += R"(DLLL {"timestamp": "1727486544.0", "type": "LOG", "step": 2, "data": {"reduced_train_loss": 10.2, "lr": 3e-)";
+    text +=
+        R"(DLLL {"timestamp": "1727486544.0", "type": "LOG", "step": 2, "data": {"reduced_train_loss": 10.2, "lr": 3e-)";
     LogData d = parse_text("dllogger", text);
     EXPECT_TRUE(d.stats.truncated_tail);
     EXPECT_EQ(d.stats.corrupt, 0u);

@@ -41,12 +41,15 @@ TEST(NcclTests, CurrentLayoutWithPrefixesInterleavedInfoLinesAndNoValidation) {
     const char* text =
         "0: # nccl-tests version 2.17.0 nccl-headers=22602 nccl-library=22602\n"
         "0: # Collective test starting: all_gather_perf\n"
-        "0: # nThread 1 nGpus 1 minBytes 1024 maxBytes 2048 step: 2(factor) warmup iters: 1 iters: 20 agg iters: 1 validation: 0 graph: 0\n"
+        "0: # nThread 1 nGpus 1 minBytes 1024 maxBytes 2048 step: 2(factor) warmup iters: 1 iters: 20 agg iters: 1 "
+        "validation: 0 graph: 0\n"
         "node1:1234:1234 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\n"
         "0: #  Rank  0 Group  0 Pid   1234 on      node1 device  0 [0000:1b:00] NVIDIA H100 80GB HBM3\n"
-        "0:         1024           256     float    none      -1    20.50    0.05    0.04     N/A    20.10    0.05    0.04     N/A\n"
+        "0:         1024           256     float    none      -1    20.50    0.05    0.04     N/A    20.10    0.05    "
+        "0.04     N/A\n"
         "node2:99:99 [3] NCCL INFO Channel 00/0 : 3[3] -> 4[0] [send] via NET/IB/0\n"
-        "0:         2048           512     float    none      -1    21.00    0.10    0.09     N/A    20.90    0.10    0.09     N/A\n"
+        "0:         2048           512     float    none      -1    21.00    0.10    0.09     N/A    20.90    0.10    "
+        "0.09     N/A\n"
         "0: # Out of bounds values : 0 OK\n"
         "0: # Avg bus bandwidth    : 0.065 \n"
         "0: #\n"
@@ -66,8 +69,10 @@ TEST(NcclTests, CurrentLayoutWithPrefixesInterleavedInfoLinesAndNoValidation) {
 
 TEST(NcclTests, PerIterationAndTimestampColumns) {
     const char* text =
-        "        1024           256     float     sum      -1    20.50    0.05    0.09       0   19.0   22.0   21.5   3.2    20.10    0.05    0.09       0   18.0   21.0   20.5   2.1\n"
-        "        2048           512     float     sum      -1    21.00    0.10    0.18       0    20.90    0.10    0.18       0  2025-11-01 10:00:00\n";
+        "        1024           256     float     sum      -1    20.50    0.05    0.09       0   19.0   22.0   21.5   "
+        "3.2    20.10    0.05    0.09       0   18.0   21.0   20.5   2.1\n"
+        "        2048           512     float     sum      -1    21.00    0.10    0.18       0    20.90    0.10    "
+        "0.18       0  2025-11-01 10:00:00\n";
     LogData d = parse_text("nccl-tests", text);
     ASSERT_EQ(d.nccl->rows.size(), 2u);
     EXPECT_EQ(d.nccl->rows[0].ip_time_us, 20.10);
@@ -78,7 +83,8 @@ TEST(NcclTests, PerIterationAndTimestampColumns) {
 
 TEST(NcclTests, TruncatedRowAndGarbageAreNotRows) {
     const char* text =
-        "        1024           256     float     sum      -1    20.50    0.05    0.09       0    20.10    0.05    0.09       0\n"
+        "        1024           256     float     sum      -1    20.50    0.05    0.09       0    20.10    0.05    "
+        "0.09       0\n"
         "Test NCCL failure common.cu:1005 'unhandled system error'\n"
         "        2048           512     float     sum      -1    21.00    0.10";
     LogData d = parse_text("nccl-tests", text);
@@ -97,20 +103,26 @@ TEST(Formats, DetectionFromContent) {
     EXPECT_EQ(detect_from_content("x.log", "2021-03-08 18:05:45 | INFO | train_inner | {\"epoch\": 1}\n"), "metaseq");
     EXPECT_EQ(detect_from_content("x.log", "| epoch 010:   2000 / 8223 loss=1.2, wps=9\n"), "metaseq");
     EXPECT_EQ(detect_from_content("x.log", "Training epoch 0, iteration 1/9 | lr: 1\n"), "nemo");
-    EXPECT_EQ(detect_from_content("x.log", "Epoch 0: :  47%|##  | 7/15 [06:19<07:13, reduced_train_loss=11.5]\r"), "nemo");
-    EXPECT_EQ(detect_from_content("x.log", " iteration 1/ 9 | consumed samples: 8 | elapsed time per iteration (ms): 1.0 |\n"), "megatron");
+    EXPECT_EQ(detect_from_content("x.log", "Epoch 0: :  47%|##  | 7/15 [06:19<07:13, reduced_train_loss=11.5]\r"),
+              "nemo");
+    EXPECT_EQ(detect_from_content("x.log",
+                                  " iteration 1/ 9 | consumed samples: 8 | elapsed time per iteration (ms): 1.0 |\n"),
+              "megatron");
     EXPECT_EQ(detect_from_content("events.out.tfevents.1.host", ""), "tensorboard");
     EXPECT_EQ(detect_from_content("dllogger.json", "nothing useful\n"), "dllogger");
     EXPECT_EQ(detect_from_content("all_reduce_perf.out", "nothing useful\n"), "nccl-tests");
     EXPECT_EQ(detect_from_content("x.log", "hello\nworld\n"), std::nullopt);
     // a NeMo log with NCCL INFO lines is still NeMo
-    EXPECT_EQ(detect_from_content("x.log", "n1:1:1 [0] NCCL INFO Using network IB\nTraining epoch 0, iteration 1/9 | lr: 1\n"), "nemo");
+    EXPECT_EQ(detect_from_content("x.log",
+                                  "n1:1:1 [0] NCCL INFO Using network IB\nTraining epoch 0, iteration 1/9 | lr: 1\n"),
+              "nemo");
 }
 
 TEST(Formats, TableListsEveryFormatAndAliasesWork) {
     std::vector<std::string> names;
     for (const FormatInfo& f : formats()) names.push_back(f.name);
-    EXPECT_EQ(names, (std::vector<std::string>{"dllogger", "tensorboard", "megatron", "nemo", "metaseq", "nccl-tests"}));
+    EXPECT_EQ(names,
+              (std::vector<std::string>{"dllogger", "tensorboard", "megatron", "nemo", "metaseq", "nccl-tests"}));
     EXPECT_NE(make_parser("fairseq"), nullptr);
     EXPECT_NE(make_parser("tfevents"), nullptr);
     EXPECT_EQ(make_parser("csv"), nullptr);

@@ -14,7 +14,9 @@ namespace {
 
 const std::vector<std::string> k_formats = {"dllogger", "tensorboard", "megatron", "nemo", "metaseq", "nccl-tests"};
 
-fs::path corpus_dir() { return fs::path(TRAINBENCH_SOURCE_DIR) / "fuzz" / "corpus"; }
+fs::path corpus_dir() {
+    return fs::path(TRAINBENCH_SOURCE_DIR) / "fuzz" / "corpus";
+}
 
 // A fingerprint of everything a parse produced.
 std::string fingerprint(const LogData& d) {
@@ -50,7 +52,8 @@ TEST(Robustness, EveryCorpusFileParsesAsItsFormatWithDataAndChunkingChangesNothi
             EXPECT_GT(whole.stats.records, 0u) << format << "/" << name;
             std::string expected = fingerprint(whole);
             for (std::size_t chunk : {1u, 3u, 64u, 4097u})
-                EXPECT_EQ(fingerprint(parse_text(format, data, {}, chunk)), expected) << format << "/" << name << " chunk " << chunk;
+                EXPECT_EQ(fingerprint(parse_text(format, data, {}, chunk)), expected)
+                    << format << "/" << name << " chunk " << chunk;
         }
     }
 }
@@ -58,7 +61,8 @@ TEST(Robustness, EveryCorpusFileParsesAsItsFormatWithDataAndChunkingChangesNothi
 TEST(Robustness, EveryParserSurvivesEveryOtherFormatsCorpus) {
     for (const std::string& source : k_formats)
         for (const auto& [name, data] : corpus(source))
-            for (const std::string& parser : k_formats) EXPECT_NO_THROW((void)parse_text(parser, data)) << parser << " on " << source << "/" << name;
+            for (const std::string& parser : k_formats)
+                EXPECT_NO_THROW((void)parse_text(parser, data)) << parser << " on " << source << "/" << name;
 }
 
 TEST(Robustness, MutatedCorpusFilesNeverThrow) {
@@ -71,10 +75,18 @@ TEST(Robustness, MutatedCorpusFilesNeverThrow) {
                 for (int e = 0; e < edits && !m.empty(); ++e) {
                     std::size_t pos = rng() % m.size();
                     switch (rng() % 4) {
-                    case 0: m[pos] = static_cast<char>(rng()); break;
-                    case 1: m.erase(pos, 1 + rng() % 16); break;
-                    case 2: m.insert(pos, 1 + rng() % 8, static_cast<char>(rng())); break;
-                    default: m.resize(pos); break;  // truncation
+                        case 0:
+                            m[pos] = static_cast<char>(rng());
+                            break;
+                        case 1:
+                            m.erase(pos, 1 + rng() % 16);
+                            break;
+                        case 2:
+                            m.insert(pos, 1 + rng() % 8, static_cast<char>(rng()));
+                            break;
+                        default:
+                            m.resize(pos);
+                            break;  // truncation
                     }
                 }
                 std::size_t chunk = 1 + rng() % 97;

@@ -16,12 +16,14 @@ fs::path sample(std::string_view name) {
     return dir / name;
 }
 
-#define REQUIRE_SAMPLE(var, name)                                             \
-    fs::path var = sample(name);                                              \
+#define REQUIRE_SAMPLE(var, name)                                                 \
+    fs::path var = sample(name);                                                  \
     if (var.empty()) GTEST_SKIP() << "no shared samples at " << shared_samples(); \
     ASSERT_TRUE(fs::exists(var)) << var
 
-double sum(const std::vector<double>& v) { return std::accumulate(v.begin(), v.end(), 0.0); }
+double sum(const std::vector<double>& v) {
+    return std::accumulate(v.begin(), v.end(), 0.0);
+}
 
 }  // namespace
 
@@ -137,8 +139,8 @@ TEST(Samples, MegatronReadmeLinesWithAndWithoutPrefixAndSkippedIterations) {
     EXPECT_EQ(steps(d, "loss"), (std::vector<std::int64_t>{25, 26, 27}));
     EXPECT_EQ(values(d, "loss"), (std::vector<double>{10.86954, 10.86217, 10.87129}));
     EXPECT_EQ(d.find("loss")->source_name, "lm loss");
-    EXPECT_EQ(values(d, "loss_scale"),
-              (std::vector<double>{2147483648.0 * 2, 2147483648.0, 1073741824.0, 4294967296.0, 4294967296.0, 4294967296.0}));
+    EXPECT_EQ(values(d, "loss_scale"), (std::vector<double>{2147483648.0 * 2, 2147483648.0, 1073741824.0, 4294967296.0,
+                                                            4294967296.0, 4294967296.0}));
     EXPECT_EQ(values(d, "grad_norm"), (std::vector<double>{0, 0, 0}));
     EXPECT_EQ(values(d, "skipped_iterations"), (std::vector<double>{1, 1, 1, 0, 0, 0}));
 }
@@ -191,7 +193,7 @@ TEST(Samples, FairseqJsonTrainInnerLinesAndEpochLines) {
     EXPECT_DOUBLE_EQ(values(d, "epoch/train_wps").at(0), 2567.8);
     EXPECT_DOUBLE_EQ(values(d, "epoch/train_train_wall").at(0), 480);
     EXPECT_DOUBLE_EQ(values(d, "epoch/train_wall").at(0), 516);  // the epoch line's total wall
-    EXPECT_DOUBLE_EQ(values(d, "train_wall").back(), 40);          // train_inner's own train_wall
+    EXPECT_DOUBLE_EQ(values(d, "train_wall").back(), 40);        // train_inner's own train_wall
     EXPECT_EQ(d.stats.corrupt, 0u);
     EXPECT_GT(d.stats.skipped, 0u);  // fairseq_cli.train, overflow notes, ...
 }

@@ -60,13 +60,19 @@ TEST(Tensorboard, SimpleValuesWithElidedStepZeroAndCanonicalNames) {
 TEST(Tensorboard, TensorScalarsInEveryEncoding) {
     std::string f = file_version_event(1.0);
     // DT_FLOAT in tensor_content with an empty shape (TF2 tf.summary.scalar)
-    f += tensor_event("content_float", 1, Proto().varint_field(1, 1).bytes_field(2, "").bytes_field(4, Proto::le32(std::bit_cast<std::uint32_t>(0.25f))), 1.0);
+    f += tensor_event(
+        "content_float", 1,
+        Proto().varint_field(1, 1).bytes_field(2, "").bytes_field(4, Proto::le32(std::bit_cast<std::uint32_t>(0.25f))),
+        1.0);
     // DT_FLOAT in float_val, packed and unpacked (PyTorch new_style)
-    f += tensor_event("float_val_packed", 1, Proto().varint_field(1, 1).bytes_field(5, Proto::le32(std::bit_cast<std::uint32_t>(1.5f))), 1.0);
+    f += tensor_event("float_val_packed", 1,
+                      Proto().varint_field(1, 1).bytes_field(5, Proto::le32(std::bit_cast<std::uint32_t>(1.5f))), 1.0);
     f += tensor_event("float_val_unpacked", 1, Proto().varint_field(1, 1).float_field(5, 2.5f), 1.0);
     // DT_DOUBLE: double_val and content
     f += tensor_event("double_val", 1, Proto().varint_field(1, 2).double_field(6, 0.1), 1.0);
-    f += tensor_event("double_content", 1, Proto().varint_field(1, 2).bytes_field(4, Proto::le64(std::bit_cast<std::uint64_t>(1e-300))), 1.0);
+    f +=
+        tensor_event("double_content", 1,
+                     Proto().varint_field(1, 2).bytes_field(4, Proto::le64(std::bit_cast<std::uint64_t>(1e-300))), 1.0);
     // DT_HALF 1.5 = 0x3e00 in half_val and in content; DT_BFLOAT16 -2.0 = 0xc000
     f += tensor_event("half_val", 1, Proto().varint_field(1, 19).varint_field(13, 0x3e00), 1.0);
     f += tensor_event("half_content", 1, Proto().varint_field(1, 19).bytes_field(4, std::string("\x00\x3e", 2)), 1.0);
@@ -77,7 +83,8 @@ TEST(Tensorboard, TensorScalarsInEveryEncoding) {
     // not scalars: two elements, strings
     Proto shape2;
     shape2.message_field(2, Proto().varint_field(1, 2));
-    f += tensor_event("vector", 1, Proto().varint_field(1, 1).message_field(2, shape2).bytes_field(4, std::string(8, '\0')), 1.0);
+    f += tensor_event("vector", 1,
+                      Proto().varint_field(1, 1).message_field(2, shape2).bytes_field(4, std::string(8, '\0')), 1.0);
     f += tensor_event("text", 1, Proto().varint_field(1, 7).bytes_field(8, "hello"), 1.0);
     // a shape of [1] is still one element
     Proto shape1;

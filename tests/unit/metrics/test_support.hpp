@@ -27,7 +27,9 @@ inline LogData parse_text(std::string_view format, std::string_view text, ParseO
     return out;
 }
 
-inline std::filesystem::path shared_samples() { return std::filesystem::path(TRAINBENCH_SHARED_DIR) / "samples"; }
+inline std::filesystem::path shared_samples() {
+    return std::filesystem::path(TRAINBENCH_SHARED_DIR) / "samples";
+}
 
 inline std::vector<double> values(const LogData& d, std::string_view name) {
     std::vector<double> v;

@@ -11,13 +11,23 @@ using namespace trainbench::metrics::testing;
 TEST(Megatron, EveryDatedVariantOfTheIterationLine) {
     const char* text =
         // 2019-2020: no consumed samples, lr %.3E
-        " iteration       10/     100 | elapsed time per iteration (ms): 350.5 | learning rate: 1.500E-04 | lm loss: 7.123456E+00 | loss scale: 65536.0 |\n"
+        " iteration       10/     100 | elapsed time per iteration (ms): 350.5 | learning rate: 1.500E-04 | lm loss: "
+        "7.123456E+00 | loss scale: 65536.0 |\n"
         // 2020-12 .. 2023-11
-        " iteration       20/     100 | consumed samples:          640 | elapsed time per iteration (ms): 340.1 | learning rate: 1.638E-08 | global batch size:    32 | lm loss: 6.900000E+00 | loss scale: 1.0 | grad norm: 1.234 | num zeros: 0.0 | params norm: 250.125 | number of skipped iterations:   0 | number of nan iterations:   0 |\n"
+        " iteration       20/     100 | consumed samples:          640 | elapsed time per iteration (ms): 340.1 | "
+        "learning rate: 1.638E-08 | global batch size:    32 | lm loss: 6.900000E+00 | loss scale: 1.0 | grad norm: "
+        "1.234 | num zeros: 0.0 | params norm: 250.125 | number of skipped iterations:   0 | number of nan iterations: "
+        "  0 |\n"
         // 2024: timestamp, TFLOP/s/GPU, lr %.6E
-        " [2024-04-06 02:58:23] iteration       30/     100 | consumed samples:          960 | elapsed time per iteration (ms): 5571.1 | throughput per GPU (TFLOP/s/GPU): 234.4 | learning rate: 6.000000E-06 | global batch size:    32 | lm loss: 1.924535E+00 | load_balancing_loss: 1.025294E+00 | loss scale: 1.0 | grad norm: 1.572 | number of skipped iterations:   0 | number of nan iterations:   0 |\n"
+        " [2024-04-06 02:58:23] iteration       30/     100 | consumed samples:          960 | elapsed time per "
+        "iteration (ms): 5571.1 | throughput per GPU (TFLOP/s/GPU): 234.4 | learning rate: 6.000000E-06 | global batch "
+        "size:    32 | lm loss: 1.924535E+00 | load_balancing_loss: 1.025294E+00 | loss scale: 1.0 | grad norm: 1.572 "
+        "| number of skipped iterations:   0 | number of nan iterations:   0 |\n"
         // 2026: microseconds, skipped samples
-        " [2026-09-11 12:06:52.987995] iteration       40/     100 | consumed samples:         1280 | skipped samples:            4 | elapsed time per iteration (ms): 5000.0 | learning rate: 6.000000E-06 | global batch size:    32 | lm loss: 1.800000E+00 | mtp_1 loss: 2.000000E+00 | loss scale: 1.0 | number of skipped iterations:   0 | number of nan iterations:   0 |\n";
+        " [2026-09-11 12:06:52.987995] iteration       40/     100 | consumed samples:         1280 | skipped samples: "
+        "           4 | elapsed time per iteration (ms): 5000.0 | learning rate: 6.000000E-06 | global batch size:    "
+        "32 | lm loss: 1.800000E+00 | mtp_1 loss: 2.000000E+00 | loss scale: 1.0 | number of skipped iterations:   0 | "
+        "number of nan iterations:   0 |\n";
     LogData d = parse_text("megatron", text);
     EXPECT_EQ(d.stats.records, 4u);
     EXPECT_EQ(steps(d, "step_time_s"), (std::vector<std::int64_t>{10, 20, 30, 40}));
@@ -38,10 +48,16 @@ TEST(Megatron, EveryDatedVariantOfTheIterationLine) {
 
 TEST(Megatron, LauncherPrefixesAndSkippedIterationsWithoutLoss) {
     const char* text =
-        "[default7]: [2024-01-30 10:00:00] iteration        1/     100 | consumed samples:          288 | elapsed time per iteration (ms): 255940.5 | learning rate: 0.000000E+00 | global batch size:   288 | loss scale: 4294967296.0 | number of skipped iterations:   1 | number of nan iterations:   0 |\n"
-        "[1,15]<stdout>: iteration        2/     100 | consumed samples:          576 | elapsed time per iteration (ms): 243438.3 | learning rate: 1.000000E-06 | global batch size:   288 | lm loss: 1.1E+01 | loss scale: 2147483648.0 | number of skipped iterations:   0 | number of nan iterations:   0 |\n"
-        "[lrdn3321:3]: iteration        3/     100 | elapsed time per iteration (ms): 100.0/120.0 | TFLOPs: 150.5 | samples per second: 12.5 |\n"
-        "[Rank 0] (after 1 iterations) memory (MB) | allocated: 1024.0 | max allocated: 2048.0 | reserved: 4096.0 | max reserved: 4096.0\n"
+        "[default7]: [2024-01-30 10:00:00] iteration        1/     100 | consumed samples:          288 | elapsed time "
+        "per iteration (ms): 255940.5 | learning rate: 0.000000E+00 | global batch size:   288 | loss scale: "
+        "4294967296.0 | number of skipped iterations:   1 | number of nan iterations:   0 |\n"
+        "[1,15]<stdout>: iteration        2/     100 | consumed samples:          576 | elapsed time per iteration "
+        "(ms): 243438.3 | learning rate: 1.000000E-06 | global batch size:   288 | lm loss: 1.1E+01 | loss scale: "
+        "2147483648.0 | number of skipped iterations:   0 | number of nan iterations:   0 |\n"
+        "[lrdn3321:3]: iteration        3/     100 | elapsed time per iteration (ms): 100.0/120.0 | TFLOPs: 150.5 | "
+        "samples per second: 12.5 |\n"
+        "[Rank 0] (after 1 iterations) memory (MB) | allocated: 1024.0 | max allocated: 2048.0 | reserved: 4096.0 | "
+        "max reserved: 4096.0\n"
         "    forward-backward ...........: (1000.00, 1001.00)\n"
         "training ...\n";
     LogData d = parse_text("megatron", text);
@@ -78,9 +94,13 @@ TEST(Megatron, TruncatedLastLineKeepsOnlyCompleteSegments) {
 
 TEST(Nemo, Nemo2ProgressLinesWithPrefixesAndExtraMetrics) {
     const char* text =
-        "0: Training epoch 0, iteration 0/99 | lr: 1.5e-07 | global_batch_size: 128 | global_step: 0 | reduced_train_loss: 11.03 | train_step_timing in s: 12.64\n"
-        "[default0]: Training epoch 0, iteration 1/99 | lr: 3e-07 | global_batch_size: 128 | global_step: 1 | reduced_train_loss: 11.02 | train_step_timing in s: 12.6 | consumed_samples: 256 | TFLOPS_per_GPU: 401.2 | tokens_per_sec_per_gpu: 1.249e+03\n"
-        "[2025-11-20T14:55:23+08:00] retraining/0 Training epoch 1, iteration 0/99 | reduced_train_loss: 10.9 | train_step_timing in s: 12.5\n"
+        "0: Training epoch 0, iteration 0/99 | lr: 1.5e-07 | global_batch_size: 128 | global_step: 0 | "
+        "reduced_train_loss: 11.03 | train_step_timing in s: 12.64\n"
+        "[default0]: Training epoch 0, iteration 1/99 | lr: 3e-07 | global_batch_size: 128 | global_step: 1 | "
+        "reduced_train_loss: 11.02 | train_step_timing in s: 12.6 | consumed_samples: 256 | TFLOPS_per_GPU: 401.2 | "
+        "tokens_per_sec_per_gpu: 1.249e+03\n"
+        "[2025-11-20T14:55:23+08:00] retraining/0 Training epoch 1, iteration 0/99 | reduced_train_loss: 10.9 | "
+        "train_step_timing in s: 12.5\n"
         "Validation: iteration 1/10\n"
         "[NeMo I 2025-05-22 20:09:41 model_checkpoint:522] Async checkpoint save for step 19 finalized successfully.\n";
     LogData d = parse_text("nemo", text);
@@ -96,10 +116,13 @@ TEST(Nemo, Nemo2ProgressLinesWithPrefixesAndExtraMetrics) {
 
 TEST(Nemo, TqdmUpdatesSeparatedByCarriageReturnsWithAnsiAndValidationBars) {
     std::string text =
-        "Epoch 0: :   0%|          | 1/15 [00:49<11:30, reduced_train_loss=11.50, global_step=0.000, consumed_samples=2048.0, train_step_timing in s=49.50]"
-        "\rEpoch 0: :  13%|\xe2\x96\x88\xe2\x96\x8e        | 2/15 [01:38<10:41, reduced_train_loss=11.40, global_step=1.000, consumed_samples=4096.0, train_step_timing in s=49.40]"
+        "Epoch 0: :   0%|          | 1/15 [00:49<11:30, reduced_train_loss=11.50, global_step=0.000, "
+        "consumed_samples=2048.0, train_step_timing in s=49.50]"
+        "\rEpoch 0: :  13%|\xe2\x96\x88\xe2\x96\x8e        | 2/15 [01:38<10:41, reduced_train_loss=11.40, "
+        "global_step=1.000, consumed_samples=4096.0, train_step_timing in s=49.40]"
         "\r\x1b[A\x1b[2KValidation DataLoader 0:  50%|#####     | 1/2 [00:01<00:01, 1.00it/s]"
-        "\rEpoch 0:  20%|##        | 3/15 [02:27<09:48, 1.23it/s, v_num=0, reduced_train_loss=11.30, global_step=2.000, train_step_timing in s=49.30]\n"
+        "\rEpoch 0:  20%|##        | 3/15 [02:27<09:48, 1.23it/s, v_num=0, reduced_train_loss=11.30, "
+        "global_step=2.000, train_step_timing in s=49.30]\n"
         "Epoch 1:   7%|7         | 1/15 [317:00:58<1:00:00, reduced_train_loss=2e+3, train_step_timing in s=49.20]\n";
     LogData d = parse_text("nemo", text);
     EXPECT_EQ(d.stats.records, 4u);
@@ -112,7 +135,8 @@ TEST(Nemo, TqdmUpdatesSeparatedByCarriageReturnsWithAnsiAndValidationBars) {
 }
 
 TEST(Nemo, BarCutWithoutItsClosingBracketIsIgnored) {
-    LogData d = parse_text("nemo", "Epoch 0: :   0%|          | 1/15 [00:49<11:30, reduced_train_loss=11.50, train_step_ti");
+    LogData d =
+        parse_text("nemo", "Epoch 0: :   0%|          | 1/15 [00:49<11:30, reduced_train_loss=11.50, train_step_ti");
     EXPECT_TRUE(d.series.empty());
     LogData e = parse_text("nemo", "Training epoch 0, iteration 5/99 | global_step: 5 | reduced_train_loss: 11.0");
     EXPECT_TRUE(e.stats.truncated_tail);
@@ -123,11 +147,17 @@ TEST(Nemo, BarCutWithoutItsClosingBracketIsIgnored) {
 
 TEST(Metaseq, JsonTrainInnerWithSlurmPrefixAndDerivedStepTime) {
     const char* text =
-        "slurm_procid 0 : 2022-05-03 10:00:00 | INFO | train_inner | {\"epoch\": 1, \"actv_norm\": \"1.2\", \"wps\": \"0\", \"ups\": \"0\", \"wpb\": \"2.09715e+06\", \"bsz\": \"1024\", \"num_updates\": \"10\", \"lr\": \"1e-05\", \"gnorm\": \"0.5\", \"loss_scale\": \"8\", \"train_wall\": \"300\", \"cuda_gb_free\": \"20.5\", \"wall\": \"400\"}\n"
-        "slurm_procid 0 : 2022-05-03 10:05:00 | INFO | train_inner | {\"epoch\": 1, \"wps\": \"69905\", \"ups\": \"0.03\", \"wpb\": \"2.09715e+06\", \"bsz\": \"1024\", \"num_updates\": \"20\", \"train_wall\": \"300\", \"wall\": \"700\"}\n"
+        "slurm_procid 0 : 2022-05-03 10:00:00 | INFO | train_inner | {\"epoch\": 1, \"actv_norm\": \"1.2\", \"wps\": "
+        "\"0\", \"ups\": \"0\", \"wpb\": \"2.09715e+06\", \"bsz\": \"1024\", \"num_updates\": \"10\", \"lr\": "
+        "\"1e-05\", \"gnorm\": \"0.5\", \"loss_scale\": \"8\", \"train_wall\": \"300\", \"cuda_gb_free\": \"20.5\", "
+        "\"wall\": \"400\"}\n"
+        "slurm_procid 0 : 2022-05-03 10:05:00 | INFO | train_inner | {\"epoch\": 1, \"wps\": \"69905\", \"ups\": "
+        "\"0.03\", \"wpb\": \"2.09715e+06\", \"bsz\": \"1024\", \"num_updates\": \"20\", \"train_wall\": \"300\", "
+        "\"wall\": \"700\"}\n"
         "2022-05-03 10:05:01 | INFO | metaseq.trainer | NOTE: gradient overflow detected\n"
         "2022-05-03 10:06:00 | INFO | train_inner | {\"epoch\": 1, \"wps\": \"broken\n"
-        "2022-05-03 10:10:00 | INFO | train_inner | {\"epoch\": 1, \"wps\": \"70000\", \"num_updates\": \"30\", \"train_wall\": \"250\", \"wall\": \"1000\"}\n";
+        "2022-05-03 10:10:00 | INFO | train_inner | {\"epoch\": 1, \"wps\": \"70000\", \"num_updates\": \"30\", "
+        "\"train_wall\": \"250\", \"wall\": \"1000\"}\n";
     LogData d = parse_text("metaseq", text);
     EXPECT_EQ(d.stats.records, 3u);
     EXPECT_EQ(d.stats.corrupt, 1u);
@@ -144,10 +174,15 @@ TEST(Metaseq, JsonTrainInnerWithSlurmPrefixAndDerivedStepTime) {
 
 TEST(Metaseq, SimpleFormatInnerAndEpochLines) {
     const char* text =
-        "2020-01-01 00:00:00 | INFO | train_inner | epoch 001:    100 / 1563 loss=9.5, nll_loss=9.1, ppl=550.2, wps=12000, ups=3.1, wpb=3870, bsz=128, num_updates=100, lr=0.0005, gnorm=1.2, train_wall=32, gb_free=10.1, wall=35\n"
-        "2020-01-01 00:00:32 | INFO | train_inner | epoch 001:    200 / 1563 loss=8.5, wps=12100, ups=3.1, num_updates=200, train_wall=33, wall=68\n"
-        "2020-01-01 01:00:00 | INFO | valid | epoch 001 | valid on 'valid' subset | loss 7.5 | ppl 181 | wps 40000 | num_updates 1563\n"
-        "2020-01-01 01:00:00 | INFO | train | epoch 001 | loss 8.0 | wps 12050 | train_wall 500 | wall 520 | num_updates 1563\n";
+        "2020-01-01 00:00:00 | INFO | train_inner | epoch 001:    100 / 1563 loss=9.5, nll_loss=9.1, ppl=550.2, "
+        "wps=12000, ups=3.1, wpb=3870, bsz=128, num_updates=100, lr=0.0005, gnorm=1.2, train_wall=32, gb_free=10.1, "
+        "wall=35\n"
+        "2020-01-01 00:00:32 | INFO | train_inner | epoch 001:    200 / 1563 loss=8.5, wps=12100, ups=3.1, "
+        "num_updates=200, train_wall=33, wall=68\n"
+        "2020-01-01 01:00:00 | INFO | valid | epoch 001 | valid on 'valid' subset | loss 7.5 | ppl 181 | wps 40000 | "
+        "num_updates 1563\n"
+        "2020-01-01 01:00:00 | INFO | train | epoch 001 | loss 8.0 | wps 12050 | train_wall 500 | wall 520 | "
+        "num_updates 1563\n";
     LogData d = parse_text("metaseq", text);
     EXPECT_EQ(d.stats.records, 4u);
     EXPECT_EQ(values(d, "loss"), (std::vector<double>{9.5, 8.5}));
@@ -163,8 +198,10 @@ TEST(Metaseq, SimpleFormatInnerAndEpochLines) {
 
 TEST(Metaseq, LegacyFairseqLinesWithCumulativeTrainWallAndWithoutNumUpdates) {
     const char* v09 =
-        "| epoch 001:    100 / 1000 loss=9.0, wps=5000, ups=2, wpb=2500, bsz=64, num_updates=100, lr=0.001, gnorm=1.0, train_wall=50, wall=55\n"
-        "| epoch 001:    200 / 1000 loss=8.0, wps=5100, ups=2, wpb=2500, bsz=64, num_updates=200, lr=0.001, gnorm=1.0, train_wall=100, wall=110\n"
+        "| epoch 001:    100 / 1000 loss=9.0, wps=5000, ups=2, wpb=2500, bsz=64, num_updates=100, lr=0.001, gnorm=1.0, "
+        "train_wall=50, wall=55\n"
+        "| epoch 001:    200 / 1000 loss=8.0, wps=5100, ups=2, wpb=2500, bsz=64, num_updates=200, lr=0.001, gnorm=1.0, "
+        "train_wall=100, wall=110\n"
         "| epoch 001 | loss 8.5 | wps 5050\n";
     LogData d = parse_text("metaseq", v09);
     EXPECT_EQ(values(d, "step_time_s"), (std::vector<double>{0.5}));  // (100 - 50) / 100

@@ -1,6 +1,5 @@
-#include "test_support.hpp"
-
 #include "core/yaml_reader.hpp"
+#include "test_support.hpp"
 
 #include <gtest/gtest.h>
 
@@ -42,21 +41,24 @@ TEST(LoadRecipe, ResolvesCatalogReferencesAndDefaults) {
 
 TEST(LoadRecipe, ExtendsLaterWinsFileWinsMapsMergeListsReplace) {
     Recipe r = load(data_dir() / "valid" / "extends_chain.yaml");
-    EXPECT_EQ(r.nodes, 2);                  // base_a
-    EXPECT_EQ(r.parallelism.tensor, 2);     // base_a
-    EXPECT_EQ(r.parallelism.pipeline, 1);   // base_b wins over base_a
-    EXPECT_EQ(r.steps, 77);                 // base_c, extended by base_b
+    EXPECT_EQ(r.nodes, 2);                 // base_a
+    EXPECT_EQ(r.parallelism.tensor, 2);    // base_a
+    EXPECT_EQ(r.parallelism.pipeline, 1);  // base_b wins over base_a
+    EXPECT_EQ(r.steps, 77);                // base_c, extended by base_b
     EXPECT_EQ(r.description, "from-c");
     EXPECT_EQ(env_value(r.env, "A"), "from-a");
     EXPECT_EQ(env_value(r.env, "B"), "from-b");
     EXPECT_EQ(env_value(r.env, "C"), "from-file");  // the file itself wins over all it extends
     EXPECT_EQ(r.container.image, "image-from-a");
     // lists replace: base_b's mounts replace base_a's (the target's default mounts come first)
-    EXPECT_EQ(r.container.mounts, (std::vector<std::string>{"/opt/microsoft:/opt/microsoft", "/var/tmp:/var/tmp", "/b:/b"}));
+    EXPECT_EQ(r.container.mounts,
+              (std::vector<std::string>{"/opt/microsoft:/opt/microsoft", "/var/tmp:/var/tmp", "/b:/b"}));
     EXPECT_EQ(r.metrics.window_start, 5);
     // origins name the file that set each value
-    EXPECT_NE(origin(r, "parallelism.pipeline").find("base_b.yaml:4:13"), std::string::npos) << origin(r, "parallelism.pipeline");
-    EXPECT_NE(origin(r, "parallelism.tensor").find("base_a.yaml:6:11"), std::string::npos) << origin(r, "parallelism.tensor");
+    EXPECT_NE(origin(r, "parallelism.pipeline").find("base_b.yaml:4:13"), std::string::npos)
+        << origin(r, "parallelism.pipeline");
+    EXPECT_NE(origin(r, "parallelism.tensor").find("base_a.yaml:6:11"), std::string::npos)
+        << origin(r, "parallelism.tensor");
     EXPECT_NE(origin(r, "steps").find("base_c.yaml:2:8"), std::string::npos) << origin(r, "steps");
     EXPECT_NE(origin(r, "env.C").find("extends_chain.yaml:9:6"), std::string::npos) << origin(r, "env.C");
 }
@@ -145,10 +147,11 @@ TEST(LoadRecipe, ResolvedJsonFollowsTheSchemaOrder) {
     Recipe r = load(data_dir() / "valid" / "every_key.yaml");
     std::vector<std::string> keys;
     for (const auto& [k, v] : r.resolved.items()) keys.push_back(k);
-    std::vector<std::string> expected = {"version", "name", "description", "target", "model", "framework", "nodes",
-                                         "gpus_per_node", "parallelism", "batch", "precision", "steps", "recompute",
-                                         "distributed_optimizer", "data", "container", "env", "profiling", "metrics",
-                                         "expect", "slurm", "kubernetes", "launch", "stages"};
+    std::vector<std::string> expected = {
+        "version",       "name",        "description", "target",    "model",   "framework", "nodes",
+        "gpus_per_node", "parallelism", "batch",       "precision", "steps",   "recompute", "distributed_optimizer",
+        "data",          "container",   "env",         "profiling", "metrics", "expect",    "slurm",
+        "kubernetes",    "launch",      "stages"};
     EXPECT_EQ(keys, expected);
     EXPECT_EQ(r.resolved["expect"]["step_time_s"]["tolerance"], "5%");
     EXPECT_EQ(r.expectations.at(0).tolerance_is_relative, true);

@@ -1,8 +1,7 @@
 // Every recipe shipped under recipes/ validates (files under catalog/ and common/ are
 // catalog data and partial bases, not recipes).
-#include "test_support.hpp"
-
 #include "core/yaml_reader.hpp"
+#include "test_support.hpp"
 
 #include <gtest/gtest.h>
 

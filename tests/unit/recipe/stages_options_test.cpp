@@ -9,22 +9,25 @@
 namespace trainbench::recipe {
 namespace {
 
-std::filesystem::path write_recipe(const std::string& name, const std::string& stages, const std::string& data = "mock") {
+std::filesystem::path write_recipe(const std::string& name, const std::string& stages,
+                                   const std::string& data = "mock") {
     std::filesystem::path dir = std::filesystem::temp_directory_path() / "tb-stages-options-test";
     std::filesystem::create_directories(dir);
     std::filesystem::path file = dir / (name + ".yaml");
     std::ofstream out(file);
     out << "version: 1\nname: " << name << "\ntarget: local-slurm\nmodel: tinygpt-tiny\nframework: custom\nnodes: 2\n"
         << "gpus_per_node: 2\nbatch: {micro: 1, global: 4}\nprecision: fp32\nsteps: 30\ndata: " << data << "\n"
-        << "launch: {command: [/bin/true], log_format: megatron}\n" << stages;
+        << "launch: {command: [/bin/true], log_format: megatron}\n"
+        << stages;
     return file;
 }
 
 TEST(StageOptions, AValidateStageWithKnownOptionsIsValid) {
-    auto f = write_recipe("ok", "stages:\n  - name: validate\n    kind: validate\n    options:\n"
-                                "      nodes: 2\n      dcgm: {level: 2}\n"
-                                "      nccl: {tests: [all_reduce_perf], min_bytes: 8, max_bytes: 8G, pairwise: true}\n"
-                                "  - {name: train, kind: train}\n");
+    auto f = write_recipe("ok",
+                          "stages:\n  - name: validate\n    kind: validate\n    options:\n"
+                          "      nodes: 2\n      dcgm: {level: 2}\n"
+                          "      nccl: {tests: [all_reduce_perf], min_bytes: 8, max_bytes: 8G, pairwise: true}\n"
+                          "  - {name: train, kind: train}\n");
     EXPECT_EQ(test::problems(f), "");
     Recipe r = test::load(f);
     ValidateOptions v = validate_options(r, r.stages[0]);
@@ -35,8 +38,9 @@ TEST(StageOptions, AValidateStageWithKnownOptionsIsValid) {
 }
 
 TEST(StageOptions, AnUnknownOptionIsALocatedErrorWithDidYouMean) {
-    auto f = write_recipe("typo", "stages:\n  - name: validate\n    kind: validate\n    options:\n"
-                                  "      nccl: {min_bytez: 8}\n");
+    auto f = write_recipe("typo",
+                          "stages:\n  - name: validate\n    kind: validate\n    options:\n"
+                          "      nccl: {min_bytez: 8}\n");
     std::string p = test::problems(f);
     EXPECT_NE(p.find("unknown option 'nccl.min_bytez'"), std::string::npos) << p;
     EXPECT_NE(p.find("min_bytes"), std::string::npos) << p;
@@ -44,8 +48,10 @@ TEST(StageOptions, AnUnknownOptionIsALocatedErrorWithDidYouMean) {
 }
 
 TEST(StageOptions, WrongTypesAndRangesAreRejected) {
-    auto f = write_recipe("types", "stages:\n  - name: validate\n    kind: validate\n    options:\n"
-                                   "      dcgm: {level: 4, enabled: yes-please}\n      nccl: {max_bytes: lots, tests: [all_reduse_perf]}\n");
+    auto f = write_recipe(
+        "types",
+        "stages:\n  - name: validate\n    kind: validate\n    options:\n"
+        "      dcgm: {level: 4, enabled: yes-please}\n      nccl: {max_bytes: lots, tests: [all_reduse_perf]}\n");
     std::string p = test::problems(f);
     EXPECT_NE(p.find("'dcgm.level' is 4, out of range"), std::string::npos) << p;
     EXPECT_NE(p.find("'dcgm.enabled' is 'yes-please', expected true or false"), std::string::npos) << p;
@@ -54,21 +60,25 @@ TEST(StageOptions, WrongTypesAndRangesAreRejected) {
 }
 
 TEST(StageOptions, PrepareDataNeedsADatasetAndRejectsKeysOfAnotherDataset) {
-    auto f = write_recipe("prep", "stages:\n  - name: prepare-data\n    kind: prepare-data\n    options:\n"
-                                  "      dataset: slimpajama\n      data_dir: /data\n      shards: \"0-1\"\n"
-                                  "  - {name: train, kind: train}\n");
+    auto f = write_recipe("prep",
+                          "stages:\n  - name: prepare-data\n    kind: prepare-data\n    options:\n"
+                          "      dataset: slimpajama\n      data_dir: /data\n      shards: \"0-1\"\n"
+                          "  - {name: train, kind: train}\n");
     std::string p = test::problems(f);
     EXPECT_NE(p.find("option 'shards' does not apply to dataset 'slimpajama'"), std::string::npos) << p;
-    auto g = write_recipe("nodataset", "stages:\n  - name: prepare-data\n    kind: prepare-data\n    options: {data_dir: /d}\n");
+    auto g = write_recipe("nodataset",
+                          "stages:\n  - name: prepare-data\n    kind: prepare-data\n    options: {data_dir: /d}\n");
     EXPECT_NE(test::problems(g).find("needs options.dataset"), std::string::npos);
-    auto h = write_recipe("shards", "stages:\n  - name: prepare-data\n    kind: prepare-data\n"
-                                    "    options: {dataset: pile, data_dir: /d, shards: \"3-1\"}\n");
+    auto h = write_recipe("shards",
+                          "stages:\n  - name: prepare-data\n    kind: prepare-data\n"
+                          "    options: {dataset: pile, data_dir: /d, shards: \"3-1\"}\n");
     EXPECT_NE(test::problems(h).find("runs backwards"), std::string::npos) << test::problems(h);
 }
 
 TEST(StageOptions, ATrainStageTakesNoOptions) {
     auto f = write_recipe("train", "stages:\n  - name: train\n    kind: train\n    options: {nodes: 3}\n");
-    EXPECT_NE(test::problems(f).find("unknown option 'nodes' for a 'train' stage"), std::string::npos) << test::problems(f);
+    EXPECT_NE(test::problems(f).find("unknown option 'nodes' for a 'train' stage"), std::string::npos)
+        << test::problems(f);
 }
 
 TEST(StageOptions, PreparedDataComesFromThePrepareDataStage) {

@@ -8,8 +8,12 @@
 
 namespace trainbench::recipe::test {
 
-inline std::filesystem::path source_dir() { return TRAINBENCH_SOURCE_DIR; }
-inline std::filesystem::path data_dir() { return source_dir() / "tests" / "data" / "recipes"; }
+inline std::filesystem::path source_dir() {
+    return TRAINBENCH_SOURCE_DIR;
+}
+inline std::filesystem::path data_dir() {
+    return source_dir() / "tests" / "data" / "recipes";
+}
 
 inline const catalog::Catalog& shipped_catalog() {
     static const catalog::Catalog cat = catalog::Catalog::load({source_dir() / "recipes"});

@@ -19,9 +19,13 @@ ordered_json context_of(const recipe::Recipe& r) {
     return build_context(r, o, effective_stages(r).front());
 }
 
-std::vector<std::string> argv_of(const recipe::Recipe& r) { return context_of(r)["launch_argv"].get<std::vector<std::string>>(); }
+std::vector<std::string> argv_of(const recipe::Recipe& r) {
+    return context_of(r)["launch_argv"].get<std::vector<std::string>>();
+}
 
-bool has(const std::vector<std::string>& v, const std::string& x) { return std::find(v.begin(), v.end(), x) != v.end(); }
+bool has(const std::vector<std::string>& v, const std::string& x) {
+    return std::find(v.begin(), v.end(), x) != v.end();
+}
 
 // The value after `flag` in argv.
 std::string after(const std::vector<std::string>& v, const std::string& flag) {
@@ -85,15 +89,28 @@ TEST(Context, NemoIsHydraOverridesWithMockDataAndDllogger) {
     std::vector<std::string> a = argv_of(r);
     EXPECT_EQ(a.at(0), "python3");
     EXPECT_EQ(a.at(2), "/opt/NeMo/examples/nlp/language_modeling/megatron_gpt_pretraining.py");
-    for (const char* o : {"trainer.num_nodes=2", "trainer.devices=8", "trainer.max_steps=40", "trainer.precision=bf16",
-                          "model.num_layers=12", "model.hidden_size=768", "model.num_attention_heads=12",
-                          "model.micro_batch_size=4", "model.global_batch_size=256",
-                          "model.tensor_model_parallel_size=4", "model.pipeline_model_parallel_size=8",
-                          "model.virtual_pipeline_model_parallel_size=6", "model.sequence_parallel=True",
-                          "model.fp8=True", "model.fp8_hybrid=True", "model.data.data_impl=mock",
-                          "model.data.data_prefix=[]", "model.activations_checkpoint_granularity=full",
-                          "model.activations_checkpoint_num_layers=1", "model.optim.name=distributed_fused_adam",
-                          "++exp_manager.dllogger_logger_kwargs.json_file=${TRAINBENCH_RUN_DIR}/logs/train/dllogger.json"})
+    for (const char* o :
+         {"trainer.num_nodes=2",
+          "trainer.devices=8",
+          "trainer.max_steps=40",
+          "trainer.precision=bf16",
+          "model.num_layers=12",
+          "model.hidden_size=768",
+          "model.num_attention_heads=12",
+          "model.micro_batch_size=4",
+          "model.global_batch_size=256",
+          "model.tensor_model_parallel_size=4",
+          "model.pipeline_model_parallel_size=8",
+          "model.virtual_pipeline_model_parallel_size=6",
+          "model.sequence_parallel=True",
+          "model.fp8=True",
+          "model.fp8_hybrid=True",
+          "model.data.data_impl=mock",
+          "model.data.data_prefix=[]",
+          "model.activations_checkpoint_granularity=full",
+          "model.activations_checkpoint_num_layers=1",
+          "model.optim.name=distributed_fused_adam",
+          "++exp_manager.dllogger_logger_kwargs.json_file=${TRAINBENCH_RUN_DIR}/logs/train/dllogger.json"})
         EXPECT_TRUE(has(a, o)) << o;
 }
 

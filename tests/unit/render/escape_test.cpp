@@ -1,5 +1,6 @@
 // Escaping by output kind, proven by running what was rendered.
 #include "render/escape.hpp"
+
 #include "render/template_engine.hpp"
 #include "render_test_support.hpp"
 
@@ -59,7 +60,8 @@ TEST(Escape, HostileValuesRenderedIntoAScriptArriveByteExactAndExecuteNothing) {
     nlohmann::ordered_json ctx = {{"values", nlohmann::ordered_json::array()}};
     for (const std::string& v : hostile_values()) ctx["values"].push_back({{"v", v}});
     // Each value lands in an argument, an assignment and a comment.
-    std::string tmpl = "#!/bin/bash\nset -eu\n{{#values}}\n# comment {{v}}\nx={{v}}\nprintf '%s\\0' {{v}} \"$x\"\n{{/values}}\n";
+    std::string tmpl =
+        "#!/bin/bash\nset -eu\n{{#values}}\n# comment {{v}}\nx={{v}}\nprintf '%s\\0' {{v}} \"$x\"\n{{/values}}\n";
     std::string script = engine.render_text(tmpl, "test.sh", OutputKind::shell, ctx);
     fs::path file = tmp.path() / "test.sh";
     write_file_atomic(file, script);
@@ -75,8 +77,8 @@ TEST(Escape, HostileValuesInYamlRoundTripExactly) {
     TemplateEngine engine({render_test::shipped_templates()});
     nlohmann::ordered_json ctx = {{"values", nlohmann::ordered_json::array()}};
     for (const std::string& v : hostile_values()) ctx["values"].push_back({{"v", v}});
-    std::string text = engine.render_text("items:\n{{#values}}\n  - key: {{v}}\n{{/values}}\n", "test.yaml",
-                                          OutputKind::yaml, ctx);
+    std::string text =
+        engine.render_text("items:\n{{#values}}\n  - key: {{v}}\n{{/values}}\n", "test.yaml", OutputKind::yaml, ctx);
     YAML::Node doc = YAML::Load(text);
     ASSERT_EQ(doc["items"].size(), hostile_values().size()) << text;
     for (std::size_t i = 0; i < hostile_values().size(); ++i)
@@ -95,7 +97,8 @@ TEST(Escape, YamlBlockHoldsAScriptExactlyOrFallsBackToAQuotedScalar) {
 }
 
 TEST(Escape, DnsLabelsAreValidAndKeepTheRunId) {
-    EXPECT_EQ(dns_label("trainbench-GPT3_175b.fp8-20261122T021823Z-abc123"), "trainbench-gpt3-175b-fp8-20261122t021823z-abc123");
+    EXPECT_EQ(dns_label("trainbench-GPT3_175b.fp8-20261122T021823Z-abc123"),
+              "trainbench-gpt3-175b-fp8-20261122t021823z-abc123");
     std::string long_name = std::string(100, 'a') + "-run42";
     std::string label = dns_label(long_name, 52);
     EXPECT_LE(label.size(), 52u);
@@ -109,7 +112,8 @@ TEST(Escape, EnvironmentValuesAndReferencesInARenderedJobRunInert) {
     recipe::Recipe r = render_test::local_recipe(
         {"bash", "-c", "printf '%s\\0' \"$HOSTILE_1\" \"$HOSTILE_2\" \"$FROM_SUBMITTER\" \"$1\"", "argv0",
          "$(touch /tmp/trainbench-pwned)\n`id`; x\"; rm -rf / #"});
-    r.env = {{"HOSTILE_1", "x\"; rm -rf / #"}, {"HOSTILE_2", "$(touch /tmp/trainbench-pwned)\nnext 'line'"},
+    r.env = {{"HOSTILE_1", "x\"; rm -rf / #"},
+             {"HOSTILE_2", "$(touch /tmp/trainbench-pwned)\nnext 'line'"},
              {"FROM_SUBMITTER", "${env:TB_TEST_SECRET}"}};
     RenderOptions options;
     options.template_dirs = {render_test::shipped_templates()};
@@ -125,8 +129,9 @@ TEST(Escape, EnvironmentValuesAndReferencesInARenderedJobRunInert) {
     ProcessResult res = render_test::run_bash(
         file, {{"TRAINBENCH_RUN_DIR", tmp.path().string()}, {"TB_TEST_SECRET", "s3cret-value $(id)"}}, tmp.path());
     ASSERT_EQ(res.exit_code, 0) << res.err << "\n" << script->content;
-    std::string expected = std::string("x\"; rm -rf / #") + '\0' + "$(touch /tmp/trainbench-pwned)\nnext 'line'" + '\0' +
-                           "s3cret-value $(id)" + '\0' + "$(touch /tmp/trainbench-pwned)\n`id`; x\"; rm -rf / #" + '\0';
+    std::string expected = std::string("x\"; rm -rf / #") + '\0' + "$(touch /tmp/trainbench-pwned)\nnext 'line'" +
+                           '\0' + "s3cret-value $(id)" + '\0' +
+                           "$(touch /tmp/trainbench-pwned)\n`id`; x\"; rm -rf / #" + '\0';
     EXPECT_EQ(res.out, expected);
     EXPECT_FALSE(fs::exists("/tmp/trainbench-pwned"));
     // The script recorded its own start and exit status.
@@ -170,12 +175,12 @@ TEST(Escape, ASlurmScriptWithHostileValuesPassesThemToSrunByteExact) {
     write_file_atomic(tmp.path() / "bin" / "srun", "#!/bin/bash\nprintf '%s\\0' \"$@\" \"$EVIL\"\n",
                       fs::perms::owner_all);
     const char* path = std::getenv("PATH");
-    ProcessResult res = render_test::run_bash(
-        script,
-        {{"TRAINBENCH_RUN_DIR", tmp.path().string()},
-         {"PATH", (tmp.path() / "bin").string() + ":" + (path ? path : "/usr/bin:/bin")},
-         {"SLURM_JOB_ID", "42"}},
-        tmp.path());
+    ProcessResult res =
+        render_test::run_bash(script,
+                              {{"TRAINBENCH_RUN_DIR", tmp.path().string()},
+                               {"PATH", (tmp.path() / "bin").string() + ":" + (path ? path : "/usr/bin:/bin")},
+                               {"SLURM_JOB_ID", "42"}},
+                              tmp.path());
     ASSERT_EQ(res.exit_code, 0) << res.err;
     std::vector<std::string> args;
     std::size_t start = 0;
@@ -188,8 +193,9 @@ TEST(Escape, ASlurmScriptWithHostileValuesPassesThemToSrunByteExact) {
     EXPECT_EQ(args.back(), "x\"; rm -rf / #");
     EXPECT_EQ(args[args.size() - 2], evil_arg);
     EXPECT_NE(std::find(args.begin(), args.end(), "--container-image=" + evil_image), args.end());
-    EXPECT_NE(std::find(args.begin(), args.end(), "--container-mounts=/opt/microsoft:/opt/microsoft,/fsx:/fsx," +
-                                                      tmp.path().string() + ":" + tmp.path().string()),
+    EXPECT_NE(std::find(args.begin(), args.end(),
+                        "--container-mounts=/opt/microsoft:/opt/microsoft,/fsx:/fsx," + tmp.path().string() + ":" +
+                            tmp.path().string()),
               args.end());
     EXPECT_FALSE(fs::exists("/tmp/trainbench-pwned"));
     EXPECT_EQ(read_file(tmp.path() / "status" / "train.exit").substr(0, 2), "0 ");

@@ -15,7 +15,9 @@ using namespace trainbench;
 
 namespace {
 
-fs::path golden_root() { return render_test::source_dir() / "tests" / "golden" / "render"; }
+fs::path golden_root() {
+    return render_test::source_dir() / "tests" / "golden" / "render";
+}
 
 bool update_golden() {
     const char* v = std::getenv("TRAINBENCH_UPDATE_GOLDEN");
@@ -46,8 +48,8 @@ TEST(Golden, EveryShippedRecipeRendersToTheCommittedFiles) {
                     write_file_atomic(golden, f.content);
                     continue;
                 }
-                ASSERT_TRUE(fs::exists(golden)) << "missing golden file " << golden
-                                                << " (regenerate with TRAINBENCH_UPDATE_GOLDEN=1)";
+                ASSERT_TRUE(fs::exists(golden))
+                    << "missing golden file " << golden << " (regenerate with TRAINBENCH_UPDATE_GOLDEN=1)";
                 std::string want = read_file(golden);
                 EXPECT_EQ(f.content, want) << render::unified_diff(want, f.content, golden.string(), "rendered");
             }

@@ -35,14 +35,15 @@ TEST(Render, SlurmJobHasDirectivesEnvironmentContainerAndLaunchLine) {
     EXPECT_EQ(job.entrypoint, "job.sbatch");
     const std::string& s = file(job, "job.sbatch").content;
     EXPECT_TRUE(file(job, "job.sbatch").executable);
-    for (const char* line : {"#SBATCH --job-name=trainbench-test-recipe-dryrun\n", "#SBATCH --nodes=2\n",
-                             "#SBATCH --ntasks-per-node=8\n", "#SBATCH --gres=gpu:8\n", "#SBATCH --partition=gpu\n",
-                             "#SBATCH --exclusive\n", "#SBATCH --mem=0\n", "#SBATCH --time=01:00:00\n",
-                             "#SBATCH --output=logs/train/slurm-%j.out\n", "set -euo pipefail\n",
-                             "export NCCL_IB_TIMEOUT=22\n", "  --container-image=nvcr.io/nvidia/nemo:24.07 \\\n",
-                             "  --no-container-mount-home \\\n", "    trainer.num_nodes=2 \\\n"})
+    for (const char* line :
+         {"#SBATCH --job-name=trainbench-test-recipe-dryrun\n", "#SBATCH --nodes=2\n", "#SBATCH --ntasks-per-node=8\n",
+          "#SBATCH --gres=gpu:8\n", "#SBATCH --partition=gpu\n", "#SBATCH --exclusive\n", "#SBATCH --mem=0\n",
+          "#SBATCH --time=01:00:00\n", "#SBATCH --output=logs/train/slurm-%j.out\n", "set -euo pipefail\n",
+          "export NCCL_IB_TIMEOUT=22\n", "  --container-image=nvcr.io/nvidia/nemo:24.07 \\\n",
+          "  --no-container-mount-home \\\n", "    trainer.num_nodes=2 \\\n"})
         EXPECT_THAT(s, HasSubstr(line));
-    EXPECT_THAT(s, HasSubstr("--container-mounts=/opt/microsoft:/opt/microsoft,/fsx:/fsx,\"${TRAINBENCH_RUN_DIR}\":\"${TRAINBENCH_RUN_DIR}\""));
+    EXPECT_THAT(s, HasSubstr("--container-mounts=/opt/microsoft:/opt/microsoft,/fsx:/"
+                             "fsx,\"${TRAINBENCH_RUN_DIR}\":\"${TRAINBENCH_RUN_DIR}\""));
     EXPECT_THAT(s, ::testing::Not(HasSubstr("--gpus-per-node")));
     EXPECT_THAT(s, ::testing::Not(HasSubstr("--dependency")));
 }

@@ -34,8 +34,12 @@ private:
     fs::path m_path;
 };
 
-inline fs::path source_dir() { return TRAINBENCH_SOURCE_DIR; }
-inline fs::path shipped_templates() { return source_dir() / "templates"; }
+inline fs::path source_dir() {
+    return TRAINBENCH_SOURCE_DIR;
+}
+inline fs::path shipped_templates() {
+    return source_dir() / "templates";
+}
 
 inline trainbench::catalog::Target slurm_target() {
     trainbench::catalog::Target t;

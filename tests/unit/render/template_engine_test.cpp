@@ -1,6 +1,7 @@
 // The template engine: strict names, partials, delimiters, user overrides,
 // and the rule that raw tags only place pre-escaped values.
 #include "render/template_engine.hpp"
+
 #include "render/template_scan.hpp"
 #include "render_test_support.hpp"
 
@@ -29,8 +30,8 @@ TEST(TemplateEngine, AMissingVariableIsAnErrorNamingFileLineTagAndANearMiss) {
     TemplateEngine engine({});
     ordered_json ctx = {{"nodes", 2}, {"slurm", {{"partition", "gpu"}}}};
     try {
-        (void)engine.render_text("#!/bin/bash\n#SBATCH --nodes={{nodes}}\n#SBATCH -p {{slurm.partiton}}\n", "job.sbatch",
-                                 OutputKind::shell, ctx);
+        (void)engine.render_text("#!/bin/bash\n#SBATCH --nodes={{nodes}}\n#SBATCH -p {{slurm.partiton}}\n",
+                                 "job.sbatch", OutputKind::shell, ctx);
         FAIL() << "expected InputError";
     } catch (const InputError& e) {
         ASSERT_EQ(e.diagnostics().error_count(), 1u);

@@ -92,12 +92,24 @@ void check_golden(const std::string& name, const std::string& actual) {
     EXPECT_EQ(actual, expected.str()) << "golden " << name << " differs (TRAINBENCH_UPDATE_GOLDEN=1 regenerates)";
 }
 
-TEST(Golden, TableMatches) { check_golden("summary.txt", make_reporter("table")->render(sample_summary())); }
-TEST(Golden, JsonMatches) { check_golden("summary.json", make_reporter("json")->render(sample_summary())); }
-TEST(Golden, CsvMatches) { check_golden("summary.csv", make_reporter("csv")->render(sample_summary())); }
-TEST(Golden, MarkdownMatches) { check_golden("summary.md", make_reporter("markdown")->render(sample_summary())); }
-TEST(Golden, HtmlMatches) { check_golden("summary.html", make_reporter("html")->render(sample_summary())); }
-TEST(Golden, JunitMatches) { check_golden("junit.xml", make_reporter("junit")->render(sample_summary())); }
+TEST(Golden, TableMatches) {
+    check_golden("summary.txt", make_reporter("table")->render(sample_summary()));
+}
+TEST(Golden, JsonMatches) {
+    check_golden("summary.json", make_reporter("json")->render(sample_summary()));
+}
+TEST(Golden, CsvMatches) {
+    check_golden("summary.csv", make_reporter("csv")->render(sample_summary()));
+}
+TEST(Golden, MarkdownMatches) {
+    check_golden("summary.md", make_reporter("markdown")->render(sample_summary()));
+}
+TEST(Golden, HtmlMatches) {
+    check_golden("summary.html", make_reporter("html")->render(sample_summary()));
+}
+TEST(Golden, JunitMatches) {
+    check_golden("junit.xml", make_reporter("junit")->render(sample_summary()));
+}
 TEST(Golden, CompareTableMatches) {
     auto b = sample_summary("second");
     b.stats.mean *= 1.1;
@@ -122,10 +134,27 @@ TEST(EveryFormat, StatesTheConventionAndThePeak) {
 
 TEST(Json, HasTheContractFields) {
     const auto j = to_json(sample_summary());
-    for (const char* key : {"step_time_s", "step_time_median_s", "steps_used", "tokens_per_s", "tokens_per_s_per_gpu",
-                            "tflops_per_gpu", "mfu", "flops_convention", "peak_tflops", "gpus", "global_batch", "seq_len",
-                            "model", "expectations", "step_time_stddev_s", "step_time_p10_s", "step_time_p90_s",
-                            "warmup_steps", "samples_per_s", "flops_per_step", "days_to_train"})
+    for (const char* key : {"step_time_s",
+                            "step_time_median_s",
+                            "steps_used",
+                            "tokens_per_s",
+                            "tokens_per_s_per_gpu",
+                            "tflops_per_gpu",
+                            "mfu",
+                            "flops_convention",
+                            "peak_tflops",
+                            "gpus",
+                            "global_batch",
+                            "seq_len",
+                            "model",
+                            "expectations",
+                            "step_time_stddev_s",
+                            "step_time_p10_s",
+                            "step_time_p90_s",
+                            "warmup_steps",
+                            "samples_per_s",
+                            "flops_per_step",
+                            "days_to_train"})
         EXPECT_TRUE(j.contains(key)) << key;
     EXPECT_EQ(j["flops_convention"], "gpu-recipes");
     EXPECT_EQ(j["peak_tflops"], 1978);

@@ -40,7 +40,8 @@ analysis::ClusterValidation sample_validation() {
 
 TEST(ValidationReport, TheTextShowsSizesPairsThresholdAndBadNodes) {
     std::string text = render_cluster_validation(sample_validation());
-    EXPECT_NE(text.find("Cluster validation: FAIL (bus bandwidth threshold 180 GB/s, 4 nodes)"), std::string::npos) << text;
+    EXPECT_NE(text.find("Cluster validation: FAIL (bus bandwidth threshold 180 GB/s, 4 nodes)"), std::string::npos)
+        << text;
     EXPECT_NE(text.find("8 GiB     338.82"), std::string::npos) << text;
     EXPECT_NE(text.find("node-c + node-d"), std::string::npos) << text;
     EXPECT_NE(text.find("90.10  FAIL: bus bandwidth"), std::string::npos) << text;

@@ -51,7 +51,8 @@ struct FakeBackend final : backend::Backend {
     std::string_view name() const override { return "slurm"; }
     backend::SubmitResult submit(const backend::SubmitRequest& r) override {
         submitted->push_back(r);
-        if (r.stage == "refused") throw RuntimeError("sbatch refused stage 'refused': Invalid partition name specified");
+        if (r.stage == "refused")
+            throw RuntimeError("sbatch refused stage 'refused': Invalid partition name specified");
         return {std::to_string(100 + submitted->size()), ""};
     }
     std::vector<backend::JobStatus> status(const std::vector<backend::JobQuery>& jobs) override {
@@ -130,7 +131,8 @@ TEST(RunStore, AJournalFromANewerTrainbenchIsRefusedClearly) {
         (void)run::load_run(r.dir);
         FAIL();
     } catch (const RuntimeError& e) {
-        EXPECT_NE(std::string(e.what()).find("journal version 2, newer than this trainbench reads (1)"), std::string::npos);
+        EXPECT_NE(std::string(e.what()).find("journal version 2, newer than this trainbench reads (1)"),
+                  std::string::npos);
         EXPECT_EQ(e.hint(), "upgrade trainbench to read this run");
     }
 }
@@ -152,7 +154,8 @@ TEST(RunStore, ATornLastLineAndAMissingRunJsonAreTolerated) {
 TEST(RunStore, AnInterruptedSubmissionShowsAsUnknown) {
     Store s;
     run::RunInfo r = s.create();
-    run::append_event(r.dir, {{"event", "submitting"}, {"stage", "train"}, {"job_name", "x"}, {"pid", 1}, {"host", "elsewhere"}});
+    run::append_event(
+        r.dir, {{"event", "submitting"}, {"stage", "train"}, {"job_name", "x"}, {"pid", 1}, {"host", "elsewhere"}});
     run::RunInfo loaded = run::load_run(r.dir);
     EXPECT_EQ(loaded.state(), "UNKNOWN");
     EXPECT_EQ(loaded.detail(), "submission interrupted");
@@ -204,7 +207,8 @@ TEST(RunOperations, StagesAreChainedAndJournaledBeforeAndAfterSubmission) {
     EXPECT_EQ(f.submitted[1].env.at("HF_TOKEN"), "hunter2");
     EXPECT_EQ(f.submitted[1].env.at("TRAINBENCH_RUN_DIR"), r.dir.string());
     std::string journal = read_file(r.dir / "journal.jsonl");
-    EXPECT_LT(journal.find("\"submitting\",\"stage\":\"prepare\""), journal.find("\"submitted\",\"stage\":\"prepare\""));
+    EXPECT_LT(journal.find("\"submitting\",\"stage\":\"prepare\""),
+              journal.find("\"submitted\",\"stage\":\"prepare\""));
     EXPECT_EQ(journal.find("hunter2"), std::string::npos);
     EXPECT_EQ(r.state(), "PENDING");
 }
@@ -252,8 +256,11 @@ TEST(RunOperations, AnInterruptedSubmissionIsResolvedByAskingForTheJobName) {
     Store s;
     Fakes f;
     run::RunInfo r = s.create();
-    run::append_event(r.dir, {{"event", "submitting"}, {"stage", "train"}, {"job_name", "trainbench-gpt-x-train"},
-                              {"pid", 999999999}, {"host", "elsewhere"}});
+    run::append_event(r.dir, {{"event", "submitting"},
+                              {"stage", "train"},
+                              {"job_name", "trainbench-gpt-x-train"},
+                              {"pid", 999999999},
+                              {"host", "elsewhere"}});
     f.found = {{"55", "trainbench-gpt-x-train"}};
     f.states["55"] = state(backend::JobState::running);
     std::vector<run::RunInfo> runs{run::load_run(r.dir)};
@@ -263,7 +270,9 @@ TEST(RunOperations, AnInterruptedSubmissionIsResolvedByAskingForTheJobName) {
     EXPECT_EQ(runs[0].state(), "RUNNING");
 
     run::RunInfo lost = s.create();
-    run::append_event(lost.dir, {{"event", "submitting"}, {"stage", "train"}, {"job_name", "y"}, {"pid", 999999999}, {"host", "elsewhere"}});
+    run::append_event(
+        lost.dir,
+        {{"event", "submitting"}, {"stage", "train"}, {"job_name", "y"}, {"pid", 999999999}, {"host", "elsewhere"}});
     f.found.clear();
     std::vector<run::RunInfo> more{run::load_run(lost.dir)};
     run::refresh(more, f.provider(), none);

@@ -2,9 +2,8 @@
 #include <trainbench/analysis.hpp>
 #include <trainbench/sweep.hpp>
 
-#include <gtest/gtest.h>
-
 #include <fmt/format.h>
+#include <gtest/gtest.h>
 
 #include <fstream>
 #include <set>
@@ -44,7 +43,9 @@ private:
     static inline int s_counter = 0;
 };
 
-std::string p4d_5b() { return (k_source / "recipes/aws-p4d/gpt3-5b.yaml").string(); }
+std::string p4d_5b() {
+    return (k_source / "recipes/aws-p4d/gpt3-5b.yaml").string();
+}
 
 sweep::Expansion expand_text(const TempDir& dir, const std::string& text) {
     fs::path f = dir.write("s.yaml", text);
@@ -66,7 +67,8 @@ name: "{{model}}-{{nodes}}n-tp{{parallelism.tensor}}"
 matrix:
   nodes: [2, 4]
   parallelism.tensor: [1, 2, 4]
-)", p4d_5b()));
+)",
+                                          p4d_5b()));
     ASSERT_EQ(x.points.size(), 6u);
     std::vector<std::string> names;
     for (const auto& p : x.points) names.push_back(p.name);
@@ -93,7 +95,8 @@ set:
 zip:
   nodes: [2, 4, 8]
   batch.micro: [1, 2, 1]
-)", p4d_5b()));
+)",
+                                          p4d_5b()));
     ASSERT_EQ(x.points.size(), 3u);
     EXPECT_EQ(x.points[0].name, "p-2-1-7");
     EXPECT_EQ(x.points[1].name, "p-4-2-7");
@@ -109,7 +112,8 @@ name: "p-{{nodes}}"
 zip:
   nodes: [2, 4, 8]
   batch.micro: [1, 2]
-)", p4d_5b()));
+)",
+                                                 p4d_5b()));
     try {
         (void)sweep::load_sweep(f);
         FAIL() << "expected an error";
@@ -127,7 +131,8 @@ TEST(SweepSpec, UnknownKeysAreLocatedWithDidYouMean) {
 name: "p-{{nodes}}"
 matrx:
   nodes: [2]
-)", p4d_5b()));
+)",
+                                                 p4d_5b()));
     try {
         (void)sweep::load_sweep(f);
         FAIL() << "expected an error";
@@ -146,7 +151,8 @@ name: "p-{{nodes}}"
 matrix:
   nodes: [2, 4]
   parallelism.tensr: [1, 2]
-)", p4d_5b()));
+)",
+                                           p4d_5b()));
         FAIL() << "expected an error";
     } catch (const InputError& e) {
         std::string all = all_diagnostics(e);
@@ -167,7 +173,8 @@ exclude:
   - {{nodes: 8, parallelism.tensor: 1}}
   - {{key: model_parallel, op: ">", value: 16}}
   - {{key: nodes, op: "<", value: 4, }}
-)", p4d_5b()));
+)",
+                                          p4d_5b()));
     // 12 raw points; nodes 2 (4 points) go; of nodes 4 and 8, tp8 x pp4 = 32 > 16 goes (2);
     // nodes 8 tp1 goes (2 points: pp1, pp4).
     std::set<std::string> names;
@@ -185,7 +192,8 @@ matrix:
 exclude:
   - {{key: nodes, op: "<", value: many}}
   - {{key: nodes, op: "=<", value: 2}}
-)", p4d_5b()));
+)",
+                                                 p4d_5b()));
     try {
         (void)sweep::load_sweep(f);
         FAIL() << "expected an error";
@@ -206,7 +214,8 @@ max_points: 5
 matrix:
   nodes: [1, 2, 4]
   steps: [10, 20]
-)", p4d_5b()));
+)",
+                                           p4d_5b()));
         FAIL() << "expected the cap to fail";
     } catch (const InputError& e) {
         std::string all = all_diagnostics(e);
@@ -227,7 +236,8 @@ name: "p-tp{{parallelism.tensor}}-mbs{{batch.micro}}"
 matrix:
   parallelism.tensor: [1, 3]
   batch.micro: [1, 16]
-)", p4d_5b()));
+)",
+                                          p4d_5b()));
     ASSERT_EQ(x.points.size(), 4u);
     EXPECT_TRUE(x.points[0].valid) << (x.points[0].reasons.empty() ? "" : x.points[0].reasons.front());
     EXPECT_EQ(x.valid_count(), 1u);
@@ -253,7 +263,8 @@ TEST(SweepSpec, TwoValidPointsWithTheSameNameAreAnError) {
 name: "same-{{model}}"
 matrix:
   nodes: [2, 4]
-)", p4d_5b()));
+)",
+                                           p4d_5b()));
         FAIL() << "expected an error";
     } catch (const InputError& e) {
         std::string all = all_diagnostics(e);
@@ -269,7 +280,8 @@ TEST(SweepSpec, UnknownTemplateKeysAreErrors) {
 name: "p-{{node}}"
 matrix:
   nodes: [2, 4]
-)", p4d_5b()));
+)",
+                                           p4d_5b()));
         FAIL() << "expected an error";
     } catch (const InputError& e) {
         std::string all = all_diagnostics(e);
@@ -286,7 +298,8 @@ TEST(SweepHash, FnvVectorsAndStablePointHashes) {
 name: "p-{{nodes}}"
 matrix:
   nodes: [2, 4]
-)", p4d_5b());
+)",
+                                   p4d_5b());
     auto a = expand_text(dir, text);
     auto b = expand_text(dir, text);
     ASSERT_EQ(a.points.size(), 2u);
@@ -299,7 +312,8 @@ matrix:
 name: "p-{{nodes}}"
 zip:
   nodes: [4, 2]
-)", p4d_5b()));
+)",
+                                          p4d_5b()));
     EXPECT_EQ(c.points[0].hash, a.points[1].hash);
     EXPECT_EQ(c.points[1].hash, a.points[0].hash);
 }
@@ -379,8 +393,8 @@ TEST(Plan, FlopsPerStepAreTheAnalysisConventionsTimesTheGlobalBatch) {
     o.assume_mfu = 0.8;
     EXPECT_NEAR(*sweep::make_plan(r, o).step_time_s * 2, *p.step_time_s, 1e-9);
     // The distributed optimizer shards the optimizer state over data parallel ranks.
-    EXPECT_NEAR(p.optimizer_without_distributed_optimizer / p.optimizer_with_distributed_optimizer,
-                r.data_parallel(), 1e-6);
+    EXPECT_NEAR(p.optimizer_without_distributed_optimizer / p.optimizer_with_distributed_optimizer, r.data_parallel(),
+                1e-6);
 }
 
 TEST(Plan, SearchReturnsOnlyValidConfigurationsBestFirst) {
@@ -428,7 +442,8 @@ TEST(SweepSubmit, ASecondInvocationSubmitsOnlyPointsWithoutARun) {
 name: "p-{{nodes}}"
 matrix:
   nodes: [2, 4, 8]
-)", p4d_5b()));
+)",
+                                          p4d_5b()));
     fs::path runs = dir.path() / "runs";
     int calls = 0;
     std::vector<std::string> submitted;
@@ -464,7 +479,8 @@ TEST(SweepSubmit, MaxActiveWaitsUntilARunFinishes) {
 name: "p-{{nodes}}"
 matrix:
   nodes: [2, 4, 8]
-)", p4d_5b()));
+)",
+                                          p4d_5b()));
     std::size_t active = 0;
     int sleeps = 0;
     sweep::SweepSubmitOptions o;
