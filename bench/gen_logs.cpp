@@ -107,9 +107,10 @@ int main(int argc, char** argv) {
         written += s.size();
     };
     if (format == "dllogger") {
-        emit("DLLL {\"timestamp\": \"1727486460.519\", \"datetime\": \"2024-09-28 01:21:00.519044\", \"elapsedtime\": "
-             "\"0.000104\", \"type\": \"LOG\", \"step\": \"PARAMETER\", \"data\": {\"cfg/micro_batch_size\": 1, "
-             "\"cfg/global_batch_size\": 2048, \"cfg/tensor_model_parallel_size\": 8, \"cfg/precision\": \"bf16\"}}\n");
+        emit(
+            "DLLL {\"timestamp\": \"1727486460.519\", \"datetime\": \"2024-09-28 01:21:00.519044\", \"elapsedtime\": "
+            "\"0.000104\", \"type\": \"LOG\", \"step\": \"PARAMETER\", \"data\": {\"cfg/micro_batch_size\": 1, "
+            "\"cfg/global_batch_size\": 2048, \"cfg/tensor_model_parallel_size\": 8, \"cfg/precision\": \"bf16\"}}\n");
         for (std::int64_t step = 0; written < target; ++step) {
             double t = 15.1 + noise(static_cast<std::uint64_t>(step)) * 0.2;
             double wall = t0 + static_cast<double>(step) * 15.2;
@@ -119,9 +120,11 @@ int main(int argc, char** argv) {
                 "\"%.6f\", \"type\": \"LOG\", \"step\": %lld, \"data\": {\"reduced_train_loss\": %.17g, \"lr\": "
                 "%.17g, \"global_step\": %lld.0, \"consumed_samples\": %lld.0, \"train_backward_timing in s\": %.17g, "
                 "\"grad_norm\": %.17g, \"train_step_timing in s\": %.17g, \"epoch\": 0}}\n",
-                wall, wall - t0 + 32.9, static_cast<long long>(step), 11.0 - 0.00001 * static_cast<double>(step) + noise(static_cast<std::uint64_t>(step) + 7),
+                wall, wall - t0 + 32.9, static_cast<long long>(step),
+                11.0 - 0.00001 * static_cast<double>(step) + noise(static_cast<std::uint64_t>(step) + 7),
                 6e-5 * noise(static_cast<std::uint64_t>(step) + 3), static_cast<long long>(step),
-                static_cast<long long>((step + 1) * gbs), t * 0.6, 1.0 + noise(static_cast<std::uint64_t>(step) + 11), t);
+                static_cast<long long>((step + 1) * gbs), t * 0.6, 1.0 + noise(static_cast<std::uint64_t>(step) + 11),
+                t);
             emit(std::string(line, static_cast<std::size_t>(n)));
         }
     } else if (format == "tfevents") {
@@ -144,8 +147,14 @@ int main(int argc, char** argv) {
             put_le(first, masked_crc(ev), 4);
         }
         emit(first);
-        static const char* tags[] = {"reduced_train_loss", "lr", "global_step", "consumed_samples",
-                                     "train_backward_timing in s", "grad_norm", "train_step_timing in s", "epoch"};
+        static const char* tags[] = {"reduced_train_loss",
+                                     "lr",
+                                     "global_step",
+                                     "consumed_samples",
+                                     "train_backward_timing in s",
+                                     "grad_norm",
+                                     "train_step_timing in s",
+                                     "epoch"};
         for (std::int64_t step = 0; written < target; ++step) {
             double wall = t0 + static_cast<double>(step) * 15.2;
             for (int k = 0; k < 8; ++k) {
@@ -161,8 +170,9 @@ int main(int argc, char** argv) {
                 "iteration (ms): %.1f | throughput per GPU (TFLOP/s/GPU): %.1f | learning rate: %.6E | global batch "
                 "size:  %4d | lm loss: %.6E | loss scale: 1.0 | grad norm: %.3f | number of skipped iterations:   0 | "
                 "number of nan iterations:   0 |\n",
-                static_cast<long long>(it), static_cast<long long>(it * gbs), 5571.1 + noise(static_cast<std::uint64_t>(it)) * 10,
-                234.4, 6e-6, gbs, 1.9 + noise(static_cast<std::uint64_t>(it) + 1), 1.5 + noise(static_cast<std::uint64_t>(it) + 2));
+                static_cast<long long>(it), static_cast<long long>(it * gbs),
+                5571.1 + noise(static_cast<std::uint64_t>(it)) * 10, 234.4, 6e-6, gbs,
+                1.9 + noise(static_cast<std::uint64_t>(it) + 1), 1.5 + noise(static_cast<std::uint64_t>(it) + 2));
             emit(std::string(line, static_cast<std::size_t>(n)));
         }
     } else if (format == "fairseq") {

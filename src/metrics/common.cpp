@@ -54,8 +54,8 @@ void insert_point(Series& series, const Point& p) {
         v.back() = p;
         return;
     }
-    auto it = std::lower_bound(v.begin(), v.end(), p.step,
-                               [](const Point& a, std::int64_t step) { return a.step < step; });
+    auto it =
+        std::lower_bound(v.begin(), v.end(), p.step, [](const Point& a, std::int64_t step) { return a.step < step; });
     if (it != v.end() && it->step == p.step)
         *it = p;
     else
@@ -156,8 +156,10 @@ void warn(ParseStats& stats, std::string message) {
 }
 
 std::string_view trim(std::string_view s) {
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r' || s.front() == '\n')) s.remove_prefix(1);
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r' || s.back() == '\n')) s.remove_suffix(1);
+    while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r' || s.front() == '\n'))
+        s.remove_prefix(1);
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r' || s.back() == '\n'))
+        s.remove_suffix(1);
     return s;
 }
 

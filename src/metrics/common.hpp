@@ -92,7 +92,9 @@ void warn(ParseStats& stats, std::string message);
 
 // ---------------------------------------------------------------- text
 [[nodiscard]] std::string_view trim(std::string_view s);
-[[nodiscard]] inline bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+[[nodiscard]] inline bool starts_with(std::string_view s, std::string_view p) {
+    return s.substr(0, p.size()) == p;
+}
 // A whole string as a number ("1.5", "-3e+06", "nan", "inf", "+2"); nullopt otherwise.
 [[nodiscard]] std::optional<double> to_number(std::string_view s);
 // The number at the start of s (after spaces), ignoring what follows ("962 (1.50)", "100%").
@@ -107,7 +109,8 @@ void strip_ansi(std::string_view in, std::string& out);
 // Step arithmetic that saturates instead of overflowing (hostile inputs).
 [[nodiscard]] inline std::int64_t sat_add(std::int64_t a, std::int64_t b) {
     std::int64_t r = 0;
-    if (__builtin_add_overflow(a, b, &r)) return b > 0 ? std::numeric_limits<std::int64_t>::max() : std::numeric_limits<std::int64_t>::min();
+    if (__builtin_add_overflow(a, b, &r))
+        return b > 0 ? std::numeric_limits<std::int64_t>::max() : std::numeric_limits<std::int64_t>::min();
     return r;
 }
 [[nodiscard]] inline std::int64_t sat_mul(std::int64_t a, std::int64_t b) {

@@ -18,6 +18,8 @@ namespace trainbench::metrics::detail {
 [[nodiscard]] inline std::uint32_t mask_crc(std::uint32_t crc) {
     return ((crc >> 15) | (crc << 17)) + 0xa282ead8u;
 }
-[[nodiscard]] inline std::uint32_t masked_crc32c(const void* data, std::size_t n) { return mask_crc(crc32c(data, n)); }
+[[nodiscard]] inline std::uint32_t masked_crc32c(const void* data, std::size_t n) {
+    return mask_crc(crc32c(data, n));
+}
 
 }  // namespace trainbench::metrics::detail

@@ -7,13 +7,13 @@
 #include "metrics/parsers.hpp"
 
 #include <fmt/format.h>
-#include <simdjson.h>
 
 #include <array>
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <map>
+#include <simdjson.h>
 #include <utility>
 
 namespace trainbench::metrics::detail {
@@ -98,8 +98,10 @@ bool rewrite_non_finite(std::string_view in, std::string& out) {
         char c = in[i];
         if (in_string) {
             out.push_back(c);
-            if (c == '\\' && i + 1 < in.size()) out.push_back(in[++i]);
-            else if (c == '"') in_string = false;
+            if (c == '\\' && i + 1 < in.size())
+                out.push_back(in[++i]);
+            else if (c == '"')
+                in_string = false;
             continue;
         }
         if (c == '"') {
@@ -109,9 +111,12 @@ bool rewrite_non_finite(std::string_view in, std::string& out) {
         }
         std::string_view rest = in.substr(i);
         std::string_view word;
-        if (starts_with(rest, "NaN")) word = "NaN";
-        else if (starts_with(rest, "-Infinity")) word = "-Infinity";
-        else if (starts_with(rest, "Infinity")) word = "Infinity";
+        if (starts_with(rest, "NaN"))
+            word = "NaN";
+        else if (starts_with(rest, "-Infinity"))
+            word = "-Infinity";
+        else if (starts_with(rest, "Infinity"))
+            word = "Infinity";
         if (!word.empty()) {
             out.push_back('"');
             out.append(word);
@@ -160,41 +165,43 @@ bool DlloggerParser::read_step(od::value v) {
     od::json_type type{};
     if (v.type().get(type)) return false;
     switch (type) {
-    case od::json_type::number: {
-        double d = 0;
-        if (v.get_double().get(d)) return false;
-        if (auto i = integral(d)) {
-            m_kind = StepKind::integer;
-            m_step = *i;
-        } else {
-            m_kind = StepKind::other;
-        }
-        return true;
-    }
-    case od::json_type::string: {
-        std::string_view s;
-        if (v.get_string().get(s)) return false;
-        m_kind = (s == "PARAMETER") ? StepKind::parameter : StepKind::other;
-        return true;
-    }
-    case od::json_type::array: {
-        od::array arr;
-        if (v.get_array().get(arr)) return false;
-        m_list_len = 0;
-        bool ok = true;
-        for (auto element : arr) {
+        case od::json_type::number: {
             double d = 0;
-            if (element.get_double().get(d)) return false;
-            auto i = integral(d);
-            if (!i || m_list_len == m_list.size()) ok = false;
-            else m_list[m_list_len++] = *i;
+            if (v.get_double().get(d)) return false;
+            if (auto i = integral(d)) {
+                m_kind = StepKind::integer;
+                m_step = *i;
+            } else {
+                m_kind = StepKind::other;
+            }
+            return true;
         }
-        m_kind = ok ? StepKind::list : StepKind::other;
-        return true;
-    }
-    default:
-        m_kind = StepKind::other;
-        return true;
+        case od::json_type::string: {
+            std::string_view s;
+            if (v.get_string().get(s)) return false;
+            m_kind = (s == "PARAMETER") ? StepKind::parameter : StepKind::other;
+            return true;
+        }
+        case od::json_type::array: {
+            od::array arr;
+            if (v.get_array().get(arr)) return false;
+            m_list_len = 0;
+            bool ok = true;
+            for (auto element : arr) {
+                double d = 0;
+                if (element.get_double().get(d)) return false;
+                auto i = integral(d);
+                if (!i || m_list_len == m_list.size())
+                    ok = false;
+                else
+                    m_list[m_list_len++] = *i;
+            }
+            m_kind = ok ? StepKind::list : StepKind::other;
+            return true;
+        }
+        default:
+            m_kind = StepKind::other;
+            return true;
     }
 }
 
@@ -369,7 +376,8 @@ void DlloggerParser::run(Source& source) {
         if (t.substr(i, 4) == "DLLL") i += 4;
         while (i < t.size() && (t[i] == ' ' || t[i] == '\t')) ++i;
         std::string_view json = t.substr(i);
-        while (!json.empty() && (json.back() == '\r' || json.back() == ' ' || json.back() == '\t')) json.remove_suffix(1);
+        while (!json.empty() && (json.back() == '\r' || json.back() == ' ' || json.back() == '\t'))
+            json.remove_suffix(1);
         if (json.empty()) continue;
         if (json.front() != '{') {
             ++st.skipped;
@@ -388,7 +396,8 @@ void DlloggerParser::run(Source& source) {
             ++st.skipped;
         } else if (!line.complete) {
             st.truncated_tail = true;
-            warn(st, fmt::format("{}:{}: last line is incomplete (still being written?), ignored", m_label, line.number));
+            warn(st,
+                 fmt::format("{}:{}: last line is incomplete (still being written?), ignored", m_label, line.number));
         } else {
             ++st.corrupt;
             warn(st, fmt::format("{}:{}: invalid JSON record, skipped", m_label, line.number));

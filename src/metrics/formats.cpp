@@ -24,15 +24,23 @@ struct FormatRow {
 const std::vector<FormatRow>& format_rows() {
     static const std::vector<FormatRow> rows = {
         {{"dllogger", "NVIDIA DLLogger JSON lines ('DLLL {...}' or plain JSON): NeMo 1.x dllogger.json"},
-         detail::parse_dllogger, {"dllogger.json", "dlll"}},
+         detail::parse_dllogger,
+         {"dllogger.json", "dlll"}},
         {{"tensorboard", "TensorBoard event files (events.out.tfevents.*), a file or a directory of them"},
-         detail::parse_tensorboard, {"tfevents", "tb"}},
-        {{"megatron", "Megatron-LM stdout iteration lines ('iteration i/N | ... |')"}, detail::parse_megatron, {"megatron-lm"}},
+         detail::parse_tensorboard,
+         {"tfevents", "tb"}},
+        {{"megatron", "Megatron-LM stdout iteration lines ('iteration i/N | ... |')"},
+         detail::parse_megatron,
+         {"megatron-lm"}},
         {{"nemo", "NeMo 2 progress lines ('Training epoch E, iteration n/N | ...') and NeMo 1 / Lightning tqdm bars"},
-         detail::parse_nemo, {"lightning", "tqdm"}},
-        {{"metaseq", "fairseq / metaseq train_inner lines (--log-format json or simple)"}, detail::parse_metaseq, {"fairseq"}},
+         detail::parse_nemo,
+         {"lightning", "tqdm"}},
+        {{"metaseq", "fairseq / metaseq train_inner lines (--log-format json or simple)"},
+         detail::parse_metaseq,
+         {"fairseq"}},
         {{"nccl-tests", "nccl-tests output (all_reduce_perf, ...): per-size rows and the average bus bandwidth"},
-         detail::parse_nccl_tests, {"nccl", "nccl_tests"}},
+         detail::parse_nccl_tests,
+         {"nccl", "nccl_tests"}},
     };
     return rows;
 }
@@ -92,7 +100,9 @@ std::uint32_t load_u32(const unsigned char* p) {
            (static_cast<std::uint32_t>(p[2]) << 16) | (static_cast<std::uint32_t>(p[3]) << 24);
 }
 
-bool contains(std::string_view s, std::string_view what) { return s.find(what) != std::string_view::npos; }
+bool contains(std::string_view s, std::string_view what) {
+    return s.find(what) != std::string_view::npos;
+}
 
 }  // namespace
 
@@ -131,14 +141,19 @@ std::optional<std::string> detect_from_content(std::string_view file_name, std::
         ++lines;
         std::string_view t = trim(line);
         if (t.empty()) continue;
-        if (starts_with(t, "DLLL {") || starts_with(t, "DLLL{")) score[0] += 3;
-        else if (t.front() == '{' && contains(t, "\"step\"") && contains(t, "\"data\"")) score[0] += 2;
+        if (starts_with(t, "DLLL {") || starts_with(t, "DLLL{"))
+            score[0] += 3;
+        else if (t.front() == '{' && contains(t, "\"step\"") && contains(t, "\"data\""))
+            score[0] += 2;
         if (contains(t, "# nThread") || contains(t, "Avg bus bandwidth") || contains(t, "nccl-tests version") ||
             contains(t, "Collective test starting") || (contains(t, "out-of-place") && contains(t, "in-place")))
             score[1] += 3;
-        if (contains(t, "| train_inner |") || contains(t, "| valid | {") || contains(t, "| train | {")) score[2] += 3;
-        else if (contains(t, "| epoch ") && contains(t, " / ") && contains(t, "loss=")) score[2] += 2;
-        if (contains(t, "Training epoch ") && contains(t, ", iteration ")) score[3] += 3;
+        if (contains(t, "| train_inner |") || contains(t, "| valid | {") || contains(t, "| train | {"))
+            score[2] += 3;
+        else if (contains(t, "| epoch ") && contains(t, " / ") && contains(t, "loss="))
+            score[2] += 2;
+        if (contains(t, "Training epoch ") && contains(t, ", iteration "))
+            score[3] += 3;
         else if (contains(t, "%|") && contains(t, "Epoch ") &&
                  (contains(t, "reduced_train_loss") || contains(t, "train_step_timing") || contains(t, "global_step")))
             score[3] += 3;
@@ -217,11 +232,10 @@ LogData parse_logs(const std::vector<fs::path>& paths, const ParseOptions& optio
     if (format != "auto") {
         const FormatRow* r = find_row(format);
         if (!r)
-            throw InputError(fmt::format("unknown log format '{}'", format),
-                             [&] {
-                                 std::string hint = did_you_mean(format, format_names());
-                                 return hint.empty() ? "known formats: " + quoted_list(format_names()) : hint;
-                             }());
+            throw InputError(fmt::format("unknown log format '{}'", format), [&] {
+                std::string hint = did_you_mean(format, format_names());
+                return hint.empty() ? "known formats: " + quoted_list(format_names()) : hint;
+            }());
         format = r->info.name;
     } else {
         std::optional<std::string> first;

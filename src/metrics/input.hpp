@@ -44,7 +44,8 @@ private:
 // A memory buffer handed out at most `chunk` bytes per read.
 class MemorySource : public Source {
 public:
-    explicit MemorySource(std::string_view data, std::size_t chunk = 1 << 20) : m_data(data), m_chunk(chunk ? chunk : 1) {}
+    explicit MemorySource(std::string_view data, std::size_t chunk = 1 << 20)
+        : m_data(data), m_chunk(chunk ? chunk : 1) {}
     std::size_t read(char* dst, std::size_t n) override;
     [[nodiscard]] std::uint64_t size_hint() const override { return m_data.size(); }
 
@@ -105,10 +106,10 @@ public:
 
     struct Line {
         std::string_view text;
-        std::uint64_t number = 0;    // 1-based
-        bool complete = true;        // false for a last line without '\n'
-        bool overlong = false;       // text is empty: the line exceeded the maximum and was dropped
-        std::size_t capacity = 0;    // readable bytes from text.data() (>= text.size() + k_padding)
+        std::uint64_t number = 0;  // 1-based
+        bool complete = true;      // false for a last line without '\n'
+        bool overlong = false;     // text is empty: the line exceeded the maximum and was dropped
+        std::size_t capacity = 0;  // readable bytes from text.data() (>= text.size() + k_padding)
     };
     bool next(Line& line);
     [[nodiscard]] std::uint64_t bytes() const { return m_window.offset(); }

@@ -107,8 +107,10 @@ void parse_megatron(Source& source, std::string_view label, const ParseOptions& 
         }
         if (fields == 0) {
             sink.discard();
-            if (!line.complete) st.truncated_tail = true;
-            else ++st.skipped;
+            if (!line.complete)
+                st.truncated_tail = true;
+            else
+                ++st.skipped;
             continue;
         }
         if (!line.complete) {

@@ -12,10 +12,10 @@
 #include "metrics/parsers.hpp"
 
 #include <fmt/format.h>
-#include <simdjson.h>
 
 #include <cmath>
 #include <limits>
+#include <simdjson.h>
 
 namespace trainbench::metrics::detail {
 
@@ -36,7 +36,8 @@ private:
     bool line(std::string_view t, std::size_t capacity);
     bool json_values(const char* json, std::size_t len, std::size_t capacity);
     void kv_values(std::string_view s, char pair_sep, char kv_sep);
-    void emit(Kind kind, double wall, std::optional<std::int64_t> fallback_step, bool legacy, bool keys_prefixed = true);
+    void emit(Kind kind, double wall, std::optional<std::int64_t> fallback_step, bool legacy,
+              bool keys_prefixed = true);
 
     std::string_view m_label;
     LogData& m_out;
@@ -181,7 +182,8 @@ bool MetaseqParser::line(std::string_view t, std::size_t capacity) {
         std::string_view text;
         Kind kind;
     };
-    static constexpr Tag k_tags[] = {{"| train_inner |", Kind::inner}, {"| train |", Kind::train}, {"| valid |", Kind::valid}};
+    static constexpr Tag k_tags[] = {
+        {"| train_inner |", Kind::inner}, {"| train |", Kind::train}, {"| valid |", Kind::valid}};
     for (const Tag& tag : k_tags) {
         std::size_t pos = t.find(tag.text);
         if (pos == std::string_view::npos) continue;
@@ -237,12 +239,14 @@ void MetaseqParser::run(Source& source) {
         if (ok && ln.complete) {
             m_sink.commit();
             ++st.records;
-        } else if (!ln.complete && (t.find("| train") != std::string_view::npos || t.find("| valid") != std::string_view::npos ||
-                                    t.find("| epoch") != std::string_view::npos)) {
+        } else if (!ln.complete &&
+                   (t.find("| train") != std::string_view::npos || t.find("| valid") != std::string_view::npos ||
+                    t.find("| epoch") != std::string_view::npos)) {
             m_sink.discard();
             st.truncated_tail = true;
             warn(st, fmt::format("{}:{}: last line is incomplete (still being written?), ignored", m_label, ln.number));
-        } else if (!ok && t.find('{') != std::string_view::npos && t.find("| train_inner |") != std::string_view::npos) {
+        } else if (!ok && t.find('{') != std::string_view::npos &&
+                   t.find("| train_inner |") != std::string_view::npos) {
             m_sink.discard();
             ++st.corrupt;
             warn(st, fmt::format("{}:{}: invalid JSON record, skipped", m_label, ln.number));

@@ -155,8 +155,10 @@ void parse_nccl_tests(Source& source, std::string_view label, const ParseOptions
             }
         }
         if (!found) {
-            if (!line.complete) st.truncated_tail = true;  // possibly a row cut mid-write
-            else ++st.skipped;
+            if (!line.complete)
+                st.truncated_tail = true;  // possibly a row cut mid-write
+            else
+                ++st.skipped;
             continue;
         }
         std::size_t cols = n - k;
@@ -166,16 +168,20 @@ void parse_nccl_tests(Source& source, std::string_view label, const ParseOptions
         bool per_iteration = has_root && (cols == 21 || cols == 23);
         std::size_t ip = base + (per_iteration ? 8 : 4);
         if (ip + 4 > n) {
-            if (!line.complete) st.truncated_tail = true;
-            else ++st.skipped;
+            if (!line.complete)
+                st.truncated_tail = true;
+            else
+                ++st.skipped;
             continue;
         }
         auto num = [&](std::size_t i) { return to_number(tok[i]); };
         auto oop_time = num(base), oop_alg = num(base + 1), oop_bus = num(base + 2);
         auto ip_time = num(ip), ip_alg = num(ip + 1), ip_bus = num(ip + 2);
         if (!oop_time || !oop_alg || !oop_bus || !ip_time || !ip_alg || !ip_bus) {
-            if (!line.complete) st.truncated_tail = true;
-            else ++st.corrupt;
+            if (!line.complete)
+                st.truncated_tail = true;
+            else
+                ++st.corrupt;
             warn(st, fmt::format("{}:{}: malformed nccl-tests row, skipped", label, line.number));
             continue;
         }
@@ -197,7 +203,8 @@ void parse_nccl_tests(Source& source, std::string_view label, const ParseOptions
         row.ip_algbw = *ip_alg;
         row.ip_busbw = *ip_bus;
         row.ip_wrong = wrong_value(tok[ip + 3], has_root);
-        auto step = static_cast<std::int64_t>(std::min<std::uint64_t>(row.size_bytes, std::numeric_limits<std::int64_t>::max()));
+        auto step = static_cast<std::int64_t>(
+            std::min<std::uint64_t>(row.size_bytes, std::numeric_limits<std::int64_t>::max()));
         sink.add(s_oop_busbw, Point{step, row.oop_busbw, k_nan});
         sink.add(s_ip_busbw, Point{step, row.ip_busbw, k_nan});
         sink.add(s_oop_algbw, Point{step, row.oop_algbw, k_nan});

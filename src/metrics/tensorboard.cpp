@@ -93,31 +93,51 @@ struct Wire {
         std::uint32_t v32 = 0;
         std::string_view s;
         switch (wire_type) {
-        case 0: return varint(v);
-        case 1: return fixed64(v);
-        case 2: return bytes(s);
-        case 5: return fixed32(v32);
-        default: return false;  // groups (3, 4) are not used by these protos
+            case 0:
+                return varint(v);
+            case 1:
+                return fixed64(v);
+            case 2:
+                return bytes(s);
+            case 5:
+                return fixed32(v32);
+            default:
+                return false;  // groups (3, 4) are not used by these protos
         }
     }
 };
 
-double f32(std::uint32_t bits) { return static_cast<double>(std::bit_cast<float>(bits)); }
+double f32(std::uint32_t bits) {
+    return static_cast<double>(std::bit_cast<float>(bits));
+}
 
 double half_to_double(std::uint32_t h) {
     std::uint32_t sign = (h >> 15) & 1u, exp = (h >> 10) & 0x1fu, mant = h & 0x3ffu;
     double v = 0;
-    if (exp == 0) v = std::ldexp(static_cast<double>(mant), -24);
-    else if (exp == 31) v = mant ? k_nan : std::numeric_limits<double>::infinity();
-    else v = std::ldexp(static_cast<double>(mant | 0x400u), static_cast<int>(exp) - 25);
+    if (exp == 0)
+        v = std::ldexp(static_cast<double>(mant), -24);
+    else if (exp == 31)
+        v = mant ? k_nan : std::numeric_limits<double>::infinity();
+    else
+        v = std::ldexp(static_cast<double>(mant | 0x400u), static_cast<int>(exp) - 25);
     return sign ? -v : v;
 }
 
-double bf16_to_double(std::uint32_t b) { return f32((b & 0xffffu) << 16); }
+double bf16_to_double(std::uint32_t b) {
+    return f32((b & 0xffffu) << 16);
+}
 
 enum DataType : std::uint64_t {
-    dt_float = 1, dt_double = 2, dt_int32 = 3, dt_uint8 = 4, dt_int16 = 5, dt_int8 = 6,
-    dt_int64 = 9, dt_bool = 10, dt_bfloat16 = 14, dt_half = 19,
+    dt_float = 1,
+    dt_double = 2,
+    dt_int32 = 3,
+    dt_uint8 = 4,
+    dt_int16 = 5,
+    dt_int8 = 6,
+    dt_int64 = 9,
+    dt_bool = 10,
+    dt_bfloat16 = 14,
+    dt_half = 19,
 };
 
 // The number of elements a TensorShapeProto describes (1 for rank 0); -1 when unknown.
@@ -162,7 +182,7 @@ std::optional<double> tensor_scalar(std::string_view tensor, bool& malformed) {
     std::uint64_t dtype = 0;
     std::int64_t count = 1;
     std::string_view content;
-    std::optional<double> typed;   // first typed value
+    std::optional<double> typed;  // first typed value
     std::size_t typed_count = 0;
     std::uint32_t f = 0, wt = 0;
     auto add_typed = [&](double v) {
@@ -231,36 +251,36 @@ std::optional<double> tensor_scalar(std::string_view tensor, bool& malformed) {
     if (count != 1) return std::nullopt;
     const auto* c = reinterpret_cast<const unsigned char*>(content.data());
     switch (dtype) {
-    case dt_float:
-        if (content.size() == 4) return f32(load_u32(c));
-        break;
-    case dt_double:
-        if (content.size() == 8) return std::bit_cast<double>(load_u64(c));
-        break;
-    case dt_int32:
-        if (content.size() == 4) return static_cast<double>(static_cast<std::int32_t>(load_u32(c)));
-        break;
-    case dt_int64:
-        if (content.size() == 8) return static_cast<double>(static_cast<std::int64_t>(load_u64(c)));
-        break;
-    case dt_int16:
-        if (content.size() == 2) return static_cast<double>(static_cast<std::int16_t>(c[0] | (c[1] << 8)));
-        break;
-    case dt_int8:
-        if (content.size() == 1) return static_cast<double>(static_cast<std::int8_t>(c[0]));
-        break;
-    case dt_uint8:
-    case dt_bool:
-        if (content.size() == 1) return static_cast<double>(c[0]);
-        break;
-    case dt_half:
-        if (content.size() == 2) return half_to_double(static_cast<std::uint32_t>(c[0] | (c[1] << 8)));
-        break;
-    case dt_bfloat16:
-        if (content.size() == 2) return bf16_to_double(static_cast<std::uint32_t>(c[0] | (c[1] << 8)));
-        break;
-    default:
-        return std::nullopt;  // strings, complex, resources: not scalars
+        case dt_float:
+            if (content.size() == 4) return f32(load_u32(c));
+            break;
+        case dt_double:
+            if (content.size() == 8) return std::bit_cast<double>(load_u64(c));
+            break;
+        case dt_int32:
+            if (content.size() == 4) return static_cast<double>(static_cast<std::int32_t>(load_u32(c)));
+            break;
+        case dt_int64:
+            if (content.size() == 8) return static_cast<double>(static_cast<std::int64_t>(load_u64(c)));
+            break;
+        case dt_int16:
+            if (content.size() == 2) return static_cast<double>(static_cast<std::int16_t>(c[0] | (c[1] << 8)));
+            break;
+        case dt_int8:
+            if (content.size() == 1) return static_cast<double>(static_cast<std::int8_t>(c[0]));
+            break;
+        case dt_uint8:
+        case dt_bool:
+            if (content.size() == 1) return static_cast<double>(c[0]);
+            break;
+        case dt_half:
+            if (content.size() == 2) return half_to_double(static_cast<std::uint32_t>(c[0] | (c[1] << 8)));
+            break;
+        case dt_bfloat16:
+            if (content.size() == 2) return bf16_to_double(static_cast<std::uint32_t>(c[0] | (c[1] << 8)));
+            break;
+        default:
+            return std::nullopt;  // strings, complex, resources: not scalars
     }
     if (content.empty() && typed_count == 1) return typed;
     return std::nullopt;
@@ -386,7 +406,8 @@ void TensorboardParser::run(Source& source) {
             ++st.skipped;
             warn(st, fmt::format("{}: offset {}: record of {} bytes skipped unread", m_label, win.offset(), len));
             std::uint64_t before = win.offset();
-            win.advance(static_cast<std::size_t>(std::min<std::uint64_t>(len + 16, std::numeric_limits<std::size_t>::max())));
+            win.advance(
+                static_cast<std::size_t>(std::min<std::uint64_t>(len + 16, std::numeric_limits<std::size_t>::max())));
             if (win.offset() - before < len + 16) {
                 st.truncated_tail = true;
                 break;
