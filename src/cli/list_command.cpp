@@ -60,8 +60,10 @@ int list_gpus(const ListOptions& opts, Context& ctx) {
     const catalog::Catalog& cat = ctx.catalog();
     nlohmann::ordered_json j = nlohmann::ordered_json::array();
     std::vector<Row> rows;
-    for (const auto& [name, g] : cat.gpus()) {
-        auto peak = [&](catalog::Precision p) {
+    for (const auto& entry : cat.gpus()) {
+        const std::string& name = entry.first;
+        const catalog::Gpu& g = entry.second;
+        auto peak = [&g](catalog::Precision p) {
             auto it = g.peak_tflops_dense.find(p);
             return it == g.peak_tflops_dense.end() ? 0.0 : it->second;
         };
