@@ -1,12 +1,12 @@
 // Google Benchmark micro-benchmarks of the pieces bench/run times end to end:
 // CRC-32C, did-you-mean, recipe load + validate, render of one recipe, DLLogger parse.
+#include "metrics/crc32c.hpp"
+
 #include <trainbench/catalog.hpp>
 #include <trainbench/core.hpp>
 #include <trainbench/metrics.hpp>
 #include <trainbench/recipe.hpp>
 #include <trainbench/render.hpp>
-
-#include "metrics/crc32c.hpp"
 
 #include <benchmark/benchmark.h>
 
@@ -43,10 +43,10 @@ void crc32c_portable(benchmark::State& state) {
 BENCHMARK(crc32c_portable)->Arg(54)->Arg(1 << 20);
 
 void did_you_mean_field(benchmark::State& state) {
-    const std::vector<std::string> fields = {"version", "name", "description", "extends", "target", "model",
-                                             "framework", "nodes", "gpus_per_node", "parallelism", "batch",
-                                             "precision", "steps", "data", "metrics", "slurm", "kubernetes",
-                                             "env", "stages", "expect", "launch", "container", "checkpoint"};
+    const std::vector<std::string> fields = {
+        "version",       "name",        "description", "extends",   "target", "model",     "framework", "nodes",
+        "gpus_per_node", "parallelism", "batch",       "precision", "steps",  "data",      "metrics",   "slurm",
+        "kubernetes",    "env",         "stages",      "expect",    "launch", "container", "checkpoint"};
     for (auto _ : state) {
         benchmark::DoNotOptimize(did_you_mean("paralelism", fields));
     }
@@ -104,8 +104,8 @@ void dllogger_parse(benchmark::State& state) {
         benchmark::DoNotOptimize(metrics::parse_logs({file}, options));
     }
     state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) * bytes);
-    state.counters["lines/s"] = benchmark::Counter(static_cast<double>(state.iterations() * state.range(0)),
-                                                   benchmark::Counter::kIsRate);
+    state.counters["lines/s"] =
+        benchmark::Counter(static_cast<double>(state.iterations() * state.range(0)), benchmark::Counter::kIsRate);
     fs::remove(file);
 }
 BENCHMARK(dllogger_parse)->Arg(1)->Arg(100000)->Unit(benchmark::kMillisecond);
