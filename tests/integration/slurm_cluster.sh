@@ -11,7 +11,7 @@
 # (CTest's "skipped") when they are missing or the daemons cannot run here (e.g. not root).
 # `start` is idempotent: on a running cluster it only checks the nodes.
 #
-# Configuration facts: /work/shared/facts/local-slurm.md. Ports (controller P, nodes P+1, P+2
+# Configuration facts: shared/facts/local-slurm.md. Ports (controller P, nodes P+1, P+2
 # with P in 16817..18807, chosen by DIR) keep the test cluster away from a real one.
 # Time limits are strict (OverTimeLimit=0, KillWait=2) so a TIMEOUT test finishes quickly.
 set -euo pipefail

@@ -9,7 +9,7 @@ source "$(dirname "$0")/runs_lib.sh"
 use_slurm
 src=$(cd "$(dirname "$0")/../.." && pwd)
 
-sample=/work/shared/samples/create-a3mega-ztan-fork_ztan-NCCL-test-result
+sample=shared/samples/create-a3mega-ztan-fork_ztan-NCCL-test-result
 [[ -f $sample ]] || sample=$src/tests/data/logs/nccl_all_reduce.log
 mkdir -p "$WORK/bin"
 # nccl-tests prints from rank 0 only; so does the stand-in.

@@ -132,7 +132,7 @@ TEST(Context, MegatronRunsTorchrunOncePerNodeWithSeed002Arguments) {
     recipe::Recipe r = render_test::base_recipe("megatron-lm");
     r.parallelism = {8, 16, 0, 1, 1, true};
     r.precision = catalog::Precision::fp16;
-    r.launch.workdir = "/work/Megatron-LM";
+    r.launch.workdir = "/opt/Megatron-LM";
     r.launch.entrypoint = "pretrain_gpt.py";
     ordered_json c = context_of(r);
     EXPECT_EQ(c["tasks_per_node"], 1);
@@ -141,7 +141,7 @@ TEST(Context, MegatronRunsTorchrunOncePerNodeWithSeed002Arguments) {
     EXPECT_EQ(after(a, "--nproc_per_node"), "8");
     EXPECT_EQ(after(a, "--nnodes"), "2");
     EXPECT_EQ(after(a, "--rdzv_endpoint"), "${MASTER_ADDR}:${MASTER_PORT}");
-    EXPECT_TRUE(has(a, "/work/Megatron-LM/pretrain_gpt.py"));
+    EXPECT_TRUE(has(a, "/opt/Megatron-LM/pretrain_gpt.py"));
     EXPECT_EQ(after(a, "--num-layers"), "12");
     EXPECT_EQ(after(a, "--hidden-size"), "768");
     EXPECT_EQ(after(a, "--num-attention-heads"), "12");
