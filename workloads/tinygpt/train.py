@@ -376,6 +376,7 @@ def run(args):
         info(rank, f"joining {world} ranks at {master_addr}:{master_port} (gloo, {launcher})")
         dist.init_process_group("gloo", rank=rank, world_size=world,
                                 timeout=datetime.timedelta(seconds=300))
+        args.hard_exit = True  # see the end of run()
 
     def all_mean(values):
         t = torch.tensor(values, dtype=torch.float64)
@@ -518,13 +519,28 @@ def run(args):
     log.close()
     info(rank, f"done: {args.steps} steps, loss {losses[0]:.4f} -> {losses[-1]:.4f}")
     if world > 1:
-        dist.destroy_process_group()
+        # Every rank is past its last collective once this barrier returns. Tearing the gloo
+        # group down (destroy_process_group, or the destructors at interpreter exit) can then
+        # block on a peer or on rank 0's TCPStore that has already gone, and a job that
+        # trained to the end would hang until its time limit; so main() ends a multi-rank
+        # process with os._exit after flushing (also on an error: its peers then see the
+        # connection close at once), and nothing is left to tear down.
+        barrier()
     if nan_iterations:
         raise WorkloadError(f"{nan_iterations} of {args.steps} steps had a non-finite loss")
 
 
 def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
+    code = _run_reporting_errors(args)
+    if getattr(args, "hard_exit", False):
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    return code
+
+
+def _run_reporting_errors(args):
     try:
         run(args)
     except WorkloadError as e:
