@@ -51,7 +51,7 @@ TEST(Render, SlurmJobHasDirectivesEnvironmentContainerAndLaunchLine) {
 TEST(Render, BareMetalSlurmJobHasNoContainerFlags) {
     recipe::Recipe r = render_test::base_recipe("metaseq");
     r.container.runtime = "none";
-    const std::string& s = file(render::render(r, shipped()).at(0), "job.sbatch").content;
+    const std::string s = file(render::render(r, shipped()).at(0), "job.sbatch").content;
     EXPECT_THAT(s, ::testing::Not(HasSubstr("--container")));
     EXPECT_THAT(s, HasSubstr("#SBATCH --gpus-per-node=8\n"));
 }
