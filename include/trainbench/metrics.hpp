@@ -102,6 +102,9 @@ struct LogData {
 struct ParseOptions {
     std::string format = "auto";    // a format name, or "auto"
     std::vector<std::string> tags;  // keep only these series (source or canonical names); empty = all
+    // Threads for one large file (DLLogger: 64 MiB and more, split at line ends; the result is
+    // the sequential one, warnings included). 0 = one per core, at most 4; 1 = sequential.
+    unsigned threads = 0;
 };
 
 // One log format.

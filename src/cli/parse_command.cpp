@@ -21,6 +21,7 @@ struct ParseCommandOptions {
     std::vector<std::string> tags;
     bool csv = false;
     bool points = false;
+    unsigned threads = 0;
 };
 
 std::string number(double v) {
@@ -207,6 +208,7 @@ int run_parse(const ParseCommandOptions& opts, Context& ctx) {
         throw UsageError("--csv and --json cannot be combined", "choose one output format");
     metrics::ParseOptions po;
     po.format = opts.format;
+    po.threads = opts.threads;
     for (const std::string& t : opts.tags) {
         std::stringstream ss(t);
         std::string item;
@@ -253,6 +255,10 @@ void setup_parse_command(CLI::App& root, Context& ctx) {
     cmd->add_flag("--csv", opts->csv,
                   "CSV on stdout: series,source_name,step,value,wall_time (nccl-tests: one row per size)");
     cmd->add_flag("--points", opts->points, "Also print every step (one column per series)");
+    cmd->add_option("-j,--threads", opts->threads,
+                    "Threads for one large DLLogger or TensorBoard file (64 MiB and more; same result as one "
+                    "thread). Default: one per core, at most 4; 1 reads sequentially")
+        ->check(CLI::Range(0u, 64u));
     std::string footer = R"TXT(Examples:
   trainbench parse dllogger.json
   trainbench parse logs/tensorboard/ --tags "train_step_timing in s,reduced_train_loss" --csv

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <sys/mman.h>
 
 namespace trainbench::metrics::detail {
 
@@ -134,6 +135,25 @@ void SeriesSink::commit_with_wall(double wall) {
     m_staged.clear();
 }
 
+namespace {
+
+// Large series are filled front to back once: transparent huge pages (where the
+// system allows them on request) take 512 times fewer page faults to do it.
+void advise_huge_pages(const void* data, std::size_t bytes) {
+#ifdef MADV_HUGEPAGE
+    constexpr std::uintptr_t k_huge = 2u << 20;
+    if (bytes < 2 * k_huge) return;
+    auto begin = (reinterpret_cast<std::uintptr_t>(data) + k_huge - 1) & ~(k_huge - 1);
+    auto end = (reinterpret_cast<std::uintptr_t>(data) + bytes) & ~(k_huge - 1);
+    if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+#else
+    (void)data;
+    (void)bytes;
+#endif
+}
+
+}  // namespace
+
 SeriesReserver::SeriesReserver(LogData& out, std::uint64_t size_hint) : m_out(out), m_size(size_hint) {
     for (const auto& [name, s] : out.series) m_initial[name] = s.points.size();
 }
@@ -147,7 +167,10 @@ void SeriesReserver::reserve(std::uint64_t bytes_done) {
         std::size_t before = it == m_initial.end() ? 0 : it->second;
         std::size_t grown = s.points.size() - std::min(before, s.points.size());
         auto want = s.points.size() + static_cast<std::size_t>(static_cast<double>(grown) * (scale - 1) * 1.05) + 16;
-        if (want > s.points.capacity()) s.points.reserve(want);
+        if (want > s.points.capacity()) {
+            s.points.reserve(want);
+            advise_huge_pages(s.points.data(), s.points.capacity() * sizeof(Point));
+        }
     }
 }
 

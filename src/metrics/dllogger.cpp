@@ -5,6 +5,7 @@
 // the rare line that needs it.
 #include "metrics/common.hpp"
 #include "metrics/parsers.hpp"
+#include "metrics/split.hpp"
 
 #include <fmt/format.h>
 
@@ -43,6 +44,9 @@ public:
         s.max_last = std::max(s.max_last, last);
         return sat_add(s.offset, last);
     }
+    // True once a list step of two or more elements was mapped: the mapping
+    // depends on the epochs seen before, so a part of a file cannot do it alone.
+    [[nodiscard]] bool used() const { return !m_states.empty(); }
 
 private:
     struct State {
@@ -61,6 +65,8 @@ public:
         : m_label(label), m_out(out), m_sink(out, options, canonical_names()) {}
 
     void run(Source& source);
+    [[nodiscard]] std::uint64_t lines() const { return m_lines; }
+    [[nodiscard]] bool order_dependent() const { return m_list_steps.used(); }
 
 private:
     Outcome parse_json(const char* json, std::size_t len, std::size_t capacity);
@@ -75,6 +81,7 @@ private:
     od::parser m_parser;
     od::parser m_aux;  // for a "data" object that precedes "step"
     ListSteps m_list_steps;
+    std::uint64_t m_lines = 0;
     std::string m_scratch;
     std::string m_name;
     const char* m_end = nullptr;  // end of the JSON text being parsed
@@ -154,13 +161,6 @@ bool raw_key(od::field& field, const char* end, std::string_view& key) {
     return true;
 }
 
-// A JSON string token's text without its quotes ("" when not a plain string).
-std::string_view unquote(std::string_view token) {
-    token = trim(token);
-    if (token.size() < 2 || token.front() != '"' || token.back() != '"') return {};
-    return token.substr(1, token.size() - 2);
-}
-
 bool DlloggerParser::read_step(od::value v) {
     od::json_type type{};
     if (v.type().get(type)) return false;
@@ -206,19 +206,19 @@ bool DlloggerParser::read_step(od::value v) {
 }
 
 bool DlloggerParser::stage_value(std::string_view key, od::value v) {
-    od::json_type type{};
-    if (v.type().get(type)) return false;
     double d = 0;
-    if (type == od::json_type::number) {
-        if (v.get_double().get(d)) return false;
-    } else if (type == od::json_type::string) {
+    // Numbers first: nearly every value is one, and a failed get_double leaves the
+    // value unread for the next try.
+    if (auto err = v.get_double().get(d); err) {
+        if (err != simdjson::INCORRECT_TYPE) return false;
+        od::json_type type{};
+        if (v.type().get(type)) return false;
+        if (type != od::json_type::string) return true;  // bools, lists, objects, null: not a scalar series
         std::string_view s;
         if (v.get_string().get(s)) return false;
         auto nf = non_finite_word(s);
-        if (!nf) return true;
+        if (!nf) return true;  // other strings
         d = *nf;
-    } else {
-        return true;  // strings, bools, lists, null: not a scalar series
     }
     if (m_kind == StepKind::integer) {
         m_sink.stage(m_sink.resolve(key), Point{m_step, d, k_nan});
@@ -304,17 +304,22 @@ Outcome DlloggerParser::parse_json(const char* json, std::size_t len, std::size_
         std::string_view key;
         if (!raw_key(field, m_end, key)) return Outcome::error;
         od::value v = field.value();
+        // (get_double / get_string rather than raw_json_token: simdjson 3.0 measures a
+        // raw token by scanning it, the typed getters do not)
         if (key == "timestamp") {
-            std::string_view token = v.raw_json_token();
-            if (!token.empty() && token.front() == '"') {
-                if (auto n = to_number(unquote(token))) wall = *n;
-            } else if (auto n = to_number(token)) {
-                wall = *n;
+            double d = 0;
+            std::string_view text;
+            if (!v.get_double().get(d)) {
+                wall = d;
+            } else if (!v.get_string().get(text)) {
+                if (auto n = to_number(text)) wall = *n;
             }
         } else if (key == "datetime") {
-            datetime = unquote(v.raw_json_token());
+            std::string_view text;
+            if (!v.get_string().get(text)) datetime = text;
         } else if (key == "type") {
-            type = unquote(v.raw_json_token());
+            std::string_view text;
+            if (!v.get_string().get(text)) type = text;
         } else if (key == "step") {
             if (!read_step(v)) return Outcome::error;
         } else if (key == "data") {
@@ -404,13 +409,28 @@ void DlloggerParser::run(Source& source) {
         }
     }
     st.bytes += reader.bytes();
+    m_lines = reader.lines();
 }
 
 }  // namespace
 
+void parse_dllogger_part(Source& source, std::string_view label, const ParseOptions& options, LinePart& part) {
+    DlloggerParser parser(label, options, part.data);
+    parser.run(source);
+    part.lines = parser.lines();
+    part.order_dependent = parser.order_dependent();
+}
+
 void parse_dllogger(Source& source, std::string_view label, const ParseOptions& options, LogData& out) {
     DlloggerParser parser(label, options, out);
     parser.run(source);
+}
+
+void parse_dllogger_file(const std::filesystem::path& path, std::string_view label, const ParseOptions& options,
+                         LogData& out, const SplitPolicy& policy) {
+    if (parse_lines_split(path, label, options, out, parse_dllogger_part, policy)) return;
+    FileSource source(path);
+    parse_dllogger(source, label, options, out);
 }
 
 }  // namespace trainbench::metrics::detail

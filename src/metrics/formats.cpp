@@ -19,16 +19,19 @@ struct FormatRow {
     FormatInfo info;
     detail::StreamParseFn parse;
     std::vector<std::string_view> aliases;
+    detail::FileParseFn parse_file = nullptr;  // a whole-file parser (threads for large files)
 };
 
 const std::vector<FormatRow>& format_rows() {
     static const std::vector<FormatRow> rows = {
         {{"dllogger", "NVIDIA DLLogger JSON lines ('DLLL {...}' or plain JSON): NeMo 1.x dllogger.json"},
          detail::parse_dllogger,
-         {"dllogger.json", "dlll"}},
+         {"dllogger.json", "dlll"},
+         detail::parse_dllogger_file},
         {{"tensorboard", "TensorBoard event files (events.out.tfevents.*), a file or a directory of them"},
          detail::parse_tensorboard,
-         {"tfevents", "tb"}},
+         {"tfevents", "tb"},
+         detail::parse_tensorboard_file},
         {{"megatron", "Megatron-LM stdout iteration lines ('iteration i/N | ... |')"},
          detail::parse_megatron,
          {"megatron-lm"}},
@@ -68,7 +71,8 @@ void drop_empty_series(LogData& out) {
 
 class StreamLogParser : public LogParser {
 public:
-    StreamLogParser(std::string name, detail::StreamParseFn fn) : m_name(std::move(name)), m_fn(fn) {}
+    StreamLogParser(std::string name, detail::StreamParseFn fn, detail::FileParseFn file_fn)
+        : m_name(std::move(name)), m_fn(fn), m_file_fn(file_fn) {}
 
     void parse(const fs::path& path, const ParseOptions& options, LogData& out) override {
         std::error_code ec;
@@ -86,13 +90,18 @@ public:
 
 private:
     void parse_file(const fs::path& path, const ParseOptions& options, LogData& out) {
-        detail::FileSource source(path);
-        m_fn(source, path.string(), options, out);
+        if (m_file_fn) {
+            m_file_fn(path, path.string(), options, out, detail::SplitPolicy{});
+        } else {
+            detail::FileSource source(path);
+            m_fn(source, path.string(), options, out);
+        }
         out.files.push_back(path);
     }
 
     std::string m_name;
     detail::StreamParseFn m_fn;
+    detail::FileParseFn m_file_fn;
 };
 
 std::uint32_t load_u32(const unsigned char* p) {
@@ -187,7 +196,7 @@ const std::vector<FormatInfo>& formats() {
 std::unique_ptr<LogParser> make_parser(std::string_view format) {
     const FormatRow* r = find_row(format);
     if (!r) return nullptr;
-    return std::make_unique<StreamLogParser>(r->info.name, r->parse);
+    return std::make_unique<StreamLogParser>(r->info.name, r->parse, r->parse_file);
 }
 
 std::optional<std::string> detect_format(const fs::path& path) {

@@ -27,17 +27,41 @@ FileSource::FileSource(const std::filesystem::path& path) : m_path(path) {
                                "only TensorBoard logs can be read from a directory; name a file");
         }
         m_size = static_cast<std::uint64_t>(st.st_size);
+        m_regular = S_ISREG(st.st_mode);
     }
 #ifdef POSIX_FADV_SEQUENTIAL
     ::posix_fadvise(m_fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 #endif
 }
 
+FileSource::FileSource(const std::filesystem::path& path, std::uint64_t begin, std::uint64_t end,
+                       std::uint64_t reserve_hint)
+    : FileSource(path) {
+    m_ranged = true;
+    m_reserve_hint = reserve_hint;
+    m_end = std::min(end, m_size);
+    m_pos = std::min(begin, m_end);
+}
+
 FileSource::~FileSource() {
     if (m_fd >= 0) ::close(m_fd);
 }
 
+std::size_t FileSource::read_at(char* dst, std::size_t n, std::uint64_t offset) const {
+    for (;;) {
+        ssize_t got = ::pread(m_fd, dst, n, static_cast<off_t>(offset));
+        if (got >= 0) return static_cast<std::size_t>(got);
+        if (errno == EINTR) continue;
+        throw RuntimeError(fmt::format("cannot read '{}': {}", m_path.string(), std::strerror(errno)));
+    }
+}
+
 std::size_t FileSource::read(char* dst, std::size_t n) {
+    if (m_ranged) {
+        std::size_t got = read_at(dst, static_cast<std::size_t>(std::min<std::uint64_t>(n, m_end - m_pos)), m_pos);
+        m_pos += got;
+        return got;
+    }
     for (;;) {
         ssize_t got = ::read(m_fd, dst, n);
         if (got >= 0) return static_cast<std::size_t>(got);

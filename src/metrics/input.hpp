@@ -25,19 +25,34 @@ public:
     [[nodiscard]] virtual std::uint64_t size_hint() const { return 0; }
 };
 
-// A file read with read(2). Throws RuntimeError when it cannot be opened.
+// A file read with read(2), or the byte range [begin, end) of a regular file
+// read with pread(2) (one part of a file parsed in parallel). Throws
+// RuntimeError when it cannot be opened.
 class FileSource : public Source {
 public:
     explicit FileSource(const std::filesystem::path& path);
+    // `reserve_hint`: the size_hint() to give instead of the range's size (0: the range's).
+    FileSource(const std::filesystem::path& path, std::uint64_t begin, std::uint64_t end,
+               std::uint64_t reserve_hint = 0);
     ~FileSource() override;
     FileSource(const FileSource&) = delete;
     FileSource& operator=(const FileSource&) = delete;
     std::size_t read(char* dst, std::size_t n) override;
-    [[nodiscard]] std::uint64_t size_hint() const override { return m_size; }
+    [[nodiscard]] std::uint64_t size_hint() const override {
+        if (m_reserve_hint) return m_reserve_hint;
+        return m_ranged ? m_end - m_pos : m_size;
+    }
+    // Reads up to n bytes at `offset` without moving the position (regular files).
+    std::size_t read_at(char* dst, std::size_t n, std::uint64_t offset) const;
+    [[nodiscard]] bool regular() const { return m_regular; }
 
 private:
     int m_fd = -1;
     std::uint64_t m_size = 0;
+    bool m_regular = false;
+    bool m_ranged = false;
+    std::uint64_t m_pos = 0, m_end = 0;
+    std::uint64_t m_reserve_hint = 0;
     std::filesystem::path m_path;
 };
 
@@ -113,6 +128,7 @@ public:
     };
     bool next(Line& line);
     [[nodiscard]] std::uint64_t bytes() const { return m_window.offset(); }
+    [[nodiscard]] std::uint64_t lines() const { return m_line; }
 
 private:
     ByteWindow m_window;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "metrics/input.hpp"
+#include "metrics/split.hpp"
 
 #include <trainbench/metrics.hpp>
 
@@ -20,6 +21,20 @@ void parse_metaseq(Source& source, std::string_view label, const ParseOptions& o
 void parse_nccl_tests(Source& source, std::string_view label, const ParseOptions& options, LogData& out);
 
 using StreamParseFn = void (*)(Source&, std::string_view, const ParseOptions&, LogData&);
+
+// One part of a DLLogger file (split.hpp); order-dependent when it maps list steps.
+void parse_dllogger_part(Source& source, std::string_view label, const ParseOptions& options, LinePart& part);
+// A DLLogger file: split across threads when it is large (split.hpp), else streamed.
+void parse_dllogger_file(const std::filesystem::path& path, std::string_view label, const ParseOptions& options,
+                         LogData& out, const SplitPolicy& policy = {});
+// One part of a TensorBoard event file, and where a record starts (split.hpp).
+void parse_tensorboard_part(Source& source, std::string_view label, const ParseOptions& options, LinePart& part);
+[[nodiscard]] std::uint64_t next_record_start(const FileSource& file, std::uint64_t from, std::uint64_t size);
+// An event file: split across threads when it is large, else streamed.
+void parse_tensorboard_file(const std::filesystem::path& path, std::string_view label, const ParseOptions& options,
+                            LogData& out, const SplitPolicy& policy = {});
+using FileParseFn = void (*)(const std::filesystem::path&, std::string_view, const ParseOptions&, LogData&,
+                             const SplitPolicy&);
 
 // The stream parser of a format name, or nullptr.
 [[nodiscard]] StreamParseFn stream_parser(std::string_view format);

@@ -288,8 +288,9 @@ std::optional<double> tensor_scalar(std::string_view tensor, bool& malformed) {
 
 class TensorboardParser {
 public:
-    TensorboardParser(std::string_view label, const ParseOptions& options, LogData& out)
-        : m_label(label), m_out(out), m_sink(out, options, canonical_names()) {}
+    // `base`: the file offset of the source's first byte (a part of a file read by one thread).
+    TensorboardParser(std::string_view label, const ParseOptions& options, LogData& out, std::uint64_t base = 0)
+        : m_label(label), m_out(out), m_sink(out, options, canonical_names()), m_base(base) {}
 
     void run(Source& source);
 
@@ -300,6 +301,7 @@ private:
     std::string_view m_label;
     LogData& m_out;
     SeriesSink m_sink;
+    std::uint64_t m_base;
 };
 
 bool TensorboardParser::decode_summary(std::string_view summary, std::int64_t step, double wall) {
@@ -385,7 +387,7 @@ void TensorboardParser::run(Source& source) {
             if (win.available() > 0) {
                 st.truncated_tail = true;
                 warn(st, fmt::format("{}: offset {}: incomplete record at the end (still being written?), ignored",
-                                     m_label, win.offset()));
+                                     m_label, m_base + win.offset()));
             }
             break;
         }
@@ -395,7 +397,7 @@ void TensorboardParser::run(Source& source) {
             if (!resyncing) {
                 ++st.corrupt;
                 warn(st, fmt::format("{}: offset {}: bad length checksum, skipping to the next valid record", m_label,
-                                     win.offset()));
+                                     m_base + win.offset()));
                 resyncing = true;
             }
             win.advance(1);
@@ -404,7 +406,8 @@ void TensorboardParser::run(Source& source) {
         resyncing = false;
         if (len > k_max_record) {
             ++st.skipped;
-            warn(st, fmt::format("{}: offset {}: record of {} bytes skipped unread", m_label, win.offset(), len));
+            warn(st,
+                 fmt::format("{}: offset {}: record of {} bytes skipped unread", m_label, m_base + win.offset(), len));
             std::uint64_t before = win.offset();
             win.advance(
                 static_cast<std::size_t>(std::min<std::uint64_t>(len + 16, std::numeric_limits<std::size_t>::max())));
@@ -418,13 +421,14 @@ void TensorboardParser::run(Source& source) {
         if (!win.ensure(12 + n + 4)) {
             st.truncated_tail = true;
             warn(st, fmt::format("{}: offset {}: incomplete record at the end (still being written?), ignored", m_label,
-                                 win.offset()));
+                                 m_base + win.offset()));
             break;
         }
         const auto* d = reinterpret_cast<const unsigned char*>(win.data()) + 12;
         if (masked_crc32c(d, n) != load_u32(d + n)) {
             ++st.corrupt;
-            warn(st, fmt::format("{}: offset {}: data checksum mismatch, record skipped", m_label, win.offset()));
+            warn(st,
+                 fmt::format("{}: offset {}: data checksum mismatch, record skipped", m_label, m_base + win.offset()));
             win.advance(12 + n + 4);
             continue;
         }
@@ -434,11 +438,37 @@ void TensorboardParser::run(Source& source) {
         } else {
             m_sink.discard();
             ++st.corrupt;
-            warn(st, fmt::format("{}: offset {}: record is not a valid Event, skipped", m_label, win.offset()));
+            warn(st,
+                 fmt::format("{}: offset {}: record is not a valid Event, skipped", m_label, m_base + win.offset()));
         }
         win.advance(12 + n + 4);
     }
     st.bytes += win.offset() + win.available();
+}
+
+// A valid record at `p`: its length checksum, its data checksum, and the length checksum of
+// the record after it (or the end of the file). A false match needs three 32-bit CRCs to
+// agree by chance.
+bool record_at(const FileSource& file, std::uint64_t p, std::uint64_t size, const unsigned char* block,
+               std::uint64_t block_start, std::size_t block_len, std::vector<unsigned char>& scratch) {
+    auto view = [&](std::uint64_t at, std::size_t n) -> const unsigned char* {
+        if (at >= block_start && at + n <= block_start + block_len) return block + (at - block_start);
+        scratch.resize(n);
+        if (file.read_at(reinterpret_cast<char*>(scratch.data()), n, at) != n) return nullptr;
+        return scratch.data();
+    };
+    if (p + 16 > size) return false;
+    const unsigned char* h = view(p, 12);
+    if (!h || masked_crc32c(h, 8) != load_u32(h + 8)) return false;
+    std::uint64_t len = load_u64(h);
+    if (len > k_max_record || p + 16 + len > size) return false;
+    const unsigned char* d = view(p + 12, static_cast<std::size_t>(len) + 4);
+    if (!d || masked_crc32c(d, static_cast<std::size_t>(len)) != load_u32(d + len)) return false;
+    std::uint64_t next = p + 16 + len;
+    if (next == size) return true;
+    if (next + 12 > size) return false;
+    const unsigned char* h2 = view(next, 12);
+    return h2 && masked_crc32c(h2, 8) == load_u32(h2 + 8);
 }
 
 }  // namespace
@@ -446,6 +476,32 @@ void TensorboardParser::run(Source& source) {
 void parse_tensorboard(Source& source, std::string_view label, const ParseOptions& options, LogData& out) {
     TensorboardParser parser(label, options, out);
     parser.run(source);
+}
+
+void parse_tensorboard_part(Source& source, std::string_view label, const ParseOptions& options, LinePart& part) {
+    TensorboardParser parser(label, options, part.data, part.begin);
+    parser.run(source);
+}
+
+std::uint64_t next_record_start(const FileSource& file, std::uint64_t from, std::uint64_t size) {
+    constexpr std::size_t k_block = 1 << 20;
+    constexpr std::uint64_t k_max_scan = k_max_record + 16;
+    std::vector<unsigned char> block(k_block), scratch;
+    for (std::uint64_t at = from; at < size && at - from < k_max_scan;) {
+        std::size_t got = file.read_at(reinterpret_cast<char*>(block.data()), block.size(), at);
+        if (got == 0) return 0;
+        for (std::size_t i = 0; i < got; ++i)
+            if (record_at(file, at + i, size, block.data(), at, got, scratch)) return at + i;
+        at += got;
+    }
+    return 0;
+}
+
+void parse_tensorboard_file(const std::filesystem::path& path, std::string_view label, const ParseOptions& options,
+                            LogData& out, const SplitPolicy& policy) {
+    if (parse_split(path, label, options, out, parse_tensorboard_part, next_record_start, policy)) return;
+    FileSource source(path);
+    parse_tensorboard(source, label, options, out);
 }
 
 std::vector<fs::path> tensorboard_files(const fs::path& dir) {

@@ -1,0 +1,158 @@
+// One large line-oriented file parsed by several threads (see split.hpp).
+#include "metrics/split.hpp"
+
+#include "metrics/common.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cstring>
+#include <exception>
+#include <thread>
+#include <vector>
+
+namespace trainbench::metrics::detail {
+
+namespace {
+
+constexpr unsigned k_max_threads = 4;
+constexpr std::size_t k_scan_block = 64 << 10;
+constexpr std::uint64_t k_max_scan = 16ull << 20;  // the longest line a parser reads
+
+// "<label>:<line>: ..." with the part's line number moved by `base`.
+std::string shift_line(const std::string& warning, std::string_view label, std::uint64_t base) {
+    if (base == 0 || warning.size() <= label.size() + 1 || warning.compare(0, label.size(), label) != 0 ||
+        warning[label.size()] != ':')
+        return warning;
+    const char* first = warning.data() + label.size() + 1;
+    const char* last = warning.data() + warning.size();
+    std::uint64_t line = 0;
+    auto [end, ec] = std::from_chars(first, last, line);
+    if (ec != std::errc() || end == first || end == last || *end != ':') return warning;
+    return fmt::format("{}:{}{}", label, line + base, std::string_view(end, static_cast<std::size_t>(last - end)));
+}
+
+void merge_series(Series& dst, Series&& src) {
+    if (src.points.empty()) return;
+    if (dst.points.empty()) {
+        dst.points = std::move(src.points);
+    } else if (src.points.front().step > dst.points.back().step) {
+        dst.points.insert(dst.points.end(), src.points.begin(), src.points.end());
+    } else {
+        // A restart crossing the cut: the later part's points replace the earlier ones, as
+        // they would have line by line.
+        for (const Point& p : src.points) insert_point(dst, p);
+    }
+}
+
+void merge_parts(std::vector<LinePart>& parts, std::string_view label, LogData& out) {
+    // Reserve each series once for all its points.
+    std::map<std::string, std::size_t> totals;
+    for (const LinePart& part : parts)
+        for (const auto& [name, s] : part.data.series) totals[name] += s.points.size();
+    std::uint64_t base = 0;
+    for (LinePart& part : parts) {
+        for (auto& [name, s] : part.data.series) {
+            auto [it, added] = out.series.try_emplace(name);
+            Series& dst = it->second;
+            if (added) {
+                dst.name = s.name;
+                dst.source_name = s.source_name;
+            }
+            // Room for every part's points, once (the first part's vector is taken over when
+            // the series is new, and usually has the room already).
+            std::size_t& total = totals[name];
+            if (total > 0 && !dst.points.empty()) dst.points.reserve(dst.points.size() + total);
+            bool was_empty = dst.points.empty();
+            merge_series(dst, std::move(s));
+            if (total > 0 && was_empty) dst.points.reserve(total);
+            total = 0;
+        }
+        for (auto& [k, v] : part.data.parameters) out.parameters[k] = std::move(v);
+        for (auto& [k, v] : part.data.summary) out.summary[k] = v;
+        if (part.data.nccl) out.nccl = std::move(part.data.nccl);
+        ParseStats& st = out.stats;
+        const ParseStats& ps = part.data.stats;
+        st.bytes += ps.bytes;
+        st.records += ps.records;
+        st.skipped += ps.skipped;
+        st.corrupt += ps.corrupt;
+        st.truncated_tail = st.truncated_tail || ps.truncated_tail;
+        for (const std::string& w : ps.warnings) warn(st, shift_line(w, label, base));
+        base += part.lines;
+    }
+}
+
+}  // namespace
+
+// The offset just past the first '\n' at or after `from`, or 0 when there is
+// none within k_max_scan bytes (the caller then does not cut there).
+std::uint64_t next_line_start(const FileSource& file, std::uint64_t from, std::uint64_t size) {
+    std::vector<char> block(k_scan_block);
+    for (std::uint64_t at = from; at < size && at - from < k_max_scan;) {
+        std::size_t got = file.read_at(block.data(), block.size(), at);
+        if (got == 0) return 0;
+        if (const void* nl = std::memchr(block.data(), '\n', got))
+            return at + static_cast<std::uint64_t>(static_cast<const char*>(nl) - block.data()) + 1;
+        at += got;
+    }
+    return 0;
+}
+
+unsigned parse_threads(const ParseOptions& options) {
+    if (options.threads > 0) return options.threads;
+    return std::clamp(std::thread::hardware_concurrency(), 1u, k_max_threads);
+}
+
+bool parse_lines_split(const std::filesystem::path& path, std::string_view label, const ParseOptions& options,
+                       LogData& out, LinePartFn fn, const SplitPolicy& policy) {
+    return parse_split(path, label, options, out, fn, next_line_start, policy);
+}
+
+bool parse_split(const std::filesystem::path& path, std::string_view label, const ParseOptions& options, LogData& out,
+                 LinePartFn fn, CutFn cut_at, const SplitPolicy& policy) {
+    unsigned threads = parse_threads(options);
+    if (threads < 2) return false;
+    FileSource file(path);
+    std::uint64_t size = file.size_hint();
+    if (!file.regular() || size < policy.min_file_bytes || size < 2 * policy.min_part_bytes) return false;
+    auto n = static_cast<unsigned>(
+        std::min<std::uint64_t>(threads, size / std::max<std::uint64_t>(policy.min_part_bytes, 1)));
+
+    std::vector<std::uint64_t> cuts{0};
+    for (unsigned i = 1; i < n; ++i) {
+        std::uint64_t cut = cut_at(file, size / n * i, size);
+        if (cut > cuts.back() && cut < size) cuts.push_back(cut);
+    }
+    cuts.push_back(size);
+    if (cuts.size() < 3) return false;
+
+    std::vector<LinePart> parts(cuts.size() - 1);
+    for (std::size_t i = 0; i < parts.size(); ++i) parts[i].begin = cuts[i];
+    std::vector<std::exception_ptr> errors(parts.size());
+    auto work = [&](std::size_t i) {
+        try {
+            // The first part reserves its series for the whole file (address space only,
+            // untouched until used), so the later parts are appended without a copy.
+            FileSource range(path, cuts[i], cuts[i + 1], i == 0 ? size : 0);
+            fn(range, label, options, parts[i]);
+        } catch (...) {
+            errors[i] = std::current_exception();
+        }
+    };
+    std::vector<std::thread> pool;
+    pool.reserve(parts.size() - 1);
+    for (std::size_t i = 1; i < parts.size(); ++i) pool.emplace_back(work, i);
+    work(0);
+    for (std::thread& t : pool) t.join();
+    for (const std::exception_ptr& e : errors)
+        if (e) std::rethrow_exception(e);
+    for (std::size_t i = 1; i < parts.size(); ++i)
+        if (parts[i].order_dependent) return false;
+
+    merge_parts(parts, label, out);
+    return true;
+}
+
+}  // namespace trainbench::metrics::detail
