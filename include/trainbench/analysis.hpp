@@ -28,10 +28,6 @@
 
 namespace trainbench::analysis {
 
-// "bf16", "fp8", ... (same spelling as catalog::to_string, kept here so the
-// analysis library stands alone).
-[[nodiscard]] std::string_view precision_name(catalog::Precision p);
-
 // ---------------------------------------------------------------- FLOPs
 // What a FLOPs formula needs besides the architecture.
 struct FlopsInput {

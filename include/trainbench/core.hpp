@@ -150,6 +150,10 @@ public:
 [[nodiscard]] std::string shell_quote(std::string_view value);
 // A YAML double-quoted scalar that round-trips to exactly `value`.
 [[nodiscard]] std::string yaml_quote(std::string_view value);
+// Text for HTML (and XML) element content and attribute values: & < > " ' escaped.
+[[nodiscard]] std::string html_escape(std::string_view text);
+// One CSV field (RFC 4180): quoted, with quotes doubled, when it holds , " CR or LF.
+[[nodiscard]] std::string csv_field(std::string_view text);
 
 // "1.5 GiB"-style sizes, and "2h03m"-style durations for humans.
 [[nodiscard]] std::string human_bytes(double bytes);

@@ -11,22 +11,6 @@
 
 namespace trainbench::analysis {
 
-std::string_view precision_name(catalog::Precision p) {
-    switch (p) {
-        case catalog::Precision::bf16:
-            return "bf16";
-        case catalog::Precision::fp16:
-            return "fp16";
-        case catalog::Precision::fp8:
-            return "fp8";
-        case catalog::Precision::tf32:
-            return "tf32";
-        case catalog::Precision::fp32:
-            return "fp32";
-    }
-    return "?";
-}
-
 namespace detail {
 
 double nemo_gpt3(const NemoConfig& c, double attention, double vocab) {

@@ -46,7 +46,7 @@ namespace {
 std::vector<std::string> pairs_of(std::string_view table) {
     std::vector<std::string> out;
     for (const PeakRow& r : peak_table())
-        if (r.table == table) out.push_back(fmt::format("{}/{}", r.gpu, precision_name(r.precision)));
+        if (r.table == table) out.push_back(fmt::format("{}/{}", r.gpu, catalog::to_string(r.precision)));
     return out;
 }
 
@@ -55,7 +55,7 @@ std::vector<std::string> pairs_of(std::string_view table) {
 Peak resolve_peak(const PeakRequest& request) {
     Peak peak;
     peak.gpu = request.gpu_family;
-    peak.precision = std::string(precision_name(request.precision));
+    peak.precision = std::string(catalog::to_string(request.precision));
     if (request.override_tflops) {
         if (!(*request.override_tflops > 0))
             throw UsageError(

@@ -203,13 +203,13 @@ std::vector<CrossCheck> cross_check(Inputs& inputs, const DeclaredConfig& declar
         CrossCheck c{"precision",
                      d.log_keys.at(precision_key),
                      d.values.at(precision_key),
-                     std::string(precision_name(inputs.precision)),
+                     std::string(catalog::to_string(inputs.precision)),
                      inputs.precision_origin,
                      true};
         if (inputs.precision_origin.empty() || inputs.precision_origin == "default") {
             inputs.precision = *logged_precision;
             inputs.precision_origin = log_origin(precision_key);
-            c.given = std::string(precision_name(inputs.precision));
+            c.given = std::string(catalog::to_string(inputs.precision));
             c.origin = inputs.precision_origin;
         } else {
             c.match = inputs.precision == *logged_precision;

@@ -47,16 +47,6 @@ void print_table(std::ostream& out, const std::vector<std::string>& header,
     for (const auto& r : rows) line(r);
 }
 
-std::string csv_field(std::string_view s) {
-    if (s.find_first_of(",\"\n") == std::string_view::npos) return std::string(s);
-    std::string q = "\"";
-    for (char c : s) {
-        if (c == '"') q += '"';
-        q += c;
-    }
-    return q + '"';
-}
-
 nlohmann::json json_number(double v) {
     return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr);
 }

@@ -332,36 +332,6 @@ void add_scaling(std::vector<ReportRow>& rows) {
             r.scaling = (*r.tokens_per_s / r.gpus) / per_gpu[r.model];
 }
 
-std::string csv_field(const std::string& s) {
-    if (s.find_first_of(",\"\n") == std::string::npos) return s;
-    std::string out = "\"";
-    for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return out + "\"";
-}
-
-std::string html_escape(const std::string& s) {
-    std::string out;
-    for (char c : s) {
-        switch (c) {
-            case '&':
-                out += "&amp;";
-                break;
-            case '<':
-                out += "&lt;";
-                break;
-            case '>':
-                out += "&gt;";
-                break;
-            case '"':
-                out += "&quot;";
-                break;
-            default:
-                out += c;
-        }
-    }
-    return out;
-}
-
 // An SVG plot: tokens/s per GPU against nodes, one polyline per model, with
 // the ideal (flat) line of each model's smallest point dashed.
 std::string scaling_svg(const std::vector<ReportRow>& rows) {

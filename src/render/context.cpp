@@ -31,34 +31,6 @@ constexpr int k_megatron_lr_decay_iters = 430000;  // seed 002
 constexpr const char* k_run_dir_var = "TRAINBENCH_RUN_DIR";
 constexpr const char* k_k8s_run_dir = "/workspace/trainbench-run";
 
-std::string_view precision_name(catalog::Precision p) {
-    switch (p) {
-        case catalog::Precision::bf16:
-            return "bf16";
-        case catalog::Precision::fp16:
-            return "fp16";
-        case catalog::Precision::fp8:
-            return "fp8";
-        case catalog::Precision::tf32:
-            return "tf32";
-        case catalog::Precision::fp32:
-            return "fp32";
-    }
-    return "bf16";
-}
-
-std::string_view scheduler_name(catalog::Scheduler s) {
-    switch (s) {
-        case catalog::Scheduler::slurm:
-            return "slurm";
-        case catalog::Scheduler::kubernetes:
-            return "kubernetes";
-        case catalog::Scheduler::local:
-            return "local";
-    }
-    return "local";
-}
-
 bool valid_identifier(std::string_view s) {
     if (s.empty() || (s.front() >= '0' && s.front() <= '9')) return false;
     return std::all_of(s.begin(), s.end(), [](char c) {
@@ -676,10 +648,10 @@ ordered_json build_context(const recipe::Recipe& recipe_in, const RenderOptions&
                          {"command", !train && !slurm_validate && !(slurm_prepare && !prepare_is_custom(stage))},
                          {"validate", slurm_validate},
                          {"prepare_data", slurm_prepare && !prepare_is_custom(stage)}};
-    c["scheduler"] = std::string(scheduler_name(scheduler));
+    c["scheduler"] = std::string(catalog::to_string(scheduler));
     c["target_name"] = r.target.name;
     c["model_name"] = r.model.name.empty() ? r.model_name : r.model.name;
-    c["precision"] = std::string(precision_name(r.precision));
+    c["precision"] = std::string(catalog::to_string(r.precision));
     c["run_id"] = options.run_id;
     std::string prefix = r.slurm.job_name_prefix;
     std::string job_name = prefix + r.name + (stage.name == "train" ? "" : "-" + stage.name) + "-" + options.run_id;

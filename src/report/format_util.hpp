@@ -20,9 +20,7 @@ struct InputRow {
 
 [[nodiscard]] std::string severity_name(Severity s);
 [[nodiscard]] std::string steps_text(const std::vector<std::int64_t>& steps);  // "0-2, 5"
-[[nodiscard]] std::string html_escape(std::string_view text);
 [[nodiscard]] std::string xml_escape(std::string_view text);
-[[nodiscard]] std::string csv_field(std::string_view text);
 [[nodiscard]] std::string md_escape(std::string_view text);
 [[nodiscard]] std::string figure_label(const analysis::RunSummary& s, const FigureInfo& f);
 

@@ -87,3 +87,17 @@ TEST(HumanUnits, FormatsBytesAndDurations) {
     EXPECT_EQ(human_duration(125), "2m05s");
     EXPECT_EQ(human_duration(3 * 86400 + 7200 + 60), "3d02h01m");
 }
+
+TEST(Strings, HtmlEscapeLeavesNoMarkupOrAttributeBreakout) {
+    EXPECT_EQ(html_escape("gpt3-175b"), "gpt3-175b");
+    EXPECT_EQ(html_escape("<script>alert('x' & \"y\")</script>"),
+              "&lt;script&gt;alert(&#39;x&#39; &amp; &quot;y&quot;)&lt;/script&gt;");
+}
+
+TEST(Strings, CsvFieldQuotesOnlyWhatNeedsIt) {
+    EXPECT_EQ(csv_field("plain text"), "plain text");
+    EXPECT_EQ(csv_field("a,b"), "\"a,b\"");
+    EXPECT_EQ(csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");
+    EXPECT_EQ(csv_field("two\nlines"), "\"two\nlines\"");
+    EXPECT_EQ(csv_field("cr\r"), "\"cr\r\"");
+}
