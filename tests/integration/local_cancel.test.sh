@@ -7,8 +7,11 @@ wait_for_state "$id" RUNNING 20
 pgid=$(run_json "$id" | jq -r '.stages[0].job_id')
 out=$(tb cancel "$id")
 grep -q CANCELLED <<<"$out" || fail "cancel did not report CANCELLED: $out"
-sleep 0.5
-live=$(ps -e -o pgid=,stat= | awk -v g="$pgid" '$1 == g && $2 !~ /^Z/' | wc -l)
-[[ $live -eq 0 ]] || fail "$live processes of group $pgid still run"
+# The group's processes are signalled by cancel; poll until none is left (not a fixed sleep).
+live_members() { ps -e -o pgid=,stat= | awk -v g="$pgid" '$1 == g && $2 !~ /^Z/' | wc -l; }
+deadline=$((SECONDS + 10))
+while (( $(live_members) > 0 && SECONDS < deadline )); do sleep 0.1; done
+live=$(live_members)
+[[ $live -eq 0 ]] || fail "$live processes of group $pgid still run 10 s after cancel"
 wait_for_state "$id" CANCELLED 5
 echo ok

@@ -108,7 +108,9 @@ TEST(LocalBackend, CancelEndsTheWholeGroup) {
     LocalRun run;
     SubmitResult r = run.backend->submit(run.script("train", "sleep 60 & sleep 60 & wait"));
     JobQuery q{r.job_id, run.dir, "train"};
-    for (int i = 0; i < 50 && !fs::exists(run.dir / "status/train.started"); ++i)
+    // Poll for the start marker against a deadline (a loaded machine may take seconds).
+    auto started_by = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (!fs::exists(run.dir / "status/train.started") && std::chrono::steady_clock::now() < started_by)
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
     EXPECT_EQ(run.backend->status({q}).at(0).state, JobState::running);
     auto t0 = std::chrono::steady_clock::now();
