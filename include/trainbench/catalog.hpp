@@ -7,7 +7,10 @@
 
 #include <trainbench/core.hpp>
 
+#include <nlohmann/json.hpp>
+
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -102,17 +105,51 @@ struct Model {
     [[nodiscard]] int kv_head_count() const { return kv_heads > 0 ? kv_heads : heads; }
 };
 
+// What one version of a training framework accepts (recipes/catalog/frameworks/
+// <framework>-<version>.yaml), written from reading its sources: the config keys
+// (NeMo) or command-line arguments (Megatron-LM, metaseq, nccl-tests) that exist
+// in that version, and for NeMo the seed's configuration that the job's config
+// file starts from. `validate` checks every rendered launch line against it.
+struct FrameworkProfile {
+    std::string framework;                // "nemo", "megatron-lm", "metaseq", "nccl-tests"
+    std::string version;                  // "22.06", "e958b2ca", ...
+    std::string title;                    // "NeMo 1.11 (container bignlp-training:22.06)"
+    std::string schema;                   // what the keys are: "NeMo 1.11's megatron_gpt_config"
+    std::vector<std::string> containers;  // images that ship this version
+    std::vector<std::string> writes;      // log formats this version writes
+    std::map<std::string, std::string> format_modules;  // log format -> Python module it needs in the image
+    nlohmann::ordered_json config = nlohmann::ordered_json::object();  // flat "a.b.c" -> value (nemo)
+    std::vector<std::string> keys;       // every key or argument it accepts (sorted; config keys included)
+    std::vector<std::string> open_keys;  // maps that take any sub-key (e.g. exp_manager.wandb_logger_kwargs)
+    // Arguments that exist only with a choice: "--task" -> "dummy_lm" -> its arguments (metaseq).
+    std::map<std::string, std::map<std::string, std::vector<std::string>>> choices;
+    std::map<std::string, std::string> choice_defaults;  // "--arch" -> the value used when absent
+    SourceLocation where;
+
+    // Whether `key` exists in this version (directly, under an open map, or with one of `chosen`).
+    [[nodiscard]] bool knows(std::string_view key,
+                             const std::map<std::string, std::string>& chosen = {}) const;
+    // The keys a near miss is suggested from (keys plus every choice's arguments).
+    [[nodiscard]] std::vector<std::string> all_keys() const;
+};
+
 // The loaded catalog. Later directories override earlier ones by name, so a
 // user's own catalog directory can redefine a shipped target.
 class Catalog {
 public:
-    // Loads <dir>/catalog/{gpus.yaml,targets/*.yaml,models/*.yaml} of every dir.
+    // Loads <dir>/catalog/{gpus.yaml,targets/*.yaml,models/*.yaml,frameworks/*.yaml} of every dir.
     // Collects every problem and throws InputError at the end.
     [[nodiscard]] static Catalog load(const std::vector<std::filesystem::path>& recipe_dirs);
 
     [[nodiscard]] const Gpu* find_gpu(std::string_view name) const;
     [[nodiscard]] const Target* find_target(std::string_view name) const;
     [[nodiscard]] const Model* find_model(std::string_view name) const;
+    // The profile of `framework` at `version`; null when there is none. Shared, so
+    // recipes (and a sweep's thousands of them) hold it without copying.
+    [[nodiscard]] std::shared_ptr<const FrameworkProfile> find_framework(std::string_view framework,
+                                                                         std::string_view version) const;
+    // The versions of `framework` that have a profile (sorted).
+    [[nodiscard]] std::vector<std::string> framework_versions(std::string_view framework) const;
 
     [[nodiscard]] std::vector<std::string> gpu_names() const;
     [[nodiscard]] std::vector<std::string> target_names() const;
@@ -124,11 +161,19 @@ public:
     void add_gpu(Gpu g) { m_gpus[g.name] = std::move(g); }
     void add_target(Target t) { m_targets[t.name] = std::move(t); }
     void add_model(Model m) { m_models[m.name] = std::move(m); }
+    void add_framework(FrameworkProfile p) {
+        std::string key = p.framework + "@" + p.version;
+        m_frameworks[key] = std::make_shared<const FrameworkProfile>(std::move(p));
+    }
+    [[nodiscard]] const std::map<std::string, std::shared_ptr<const FrameworkProfile>>& frameworks() const {
+        return m_frameworks;
+    }
 
 private:
     std::map<std::string, Gpu> m_gpus;
     std::map<std::string, Target> m_targets;
     std::map<std::string, Model> m_models;
+    std::map<std::string, std::shared_ptr<const FrameworkProfile>> m_frameworks;  // "<framework>@<version>"
 };
 
 }  // namespace trainbench::catalog

@@ -142,6 +142,12 @@ struct Recipe {
     catalog::Gpu gpu;
 
     std::string framework = "nemo";  // "nemo", "megatron-lm", "metaseq", "tinygpt", "custom"
+    std::string framework_version;   // "22.06", "e958b2ca", ...: names the profile launch lines are checked against
+    std::shared_ptr<const catalog::FrameworkProfile> profile;  // the catalog's profile of that version, if any
+    // Settings of the framework's own configuration with no first-class recipe key, as
+    // flat dotted keys ("model.optim.lr": 1.2e-4): NeMo config keys, written into the
+    // config file the job gets. Checked against the profile.
+    nlohmann::ordered_json framework_config = nlohmann::ordered_json::object();
     int nodes = 1;
     int gpus_per_node = 0;  // 0 = the target's
     Parallelism parallelism;

@@ -57,6 +57,29 @@ struct RenderOptions {
 [[nodiscard]] nlohmann::ordered_json build_context(const recipe::Recipe& recipe, const RenderOptions& options,
                                                    const recipe::Stage& stage);
 
+// One program a stage runs, as its framework receives it: the entry point and its
+// arguments in plain form (run-time values as ${VAR}), no launcher (srun, torchrun) in front.
+struct LaunchCommand {
+    std::string stage;    // "train", "validate", ...
+    std::string kind;     // the stage's kind
+    std::string program;  // "nemo", "megatron-lm", "metaseq", "nccl-tests", "tinygpt", "custom", "command"
+    std::string version;  // the framework profile's version; empty = the catalog's only/any profile
+    std::vector<std::string> argv;
+    std::string config_file;               // a config delivered with the job (relative to the stage's files)
+    std::vector<std::string> config_keys;  // that config's keys, flat
+};
+
+// The commands of every stage (or options.stage), as rendered.
+[[nodiscard]] std::vector<LaunchCommand> launch_commands(const recipe::Recipe& recipe, const RenderOptions& options);
+
+// Checks every rendered command against the profile of its framework version in the
+// catalog: each argument (Megatron-LM, metaseq, nccl-tests) or Hydra override (NeMo)
+// must exist in that version, and each override must have the form Hydra accepts for
+// the delivered config (`key=` for a key it has, `+key=` for one it lacks). Problems
+// are errors located at the recipe key that produced them (launch.extra_args for the
+// recipe's own arguments, framework_version for trainbench's).
+void check_launch(const recipe::Recipe& recipe, const catalog::Catalog& catalog, Diagnostics& diagnostics);
+
 // Context keys (dotted; "launch_lines.line_sh" for list items) whose values
 // the context builder already made safe for the output they are meant for:
 // the only names a raw tag ({{{x}}} or {{&x}}) may use. Integer keys are safe

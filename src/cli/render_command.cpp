@@ -125,6 +125,7 @@ int run_render(const RenderCliOptions& opts, Context& ctx) {
             if (!opts.no_validate) {
                 Diagnostics d;
                 recipe::validate_recipe(r, d);
+                if (!d.has_errors()) render::check_launch(r, cat, d);
                 d.throw_if_errors(fmt::format("invalid recipe '{}'", in.file.string()));
             }
             std::vector<render::RenderedJob> jobs = render::render(r, render_options);

@@ -28,6 +28,12 @@ run::RunInfo submit_recipe(Context& ctx, const SubmitArgs& args) {
     recipe::LoadOptions load;
     for (const std::string& s : args.overrides) load.overrides.push_back(recipe::parse_override(s));
     recipe::Recipe r = recipe::load_valid_recipe(args.recipe, ctx.catalog(), load);
+    {
+        // What each framework would receive, against its version's profile: refused before a run exists.
+        Diagnostics d;
+        render::check_launch(r, ctx.catalog(), d);
+        d.throw_if_errors(fmt::format("invalid recipe '{}'", args.recipe));
+    }
 
     // Secrets first: nothing is created when one is missing.
     catalog::EnvList all_env = r.target.env;

@@ -2,6 +2,7 @@
 #include "cli/app.hpp"
 
 #include <trainbench/recipe.hpp>
+#include <trainbench/render.hpp>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -57,6 +58,8 @@ int run_validate(const ValidateOptions& opts, Context& ctx) {
             recipe::Recipe r = recipe::load_recipe(file, cat, load);
             Diagnostics d;
             recipe::validate_recipe(r, d);
+            // The launch line of every stage against the framework version's profile.
+            if (!d.has_errors()) render::check_launch(r, cat, d);
             d.throw_if_errors(fmt::format("invalid recipe '{}'", file.string()));
             recipe::MemoryEstimate e = recipe::estimate_memory(r);
             bool checked = r.gpu.family != "cpu" && e.capacity > 0;

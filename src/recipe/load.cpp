@@ -191,6 +191,8 @@ public:
         decode_target(top);
         decode_model(top);
         top.read_enum("framework", m_r.framework, framework_names());
+        decode_framework_version(top);
+        decode_framework_config(top);
         top.read("nodes", m_r.nodes, 1, 100000);
         top.read("gpus_per_node", m_r.gpus_per_node, 1, 1024);
         if (const Node* p = top.get("parallelism")) {
@@ -247,9 +249,74 @@ public:
         }
         decode_stages(top);
         top.finish();
+        default_framework_version();
     }
 
 private:
+    // framework_version names a profile of recipes/catalog/frameworks/ (NeMo needs one:
+    // its job's config file starts from the profile's configuration).
+    void decode_framework_version(MapReader& top) {
+        const Node* n = top.get("framework_version");
+        std::vector<std::string> versions = m_cat.framework_versions(m_r.framework);
+        if (!n) return;  // default_framework_version() picks one once the container is known
+        auto v = yaml::as_string(*n, "framework_version", m_d);
+        if (!v) return;
+        m_r.framework_version = *v;
+        m_r.profile = m_cat.find_framework(m_r.framework, *v);
+        if (!m_r.profile) {
+            if (versions.empty())
+                m_d.error(n->where, "framework_version",
+                          fmt::format("framework '{}' has no versions in the catalog", m_r.framework),
+                          "no framework_version", "remove framework_version, or add a profile under catalog/frameworks/");
+            else
+                m_d.error(n->where, "framework_version",
+                          fmt::format("no profile of {} version '{}'", m_r.framework, *v),
+                          fmt::format("one of {}", quoted_list(versions)), did_you_mean(*v, versions));
+        }
+    }
+
+    // No framework_version: the version whose profile lists the recipe's container image,
+    // else the newest the catalog has (`show` prints which).
+    void default_framework_version() {
+        if (!m_r.framework_version.empty()) return;
+        std::vector<std::string> versions = m_cat.framework_versions(m_r.framework);
+        if (versions.empty() || (m_r.framework != "nemo" && versions.size() > 1)) return;
+        std::string chosen = versions.back();
+        for (const std::string& v : versions) {
+            auto p = m_cat.find_framework(m_r.framework, v);
+            if (std::find(p->containers.begin(), p->containers.end(), m_r.container.image) != p->containers.end())
+                chosen = v;
+        }
+        m_r.framework_version = chosen;
+        m_r.profile = m_cat.find_framework(m_r.framework, chosen);
+    }
+
+    // framework_config: a map of dotted keys, nested maps allowed ({model: {optim: {lr: 1}}}
+    // is "model.optim.lr"); flattened in document order, so a later file's value wins.
+    void decode_framework_config(MapReader& top) {
+        const Node* n = top.get("framework_config");
+        if (!n) return;
+        if (!n->is_map()) {
+            yaml::type_error(m_d, *n, "framework_config", "a map of framework config keys (model.optim.lr: 1.2e-4)");
+            return;
+        }
+        flatten_config(*n, {});
+    }
+    void flatten_config(const Node& n, const std::string& prefix) {
+        for (const yaml::Entry& e : n.entries) {
+            std::string key = prefix.empty() ? e.key : prefix + "." + e.key;
+            if (e.value.is_map() && !e.value.entries.empty()) {
+                flatten_config(e.value, key);
+                continue;
+            }
+            if (e.value.is_map()) {
+                m_r.framework_config[key] = nlohmann::ordered_json::object();
+                continue;
+            }
+            m_r.framework_config[key] = yaml::to_json(e.value);  // a later file's value wins, in place
+        }
+    }
+
     void decode_target(MapReader& top) {
         const Node* n = top.require("target", "a target of recipes/catalog/targets/ or {base: <target>, ...}");
         if (!n) return;

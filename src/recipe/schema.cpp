@@ -107,6 +107,8 @@ nlohmann::ordered_json to_json(const Recipe& r) {
     j["target"] = with_base(r.target_name, target_json(r.target));
     j["model"] = with_base(r.model_name, model_json(r.model));
     j["framework"] = r.framework;
+    if (!r.framework_version.empty()) j["framework_version"] = r.framework_version;
+    if (!r.framework_config.empty()) j["framework_config"] = r.framework_config;
     j["nodes"] = r.nodes;
     j["gpus_per_node"] = r.gpus_per_node_effective();
     j["parallelism"] = {{"tensor", r.parallelism.tensor},

@@ -124,6 +124,39 @@ MemoryEstimate estimate_memory(const Recipe& r) {
     return e;
 }
 
+namespace {
+
+// The framework's version: framework_config keys exist in it (NeMo), and it writes the log
+// the recipe reads.
+void validate_framework_profile(const Recipe& r, Diagnostics& d) {
+    auto at = [&](const std::string& key) { return origin_of(r, key); };
+    const catalog::FrameworkProfile* p = r.profile.get();
+    if (!r.framework_config.empty() && r.framework != "nemo")
+        d.error(at("framework_config"), "framework_config",
+                fmt::format("framework_config sets NeMo configuration keys; framework '{}' takes command-line "
+                            "arguments",
+                            r.framework),
+                "launch.extra_args", "move these settings to launch.extra_args");
+    if (!p) return;
+    std::vector<std::string> known;
+    for (const auto& [key, value] : r.framework_config.items()) {
+        if (p->knows(key)) continue;
+        if (known.empty()) known = p->all_keys();
+        d.error(at("framework_config." + key), "framework_config." + key,
+                fmt::format("'{}' is not a key of {}", key, p->schema), "a key this version reads",
+                did_you_mean(key, known));
+    }
+    const std::string& source = r.metrics.source;
+    bool framework_log = source == "dllogger" || source == "tensorboard" || source == "nemo";
+    if (r.framework == "nemo" && framework_log && !p->writes.empty() &&
+        std::find(p->writes.begin(), p->writes.end(), source) == p->writes.end())
+        d.error(at("metrics.source"), "metrics.source",
+                fmt::format("{} writes no '{}' log", p->title, source), fmt::format("one of {}", quoted_list(p->writes)),
+                "read what this version writes, or use a framework_version that writes it");
+}
+
+}  // namespace
+
 void validate_recipe(const Recipe& r, Diagnostics& d) {
     auto at = [&](const std::string& key) { return origin_of(r, key); };
     const Parallelism& par = r.parallelism;
@@ -258,6 +291,7 @@ void validate_recipe(const Recipe& r, Diagnostics& d) {
                 r.framework),
             "launch.extra_args to add arguments", "use launch.extra_args, or framework: custom");
     }
+    validate_framework_profile(r, d);
     if (r.framework == "metaseq") {
         if (par.pipeline != 1)
             d.error(at("parallelism.pipeline"), "parallelism.pipeline", "metaseq has no pipeline parallelism", "1");

@@ -1,6 +1,7 @@
 // build_context: every decision about a job, taken once in C++ so templates
 // only place values (docs/templates.md lists each key).
 #include "render/escape.hpp"
+#include "render/frameworks/framework.hpp"
 #include "render/shell_word.hpp"
 #include "render/stage_context.hpp"
 
@@ -24,12 +25,9 @@ namespace {
 constexpr const char* k_tcpxo_plugin_image =
     "us-docker.pkg.dev/gce-ai-infra/gpudirect-tcpxo/nccl-plugin-gpudirecttcpx-dev:v1.0.3";
 constexpr const char* k_tcpxo_daemon_image = "us-docker.pkg.dev/gce-ai-infra/gpudirect-tcpxo/tcpgpudmarxd-dev:v1.0.9";
-constexpr const char* k_nemo_entrypoint = "/opt/NeMo/examples/nlp/language_modeling/megatron_gpt_pretraining.py";
-constexpr const char* k_megatron_workdir = "/workspace/Megatron-LM";
-constexpr int k_k8s_master_port = 6002;            // seed 004
-constexpr int k_megatron_lr_decay_iters = 430000;  // seed 002
-constexpr const char* k_run_dir_var = "TRAINBENCH_RUN_DIR";
+constexpr int k_k8s_master_port = 6002;  // seed 004
 constexpr const char* k_k8s_run_dir = "/workspace/trainbench-run";
+constexpr const char* k_k8s_config_dir = "/etc/trainbench";  // the ConfigMap's mount
 
 bool valid_identifier(std::string_view s) {
     if (s.empty() || (s.front() >= '0' && s.front() <= '9')) return false;
@@ -45,15 +43,6 @@ bool has_control(std::string_view s) {
     });
 }
 
-std::string py_bool(bool b) {
-    return b ? "True" : "False";
-}
-
-std::string number_text(double v) {
-    if (std::floor(v) == v && std::fabs(v) < 1e15) return fmt::format("{}", static_cast<long long>(v));
-    return fmt::format("{}", v);
-}
-
 // The `${env:NAME}` form of a recipe env value: the variable comes from the
 // submitting environment at submit time and is never written to disk.
 std::optional<std::string> env_reference(std::string_view value) {
@@ -64,337 +53,19 @@ std::optional<std::string> env_reference(std::string_view value) {
     return std::nullopt;
 }
 
-struct Facts {
-    const recipe::Recipe& r;
-    const recipe::Stage& stage;
-    catalog::Scheduler scheduler;
-    int nodes;
-    int gpus_per_node;
-    int tasks_per_node;
-    bool requests_gpus;
-    std::string log_dir;        // "logs/<stage>"
-    std::string dllogger_file;  // relative to the run dir: "logs/<stage>/<metrics.path>" or ".../dllogger.json"
-};
-
-// Arguments in groups: a flag with its values, or one Hydra override.
-using Args = std::vector<std::vector<ShellWord>>;
-std::vector<ShellWord> group(ShellWord w) {
-    return {std::move(w)};
-}
-
-// The key an argument sets: "--flag" of "--flag" or "--flag=v"; "a.b" of "++a.b=v".
-std::string argument_key(const std::string& word) {
-    std::string w = word;
-    if (w.rfind("--", 0) != 0)
-        w.erase(0, w.find_first_not_of('+') == std::string::npos ? w.size() : w.find_first_not_of('+'));
-    return w.substr(0, w.find('='));
-}
-
-// Appends the generated arguments except those whose key launch.extra_args
-// sets again: the recipe's extra arguments replace generated ones.
-void append_args(std::vector<ShellWord>& out, const Args& args, const std::vector<std::string>& extra) {
-    std::vector<std::string> extra_keys;
-    for (const std::string& e : extra)
-        if (e.rfind("-", 0) == 0 || e.find('=') != std::string::npos) extra_keys.push_back(argument_key(e));
-    for (const std::vector<ShellWord>& g : args) {
-        if (g.empty()) continue;
-        std::string key = argument_key(g.front().plain());
-        bool replaced = std::find(extra_keys.begin(), extra_keys.end(), key) != extra_keys.end();
-        if (replaced) continue;
-        out.insert(out.end(), g.begin(), g.end());
-    }
-}
-
-ShellWord run_path(const Facts& /*f*/, const std::string& relative) {
-    return word_with_var("", k_run_dir_var, "/" + relative);
-}
-
-// "nodes" as the launch line should see it: a number on Slurm and locally,
-// the pod's NNODES variable on Kubernetes (so a Helm --set nodes=N stays consistent).
-ShellWord nodes_word(const Facts& f, const std::string& prefix) {
-    if (f.scheduler == catalog::Scheduler::kubernetes) return word_with_var(prefix, "NNODES");
-    return ShellWord(prefix + std::to_string(f.nodes));
-}
-
-int data_parallel_size(const recipe::Recipe& r, int total_gpus) {
-    int model =
-        std::max(1, r.parallelism.tensor) * std::max(1, r.parallelism.pipeline) * std::max(1, r.parallelism.context);
-    return std::max(1, total_gpus / model);
-}
-
-// ---------------------------------------------------------------- frameworks
-Args nemo_args(const Facts& f) {
-    const recipe::Recipe& r = f.r;
-    const catalog::Model& m = r.model;
-    Args a;
-    std::string prec;
-    switch (r.precision) {
-        case catalog::Precision::bf16:
-        case catalog::Precision::fp8:
-            prec = "bf16";
-            break;
-        case catalog::Precision::fp16:
-            prec = "16";
-            break;
-        case catalog::Precision::tf32:
-        case catalog::Precision::fp32:
-            prec = "32";
-            break;
-    }
-    a.push_back(group(nodes_word(f, "trainer.num_nodes=")));
-    a.push_back(group(fmt::format("trainer.devices={}", f.gpus_per_node)));
-    a.push_back(group(fmt::format("trainer.max_steps={}", r.steps)));
-    a.push_back(group(fmt::format("trainer.val_check_interval={}", r.steps)));
-    a.push_back(group("trainer.limit_val_batches=0.0"));
-    a.push_back(group("trainer.log_every_n_steps=1"));
-    a.push_back(group("trainer.precision=" + prec));
-    a.push_back(group(fmt::format("model.num_layers={}", m.layers)));
-    a.push_back(group(fmt::format("model.hidden_size={}", m.hidden)));
-    a.push_back(group(fmt::format("model.ffn_hidden_size={}", m.ffn_size())));
-    a.push_back(group(fmt::format("model.num_attention_heads={}", m.heads)));
-    if (m.kv_heads > 0 && m.kv_heads != m.heads)
-        a.push_back(group(fmt::format("model.num_query_groups={}", m.kv_heads)));
-    a.push_back(group(fmt::format("model.encoder_seq_length={}", m.seq_length)));
-    a.push_back(group(fmt::format("model.max_position_embeddings={}", m.seq_length)));
-    if (m.activation == "swiglu") a.push_back(group("model.activation=fast-swiglu"));
-    if (m.position == "rope") a.push_back(group("model.position_embedding_type=rope"));
-    a.push_back(group(fmt::format("model.micro_batch_size={}", r.batch.micro)));
-    a.push_back(group(fmt::format("model.global_batch_size={}", r.batch.global)));
-    a.push_back(group(fmt::format("model.tensor_model_parallel_size={}", r.parallelism.tensor)));
-    a.push_back(group(fmt::format("model.pipeline_model_parallel_size={}", r.parallelism.pipeline)));
-    a.push_back(group(r.parallelism.virtual_pipeline > 0
-                          ? fmt::format("model.virtual_pipeline_model_parallel_size={}", r.parallelism.virtual_pipeline)
-                          : std::string("model.virtual_pipeline_model_parallel_size=null")));
-    a.push_back(group(fmt::format("model.context_parallel_size={}", r.parallelism.context)));
-    a.push_back(group("model.sequence_parallel=" + py_bool(r.parallelism.sequence_parallel)));
-    bool fp8 = r.precision == catalog::Precision::fp8;
-    a.push_back(group("model.fp8=" + py_bool(fp8)));
-    if (fp8) a.push_back(group("model.fp8_hybrid=True"));
-    const recipe::Recompute& rc = r.recompute;
-    if (rc.granularity == "none" || rc.granularity.empty()) {
-        a.push_back(group("model.activations_checkpoint_granularity=null"));
-        a.push_back(group("model.activations_checkpoint_method=null"));
-        a.push_back(group("model.activations_checkpoint_num_layers=null"));
-    } else if (rc.granularity == "selective") {
-        a.push_back(group("model.activations_checkpoint_granularity=selective"));
-        a.push_back(group("model.activations_checkpoint_method=null"));
-        a.push_back(group("model.activations_checkpoint_num_layers=null"));
-    } else {
-        a.push_back(group("model.activations_checkpoint_granularity=" + rc.granularity));
-        a.push_back(group("model.activations_checkpoint_method=" + rc.method));
-        a.push_back(group(fmt::format("model.activations_checkpoint_num_layers={}", rc.num_layers)));
-    }
-    a.push_back(
-        group(std::string("model.optim.name=") + (r.distributed_optimizer ? "distributed_fused_adam" : "fused_adam")));
-    if (r.data.kind == "mock") {
-        a.push_back(group("model.data.data_impl=mock"));
-        a.push_back(group("model.data.data_prefix=[]"));
-    } else {
-        std::string list;
-        for (const recipe::DataPrefix& p : r.data.prefixes) {
-            if (!list.empty()) list += ',';
-            list += number_text(p.weight) + "," + p.prefix;
-        }
-        a.push_back(group("model.data.data_prefix=[" + list + "]"));
-        if (!r.data.vocab_file.empty()) a.push_back(group("model.tokenizer.vocab_file=" + r.data.vocab_file));
-        if (!r.data.merge_file.empty()) a.push_back(group("model.tokenizer.merge_file=" + r.data.merge_file));
-    }
-    a.push_back(group("exp_manager.create_checkpoint_callback=False"));
-    a.push_back(group("exp_manager.resume_if_exists=False"));
-    a.push_back(group(word_with_var("exp_manager.explicit_log_dir=", k_run_dir_var, "/" + f.log_dir + "/nemo")));
-    a.push_back(group("++exp_manager.create_dllogger_logger=True"));
-    a.push_back(
-        group(word_with_var("++exp_manager.dllogger_logger_kwargs.json_file=", k_run_dir_var, "/" + f.dllogger_file)));
-    if (r.profiling.nsys) {
-        std::string ranks;
-        for (int rank : r.profiling.ranks) ranks += (ranks.empty() ? "" : ",") + std::to_string(rank);
-        a.push_back(group("model.nsys_profile.enabled=True"));
-        a.push_back(group(fmt::format("model.nsys_profile.start_step={}", r.profiling.start_step)));
-        a.push_back(group(fmt::format("model.nsys_profile.end_step={}", r.profiling.end_step)));
-        a.push_back(group("model.nsys_profile.ranks=[" + ranks + "]"));
-    }
-    return a;
-}
-
-Args megatron_args(const Facts& f) {
-    const recipe::Recipe& r = f.r;
-    const catalog::Model& m = r.model;
-    const recipe::Parallelism& p = r.parallelism;
-    Args a;
-    auto opt = [&a](const std::string& flag, const std::string& value) {
-        a.push_back({ShellWord(flag), ShellWord(value)});
-    };
-    opt("--num-layers", std::to_string(m.layers));
-    opt("--hidden-size", std::to_string(m.hidden));
-    opt("--ffn-hidden-size", std::to_string(m.ffn_size()));
-    opt("--num-attention-heads", std::to_string(m.heads));
-    if (m.kv_heads > 0 && m.kv_heads != m.heads) {
-        a.push_back(group("--group-query-attention"));
-        opt("--num-query-groups", std::to_string(m.kv_heads));
-    }
-    opt("--seq-length", std::to_string(m.seq_length));
-    opt("--max-position-embeddings", std::to_string(m.seq_length));
-    if (m.position == "rope") opt("--position-embedding-type", "rope");
-    if (m.activation == "swiglu") a.push_back(group("--swiglu"));
-    opt("--micro-batch-size", std::to_string(r.batch.micro));
-    opt("--global-batch-size", std::to_string(r.batch.global));
-    opt("--train-iters", std::to_string(r.steps));
-    opt("--tensor-model-parallel-size", std::to_string(p.tensor));
-    opt("--pipeline-model-parallel-size", std::to_string(p.pipeline));
-    if (p.virtual_pipeline > 0 && p.pipeline > 0 && m.layers % (p.pipeline * p.virtual_pipeline) == 0)
-        opt("--num-layers-per-virtual-pipeline-stage", std::to_string(m.layers / (p.pipeline * p.virtual_pipeline)));
-    if (p.context > 1) opt("--context-parallel-size", std::to_string(p.context));
-    if (p.sequence_parallel) a.push_back(group("--sequence-parallel"));
-    if (r.distributed_optimizer) a.push_back(group("--use-distributed-optimizer"));
-    switch (r.precision) {
-        case catalog::Precision::bf16:
-            a.push_back(group("--bf16"));
-            break;
-        case catalog::Precision::fp16:
-            a.push_back(group("--fp16"));
-            break;
-        case catalog::Precision::fp8:
-            a.push_back(group("--bf16"));
-            opt("--fp8-format", "hybrid");
-            break;
-        case catalog::Precision::tf32:
-        case catalog::Precision::fp32:
-            break;
-    }
-    if (r.recompute.granularity == "full") {
-        opt("--recompute-granularity", "full");
-        opt("--recompute-method", r.recompute.method);
-        opt("--recompute-num-layers", std::to_string(std::max(1, r.recompute.num_layers)));
-    } else if (r.recompute.granularity == "selective") {
-        opt("--recompute-granularity", "selective");
-    }
-    // Optimiser and schedule as seed 002 passes them.
-    opt("--lr", "6.0e-5");
-    opt("--lr-decay-style", "cosine");
-    opt("--min-lr", "6.0e-6");
-    opt("--lr-warmup-fraction", ".001");
-    opt("--lr-decay-iters", std::to_string(k_megatron_lr_decay_iters));
-    opt("--weight-decay", "0.1");
-    opt("--adam-beta1", "0.9");
-    opt("--adam-beta2", "0.95");
-    opt("--init-method-std", "0.006");
-    opt("--clip-grad", "1.0");
-    opt("--attention-backend", "auto");
-    if (r.data.kind == "mock") {
-        a.push_back(group("--mock-data"));
-        opt("--tokenizer-type", "NullTokenizer");
-        opt("--vocab-size", std::to_string(m.vocab > 0 ? m.vocab : 50257));
-    } else {
-        std::vector<ShellWord> data_path{ShellWord("--data-path")};
-        for (const recipe::DataPrefix& d : r.data.prefixes) {
-            data_path.emplace_back(number_text(d.weight));
-            data_path.emplace_back(d.prefix);
-        }
-        a.push_back(data_path);
-        opt("--tokenizer-type", "GPT2BPETokenizer");
-        if (!r.data.vocab_file.empty()) opt("--vocab-file", r.data.vocab_file);
-        if (!r.data.merge_file.empty()) opt("--merge-file", r.data.merge_file);
-    }
-    opt("--log-interval", "1");
-    opt("--eval-iters", "0");
-    opt("--eval-interval", std::to_string(r.steps));
-    a.push_back({ShellWord("--tensorboard-dir"), run_path(f, f.log_dir + "/tensorboard")});
-    return a;
-}
-
-Args metaseq_args(const Facts& f, int world_size) {
-    const recipe::Recipe& r = f.r;
-    const catalog::Model& m = r.model;
-    Args a;
-    auto opt = [&a](const std::string& flag, const std::string& value) {
-        a.push_back({ShellWord(flag), ShellWord(value)});
-    };
-    int dp = data_parallel_size(r, world_size);
-    int update_freq = std::max(1, r.batch.global / std::max(1, r.batch.micro * dp));
-    opt("--distributed-world-size", std::to_string(world_size));
-    a.push_back({ShellWord("--distributed-port"), word_with_var("", "MASTER_PORT")});
-    if (r.data.kind == "mock") {
-        opt("--task", "dummy_lm");
-        opt("--dict-size", "51196");  // seed 003 (--benchmark)
-    } else {
-        opt("--task", "streaming_language_modeling");
-        if (!r.data.prefixes.empty()) a.push_back({ShellWord("--data"), ShellWord(r.data.prefixes.front().prefix)});
-        if (!r.data.vocab_file.empty()) opt("--vocab-filename", r.data.vocab_file);
-        if (!r.data.merge_file.empty()) opt("--merges-filename", r.data.merge_file);
-    }
-    opt("--arch", "transformer_lm_megatron");
-    opt("--decoder-layers", std::to_string(m.layers));
-    opt("--decoder-embed-dim", std::to_string(m.hidden));
-    opt("--decoder-ffn-embed-dim", std::to_string(m.ffn_size()));
-    opt("--decoder-attention-heads", std::to_string(m.heads));
-    a.push_back(group("--decoder-learned-pos"));
-    a.push_back(group("--share-decoder-input-output-embed"));
-    opt("--tokens-per-sample", std::to_string(m.seq_length));
-    opt("--sample-break-mode", "none");
-    opt("--model-parallel-size", std::to_string(r.parallelism.tensor));
-    opt("--batch-size", std::to_string(r.batch.micro));
-    opt("--update-freq", std::to_string(update_freq));
-    opt("--max-update", std::to_string(r.steps));
-    opt("--total-num-update", std::to_string(r.steps));
-    opt("--optimizer", "adam");
-    opt("--adam-betas", "(0.9, 0.95)");
-    opt("--adam-eps", "1e-08");
-    opt("--clip-norm", "1.0");
-    opt("--lr", "0.0001");
-    opt("--lr-scheduler", "polynomial_decay");
-    opt("--ddp-backend", "fully_sharded");
-    a.push_back(group("--no-reshard-after-forward"));
-    a.push_back(group("--use-sharded-state"));
-    if (r.recompute.granularity != "none" && !r.recompute.granularity.empty())
-        a.push_back(group("--checkpoint-activations"));
-    if (r.precision == catalog::Precision::bf16) {
-        a.push_back(group("--bf16"));
-    } else if (r.precision == catalog::Precision::fp16) {
-        a.push_back(group("--fp16"));
-        a.push_back(group("--memory-efficient-fp16"));
-    }
-    opt("--log-format", "json");
-    opt("--log-interval", "1");
-    a.push_back(group("--no-save"));
-    a.push_back({ShellWord("--save-dir"), run_path(f, f.log_dir + "/checkpoints")});
-    a.push_back({ShellWord("--tensorboard-logdir"), run_path(f, f.log_dir + "/tb")});
-    return a;
-}
-
-Args tinygpt_args(const Facts& f) {
-    const recipe::Recipe& r = f.r;
-    const catalog::Model& m = r.model;
-    Args a;
-    auto opt = [&a](const std::string& flag, const std::string& value) {
-        a.push_back({ShellWord(flag), ShellWord(value)});
-    };
-    opt("--layers", std::to_string(m.layers));
-    opt("--hidden", std::to_string(m.hidden));
-    opt("--heads", std::to_string(m.heads));
-    opt("--ffn", std::to_string(m.ffn_size()));
-    opt("--seq-len", std::to_string(m.seq_length));
-    opt("--vocab", std::to_string(m.vocab > 0 ? m.vocab : 50257));
-    opt("--micro-batch", std::to_string(r.batch.micro));
-    opt("--global-batch", std::to_string(r.batch.global));
-    opt("--steps", std::to_string(r.steps));
-    opt("--lr", "0.003");
-    opt("--seed", "1234");
-    a.push_back({ShellWord("--dllogger-file"), run_path(f, f.dllogger_file)});
-    return a;
-}
-
 // The program and its arguments (no launcher prefix).
-std::vector<ShellWord> program_words(const Facts& f, int world_size) {
+// The program a stage runs and what goes with it (no launcher prefix).
+FrameworkLaunch stage_program(const Facts& f) {
     const recipe::Recipe& r = f.r;
-    std::vector<ShellWord> w;
-    const std::string& fw = r.framework;
+    FrameworkLaunch out;
+    std::vector<ShellWord>& w = out.program;
     if (f.stage.kind != "train") {
         // Non-training stages run the command their options give (validate defaults to nccl-tests).
         if (f.stage.options.is_object() && f.stage.options.contains("command") &&
             f.stage.options["command"].is_array()) {
             for (const auto& word : f.stage.options["command"])
                 w.emplace_back(word.is_string() ? word.get<std::string>() : word.dump());
-            return w;
+            return out;
         }
         if (f.stage.kind == "validate") {
             // nccl-tests over the allocation (the seeds' cluster validation), from options.nccl.
@@ -416,52 +87,28 @@ std::vector<ShellWord> program_words(const Facts& f, int world_size) {
                 w.emplace_back(flag);
                 w.emplace_back(text(key, fallback));
             }
-            return w;
+            return out;
         }
         // A stage kind whose schema is not defined yet and that names no command:
         // the job fails at once and says so (it never runs something unintended).
         for (const char* word : {"sh", "-c", "echo \"trainbench: $1\" >&2; exit 2", "trainbench"}) w.emplace_back(word);
         w.emplace_back(
             fmt::format("stage '{}' (kind '{}') has no command: set its options.command", f.stage.name, f.stage.kind));
-        return w;
+        return out;
     }
-    auto entry = [&r](const std::string& fallback_workdir, const std::string& fallback_entry) {
-        std::string e = r.launch.entrypoint.empty() ? fallback_entry : r.launch.entrypoint;
-        std::string workdir = r.launch.workdir.empty() ? fallback_workdir : r.launch.workdir;
-        if (!e.empty() && e.front() != '/' && !workdir.empty()) e = workdir + "/" + e;
-        return e;
-    };
-    const std::vector<std::string>& extra = r.launch.extra_args;
-    if (fw == "nemo") {
-        w.emplace_back(entry("", k_nemo_entrypoint));
-        append_args(w, nemo_args(f), extra);
-    } else if (fw == "megatron-lm") {
-        w.emplace_back(entry(k_megatron_workdir, "pretrain_gpt.py"));
-        append_args(w, megatron_args(f), extra);
-    } else if (fw == "metaseq") {
-        w.emplace_back(entry("", "metaseq/cli/train.py"));
-        append_args(w, metaseq_args(f, world_size), extra);
-    } else if (fw == "tinygpt") {
-        w.push_back(word_with_var("", "TRAINBENCH_WORKLOADS", "/tinygpt/train.py"));
-        append_args(w, tinygpt_args(f), extra);
-    } else if (fw == "custom") {
-        if (r.launch.command.empty())
-            throw InputError("framework 'custom' needs launch.command (the training command as a list of words)");
-        for (const std::string& word : r.launch.command) w.emplace_back(word);
-    } else {
-        throw InputError(fmt::format("framework '{}' cannot be rendered", fw),
-                         did_you_mean(fw, {"nemo", "megatron-lm", "metaseq", "tinygpt", "custom"}));
-    }
-    if (fw != "custom")
-        for (const std::string& word : extra) w.emplace_back(word);
-    return w;
+    const Framework* fw = find_framework(r.framework);
+    if (!fw)
+        throw InputError(fmt::format("framework '{}' cannot be rendered", r.framework),
+                         did_you_mean(r.framework, framework_names()));
+    return fw->launch(f);
 }
 
 // Whether the program is started once per GPU by the scheduler (srun tasks,
 // or our own rank loop locally) rather than once per node by torchrun.
 bool one_task_per_gpu(const recipe::Recipe& r, const recipe::Stage& stage) {
     if (stage.kind != "train") return true;
-    return r.framework == "nemo" || r.framework == "metaseq" || r.framework == "tinygpt";
+    const Framework* fw = find_framework(r.framework);
+    return fw != nullptr && fw->one_task_per_gpu;
 }
 
 // The interpreter/launcher words before the program, per scheduler.
@@ -500,7 +147,7 @@ std::vector<ShellWord> launcher_words(const Facts& f, bool nsys) {
         for (const char* word : {"nsys", "profile", "-s", "none", "-t", "nvtx,cuda", "--capture-range=cudaProfilerApi",
                                  "--capture-range-end=stop", "--force-overwrite", "true", "-o"})
             w.emplace_back(word);
-        w.push_back(run_path(f, f.log_dir + "/nsys-%p"));
+        w.push_back(run_path(f.log_dir + "/nsys-%p"));
     }
     w.emplace_back(r.framework == "tinygpt" ? "/usr/bin/python3" : "python3");
     w.emplace_back("-u");
@@ -561,6 +208,8 @@ const std::vector<std::string>& pre_escaped_keys() {
         "launch_lines.line_sh",
         "launch_command_sh",
         "runner_lines.line_sh",
+        "preflight.check_sh",
+        "kubernetes.config_files.content_yaml",
         "run_dir_sh",
         // stages (stage_context.cpp)
         "array_spec_sh",
@@ -632,7 +281,14 @@ ordered_json build_context(const recipe::Recipe& recipe_in, const RenderOptions&
     // logs/<stage>/<metrics.path> when the recipe names a file for that source.
     bool stdout_source = r.metrics.source == "megatron" || r.metrics.source == "metaseq" || r.metrics.source == "nemo";
     std::string stdout_file = stdout_source && !metrics_path.empty() ? log_dir + "/" + metrics_path : std::string();
-    Facts f{r, stage, scheduler, nodes, gpus_per_node, tasks_per_node, requests_gpus, log_dir, dllogger_file};
+    // Files delivered with the job (a NeMo config) are read where the job runs: from the run
+    // directory's copy of the rendered stage, or from the ConfigMap's mount on Kubernetes.
+    ShellWord config_dir = scheduler == catalog::Scheduler::kubernetes
+                               ? ShellWord(k_k8s_config_dir)
+                               : word_with_var("", k_run_dir_var, "/rendered/" + stage.name);
+    const int world_size = nodes * std::max(1, gpus_per_node);
+    Facts f{r,           stage,         scheduler,  nodes,     gpus_per_node, tasks_per_node,
+            requests_gpus, log_dir,     dllogger_file, config_dir, world_size};
 
     ordered_json c = ordered_json::object();
     c["recipe_name"] = r.name;
@@ -778,9 +434,9 @@ ordered_json build_context(const recipe::Recipe& recipe_in, const RenderOptions&
     c["has_env_refs"] = !env_refs.empty();
 
     // The launch command.
-    const int world_size = nodes * slots;
-    std::vector<ShellWord> program = program_words(f, world_size);
-    std::vector<ShellWord> launcher = launcher_words(f, r.profiling.nsys && r.framework == "nemo");
+    FrameworkLaunch launch = stage_program(f);
+    const std::vector<ShellWord> program = launch.program;
+    const std::vector<ShellWord> launcher = launcher_words(f, r.profiling.nsys && r.framework == "nemo");
     std::vector<ShellWord> runner;  // srun and its flags (Slurm only)
     if (scheduler == catalog::Scheduler::slurm) {
         runner.emplace_back("srun");
@@ -846,6 +502,74 @@ ordered_json build_context(const recipe::Recipe& recipe_in, const RenderOptions&
         c["launch_command_sh"] = join(cmd, " ");
     }
 
+    // Files delivered with the job (render() adds them to the stage's files), and the
+    // checks the job makes before it starts the framework.
+    {
+        ordered_json files = ordered_json::array();
+        for (const RenderedFile& file : launch.files)
+            files.push_back({{"path", file.path.string()}, {"content", file.content}});
+        c["delivered_files"] = files;
+        c["config_file"] = launch.config_file;
+        ordered_json checks = ordered_json::array();
+        for (const auto& [module, why] : launch.requires_modules) {
+            // On Slurm the check runs in the job's container, on one task.
+            std::vector<ShellWord> check;
+            for (std::size_t i = 0; i < runner.size(); ++i) {
+                check.push_back(runner[i]);
+                if (i == 0) {
+                    check.emplace_back("--nodes=1");
+                    check.emplace_back("--ntasks=1");
+                }
+            }
+            check.emplace_back(r.framework == "tinygpt" ? "/usr/bin/python3" : "python3");
+            check.emplace_back("-c");
+            check.emplace_back("import " + module);
+            std::string message = fmt::format(
+                "trainbench: the container image lacks the Python package '{}', which {} needs; use an image "
+                "that has it (container.image) or another metrics.source",
+                module, why);
+            checks.push_back({{"check_sh", join(shell_texts(check), " ") + " >/dev/null 2>&1 || { echo " +
+                                               shell_escape(message) + " >&2; exit 3; }"}});
+        }
+        c["preflight"] = checks;
+        c["has_preflight"] = !checks.empty();
+    }
+
+    // The programs this stage runs, as their frameworks receive them (checked against the
+    // framework profiles by check_launch, printed by `render --argv`).
+    {
+        ordered_json commands = ordered_json::array();
+        auto plain = [](const std::vector<ShellWord>& words) {
+            ordered_json out = ordered_json::array();
+            for (const ShellWord& w : words) out.push_back(w.plain());
+            return out;
+        };
+        if (stage.kind == "train") {
+            commands.push_back({{"program", r.framework},
+                                {"version", r.framework_version},
+                                {"argv", plain(program)},
+                                {"config_file", launch.config_file},
+                                {"config_keys", launch.config_keys}});
+        } else if (slurm_validate && c["validate"].value("nccl_enabled", false)) {
+            for (const auto& test : c["validate"]["tests"]) {
+                ordered_json argv = ordered_json::array({test["name"]});
+                for (const auto& a : c["validate"]["nccl_args"]) argv.push_back(a);
+                commands.push_back({{"program", "nccl-tests"},
+                                    {"version", ""},
+                                    {"argv", argv},
+                                    {"config_file", ""},
+                                    {"config_keys", ordered_json::array()}});
+            }
+        } else if (!program.empty()) {
+            commands.push_back({{"program", "command"},
+                                {"version", ""},
+                                {"argv", plain(program)},
+                                {"config_file", ""},
+                                {"config_keys", ordered_json::array()}});
+        }
+        c["commands"] = commands;
+    }
+
     // Local: how many processes the local script starts itself.
     c["local"] = {{"spawn_ranks", stage.kind == "train" && r.framework == "tinygpt"},
                   {"world_size", world_size},
@@ -889,7 +613,8 @@ ordered_json build_context(const recipe::Recipe& recipe_in, const RenderOptions&
                            {"chart_description",
                             fmt::format("{} ({} on {}), rendered by trainbench", r.name, r.framework, r.target.name)},
                            {"launch_script_yaml", ""},
-                           {"training_config_yaml", ""}};
+                           {"training_config_yaml", ""},
+                           {"config_files", ordered_json::array()}};
         if (scheduler == catalog::Scheduler::kubernetes && r.container.image.empty())
             throw InputError(fmt::format("recipe '{}' runs on Kubernetes but sets no container.image", r.name),
                              "set container: {image: ...}");

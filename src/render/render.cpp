@@ -81,6 +81,12 @@ std::vector<RenderedJob> render(const recipe::Recipe& recipe, const RenderOption
         if (!options.stage.empty() && stage.name != options.stage) continue;
         found = true;
         ordered_json context = build_context(recipe, options, stage);
+        // Files the framework delivers with the job (a NeMo config): next to the job file,
+        // and on Kubernetes in the ConfigMap (manifests and chart).
+        std::vector<RenderedFile> delivered;
+        for (const auto& file : context["delivered_files"])
+            delivered.push_back(RenderedFile{file["path"].get<std::string>(), file["content"].get<std::string>(), false});
+        context.erase("delivered_files");
         RenderedJob job;
         job.stage = stage.name;
         job.scheduler = recipe.target.scheduler;
@@ -101,6 +107,13 @@ std::vector<RenderedJob> render(const recipe::Recipe& recipe, const RenderOption
                 context["kubernetes"]["launch_script_yaml"] = yaml_block(launch, 4);
                 std::string config = training_config(recipe, context);
                 context["kubernetes"]["training_config_yaml"] = yaml_block(config, 4);
+                ordered_json config_files = ordered_json::array();
+                for (const RenderedFile& file : delivered) {
+                    config_files.push_back(
+                        {{"name", file.path.string()}, {"content_yaml", yaml_block(file.content, 4)}});
+                    job.files.push_back(RenderedFile{"chart/files/config" / file.path, file.content, false});
+                }
+                context["kubernetes"]["config_files"] = config_files;
                 job.files.push_back(RenderedFile{"launch.sh", launch, true});
                 render_family(engine, "kubernetes", {}, context, job, {"launch.sh"});
                 render_family(engine, "helm", "chart", context, job);
@@ -110,6 +123,7 @@ std::vector<RenderedJob> render(const recipe::Recipe& recipe, const RenderOption
                 break;
             }
         }
+        for (RenderedFile& file : delivered) job.files.push_back(std::move(file));
         bool has_entry = std::any_of(job.files.begin(), job.files.end(),
                                      [&](const RenderedFile& f) { return f.path == job.entrypoint; });
         if (!has_entry)

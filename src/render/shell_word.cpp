@@ -18,6 +18,16 @@ ShellWord& ShellWord::var(std::string name) {
     return *this;
 }
 
+ShellWord& ShellWord::append(const ShellWord& other) {
+    for (const Part& p : other.m_parts) {
+        if (p.is_var)
+            var(p.text);
+        else
+            lit(p.text);
+    }
+    return *this;
+}
+
 std::string ShellWord::shell() const {
     if (m_parts.empty()) return "''";
     std::string out;

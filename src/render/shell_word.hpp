@@ -17,6 +17,7 @@ public:
 
     ShellWord& lit(std::string text);
     ShellWord& var(std::string name);  // a valid shell identifier
+    ShellWord& append(const ShellWord& other);  // other's parts after this word's
 
     // The word as shell source text.
     [[nodiscard]] std::string shell() const;

@@ -15,6 +15,13 @@ namespace trainbench::render {
 
 namespace {
 
+nlohmann::ordered_json plain_words(const std::vector<ShellWord>& words) {
+    nlohmann::ordered_json out = nlohmann::ordered_json::array();
+    for (const ShellWord& w : words) out.push_back(w.plain());
+    return out;
+}
+
+
 constexpr const char* k_run_dir_var = "TRAINBENCH_RUN_DIR";
 
 std::string join_shell(const std::vector<ShellWord>& words) {
@@ -120,6 +127,7 @@ void add_stage_context(const recipe::Recipe& r, const recipe::Stage& stage, cata
                          {"nccl_enabled", n.enabled},
                          {"nccl_srun_sh", join_shell(nccl_srun)},
                          {"nccl_args_sh", join_shell(args)},
+                         {"nccl_args", plain_words(args)},
                          {"ranks_per_node", ranks_per_node},
                          {"pair_tasks", 2 * ranks_per_node},
                          {"tests", tests},

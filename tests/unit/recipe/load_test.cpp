@@ -148,11 +148,18 @@ TEST(LoadRecipe, ResolvedJsonFollowsTheSchemaOrder) {
     std::vector<std::string> keys;
     for (const auto& [k, v] : r.resolved.items()) keys.push_back(k);
     std::vector<std::string> expected = {
-        "version",       "name",        "description", "target",    "model",   "framework", "nodes",
-        "gpus_per_node", "parallelism", "batch",       "precision", "steps",   "recompute", "distributed_optimizer",
-        "data",          "container",   "env",         "profiling", "metrics", "expect",    "slurm",
-        "kubernetes",    "launch",      "stages"};
+        "version",       "name",        "description",    "target",          "model",
+        "framework",     "framework_version", "framework_config", "nodes", "gpus_per_node",
+        "parallelism",   "batch",       "precision",      "steps",           "recompute",
+        "distributed_optimizer", "data", "container",     "env",             "profiling",
+        "metrics",       "expect",      "slurm",          "kubernetes",      "launch",
+        "stages"};
     EXPECT_EQ(keys, expected);
+    // framework_config: dotted and nested keys alike, flat, checked against the 23.07 profile
+    EXPECT_EQ(r.framework_version, "23.07");
+    ASSERT_TRUE(r.profile);
+    EXPECT_EQ(r.framework_config["model.optim.lr"], 1.0e-4);
+    EXPECT_EQ(r.framework_config["model.optim.sched.warmup_steps"], 10);
     EXPECT_EQ(r.resolved["expect"]["step_time_s"]["tolerance"], "5%");
     EXPECT_EQ(r.expectations.at(0).tolerance_is_relative, true);
     EXPECT_DOUBLE_EQ(*r.expectations.at(0).tolerance, 0.05);

@@ -5,6 +5,7 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <yaml-cpp/yaml.h>
 
 namespace fs = std::filesystem;
 using namespace trainbench;
@@ -81,7 +82,31 @@ TEST(Context, RejectsValuesThatCannotBeRenderedSafely) {
     EXPECT_THROW((void)context_of(r), InputError);
 }
 
-TEST(Context, NemoIsHydraOverridesWithMockDataAndDllogger) {
+namespace {
+
+// The NeMo config file delivered with the job, as flat "a.b.c" -> YAML node.
+std::map<std::string, YAML::Node> delivered_config(const recipe::Recipe& r) {
+    ordered_json c = context_of(r);
+    std::map<std::string, YAML::Node> flat;
+    for (const auto& f : c["delivered_files"]) {
+        if (f["path"] != "nemo-config.yaml") continue;
+        auto walk = [&flat](const auto& self, const YAML::Node& n, const std::string& prefix) -> void {
+            for (const auto& kv : n) {
+                std::string key = prefix.empty() ? kv.first.as<std::string>() : prefix + "." + kv.first.as<std::string>();
+                if (kv.second.IsMap() && kv.second.size() > 0)
+                    self(self, kv.second, key);
+                else
+                    flat[key] = kv.second;
+            }
+        };
+        walk(walk, YAML::Load(f["content"].get<std::string>()), "");
+    }
+    return flat;
+}
+
+}  // namespace
+
+TEST(Context, NemoDeliversTheSeedConfigWithTheRecipesValuesAndPassesOnlyRunTimePaths) {
     recipe::Recipe r = render_test::base_recipe("nemo");
     r.parallelism = {4, 8, 6, 1, 1, true};
     r.precision = catalog::Precision::fp8;
@@ -89,37 +114,86 @@ TEST(Context, NemoIsHydraOverridesWithMockDataAndDllogger) {
     std::vector<std::string> a = argv_of(r);
     EXPECT_EQ(a.at(0), "python3");
     EXPECT_EQ(a.at(2), "/opt/NeMo/examples/nlp/language_modeling/megatron_gpt_pretraining.py");
-    for (const char* o :
-         {"trainer.num_nodes=2",
-          "trainer.devices=8",
-          "trainer.max_steps=40",
-          "trainer.precision=bf16",
-          "model.num_layers=12",
-          "model.hidden_size=768",
-          "model.num_attention_heads=12",
-          "model.micro_batch_size=4",
-          "model.global_batch_size=256",
-          "model.tensor_model_parallel_size=4",
-          "model.pipeline_model_parallel_size=8",
-          "model.virtual_pipeline_model_parallel_size=6",
-          "model.sequence_parallel=True",
-          "model.fp8=True",
-          "model.fp8_hybrid=True",
-          "model.data.data_impl=mock",
-          "model.data.data_prefix=[]",
-          "model.activations_checkpoint_granularity=full",
-          "model.activations_checkpoint_num_layers=1",
-          "model.optim.name=distributed_fused_adam",
-          "++exp_manager.dllogger_logger_kwargs.json_file=${TRAINBENCH_RUN_DIR}/logs/train/dllogger.json"})
-        EXPECT_TRUE(has(a, o)) << o;
+    // The config comes with the job; only values known where it runs are overrides, in the
+    // form Hydra takes for that config: `key=` for a key it has, `+key=` for one it lacks.
+    EXPECT_EQ(std::vector<std::string>(a.begin() + 3, a.end()),
+              (std::vector<std::string>{
+                  "--config-path=${TRAINBENCH_RUN_DIR}/rendered/train", "--config-name=nemo-config",
+                  "exp_manager.explicit_log_dir=${TRAINBENCH_RUN_DIR}/logs/train/nemo",
+                  "+exp_manager.dllogger_logger_kwargs.json_file=${TRAINBENCH_RUN_DIR}/logs/train/dllogger.json"}));
+    std::map<std::string, YAML::Node> cfg = delivered_config(r);
+    auto value = [&cfg](const std::string& key) {
+        return cfg.count(key) ? YAML::Dump(cfg.at(key)) : std::string("<absent>");
+    };
+    // trainbench's values
+    EXPECT_EQ(value("trainer.num_nodes"), "2");
+    EXPECT_EQ(value("trainer.devices"), "8");
+    EXPECT_EQ(value("trainer.max_steps"), "40");
+    EXPECT_EQ(value("trainer.precision"), "bf16");
+    EXPECT_EQ(value("model.num_layers"), "12");
+    EXPECT_EQ(value("model.hidden_size"), "768");
+    EXPECT_EQ(value("model.ffn_hidden_size"), "3072");
+    EXPECT_EQ(value("model.micro_batch_size"), "4");
+    EXPECT_EQ(value("model.global_batch_size"), "256");
+    EXPECT_EQ(value("model.tensor_model_parallel_size"), "4");
+    EXPECT_EQ(value("model.pipeline_model_parallel_size"), "8");
+    EXPECT_EQ(value("model.virtual_pipeline_model_parallel_size"), "6");
+    EXPECT_EQ(value("model.sequence_parallel"), "true");
+    EXPECT_EQ(value("model.fp8"), "true");
+    EXPECT_EQ(value("model.data.data_impl"), "mock");
+    EXPECT_EQ(value("model.activations_checkpoint_granularity"), "full");
+    EXPECT_EQ(value("model.activations_checkpoint_num_layers"), "1");
+    EXPECT_EQ(value("model.optim.name"), "distributed_fused_adam");
+    EXPECT_EQ(value("exp_manager.create_checkpoint_callback"), "false");
+    EXPECT_EQ(value("exp_manager.checkpoint_callback_params.model_parallel_size"), "32");
+    // the seed's configuration for the version (gpu-recipes' 175B FP8 config for 24.07), kept
+    EXPECT_EQ(value("model.fp8_hybrid"), "true");
+    EXPECT_EQ(value("model.fp8_amax_history_len"), "1024");
+    EXPECT_EQ(value("model.optim.bucket_cap_mb"), "220");
+    EXPECT_EQ(value("model.overlap_p2p_comm"), "true");
+    EXPECT_EQ(value("exp_manager.create_dllogger_logger"), "true");
+    // a key the version does not have is never invented
+    EXPECT_EQ(value("model.no_such_key"), "<absent>");
+}
+
+TEST(Context, NemoNeedsTheDlloggerPackageCheckedBeforeTheJobStarts) {
+    recipe::Recipe r = render_test::base_recipe("nemo");
+    ordered_json c = context_of(r);
+    ASSERT_EQ(c["preflight"].size(), 1u);
+    std::string check = c["preflight"][0]["check_sh"];
+    EXPECT_THAT(check, HasSubstr("srun --nodes=1 --ntasks=1"));
+    EXPECT_THAT(check, HasSubstr("python3 -c 'import dllogger'"));
+    EXPECT_THAT(check, HasSubstr("exit 3"));
+    r.metrics.source = "tensorboard";
+    EXPECT_EQ(context_of(r)["preflight"].size(), 0u);
+}
+
+TEST(Context, NemoRefusesASettingItsVersionLacks) {
+    recipe::Recipe r = render_test::base_recipe("nemo");
+    r.framework_version = "22.06";
+    r.profile = render_test::shipped_catalog().find_framework("nemo", "22.06");
+    r.metrics.source = "tensorboard";
+    r.parallelism = {1, 2, 2, 1, 1, false};
+    try {
+        (void)context_of(r);
+        FAIL() << "an interleaved pipeline on NeMo 1.11 was rendered";
+    } catch (const InputError& e) {
+        EXPECT_THAT(e.what(), HasSubstr("NeMo 1.11's megatron_gpt_config (container bignlp-training:22.06) has no "
+                                        "'model.virtual_pipeline_model_parallel_size'"));
+    }
+    r.parallelism = {1, 2, 0, 1, 1, false};
+    std::map<std::string, YAML::Node> cfg = delivered_config(r);
+    EXPECT_EQ(cfg.count("model.virtual_pipeline_model_parallel_size"), 0u) << "not in 22.06's config";
+    EXPECT_EQ(cfg.count("model.context_parallel_size"), 0u) << "not in 22.06's config";
+    EXPECT_EQ(cfg.count("model.fp8"), 0u) << "not in 22.06's config";
 }
 
 TEST(Context, ExtraArgumentsReplaceGeneratedOnesWithTheSameKey) {
     recipe::Recipe r = render_test::base_recipe("nemo");
-    r.launch.extra_args = {"model.optim.name=fused_adam", "+model.gc_interval=100"};
+    r.launch.extra_args = {"exp_manager.explicit_log_dir=/elsewhere", "+model.gc_interval=100"};
     std::vector<std::string> a = argv_of(r);
-    EXPECT_FALSE(has(a, "model.optim.name=distributed_fused_adam"));
-    EXPECT_TRUE(has(a, "model.optim.name=fused_adam"));
+    EXPECT_FALSE(has(a, "exp_manager.explicit_log_dir=${TRAINBENCH_RUN_DIR}/logs/train/nemo"));
+    EXPECT_TRUE(has(a, "exp_manager.explicit_log_dir=/elsewhere"));
     EXPECT_EQ(a.back(), "+model.gc_interval=100");
     recipe::Recipe m = render_test::base_recipe("megatron-lm");
     m.launch.extra_args = {"--lr", "1e-4"};

@@ -40,12 +40,15 @@ TEST(Render, SlurmJobHasDirectivesEnvironmentContainerAndLaunchLine) {
           "#SBATCH --gres=gpu:8\n", "#SBATCH --partition=gpu\n", "#SBATCH --exclusive\n", "#SBATCH --mem=0\n",
           "#SBATCH --time=01:00:00\n", "#SBATCH --output=logs/train/slurm-%j.out\n", "set -euo pipefail\n",
           "export NCCL_IB_TIMEOUT=22\n", "  --container-image=nvcr.io/nvidia/nemo:24.07 \\\n",
-          "  --no-container-mount-home \\\n", "    trainer.num_nodes=2 \\\n"})
+          "  --no-container-mount-home \\\n", "    --config-path=\"${TRAINBENCH_RUN_DIR}\"/rendered/train \\\n",
+          "    --config-name=nemo-config \\\n"})
         EXPECT_THAT(s, HasSubstr(line));
     EXPECT_THAT(s, HasSubstr("--container-mounts=/opt/microsoft:/opt/microsoft,/fsx:/"
                              "fsx,\"${TRAINBENCH_RUN_DIR}\":\"${TRAINBENCH_RUN_DIR}\""));
     EXPECT_THAT(s, ::testing::Not(HasSubstr("--gpus-per-node")));
     EXPECT_THAT(s, ::testing::Not(HasSubstr("--dependency")));
+    // The NeMo configuration travels with the job, next to job.sbatch (the run directory's rendered/train).
+    EXPECT_THAT(file(job, "nemo-config.yaml").content, HasSubstr("\n  num_nodes: 2\n"));
 }
 
 TEST(Render, BareMetalSlurmJobHasNoContainerFlags) {

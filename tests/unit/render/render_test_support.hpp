@@ -2,6 +2,7 @@
 // temporary directory, and running a rendered script under bash.
 #pragma once
 
+#include <trainbench/catalog.hpp>
 #include <trainbench/core.hpp>
 #include <trainbench/recipe.hpp>
 
@@ -41,6 +42,12 @@ inline fs::path shipped_templates() {
     return source_dir() / "templates";
 }
 
+// The shipped catalog (framework profiles among it), loaded once.
+inline const trainbench::catalog::Catalog& shipped_catalog() {
+    static const trainbench::catalog::Catalog cat = trainbench::catalog::Catalog::load({source_dir() / "recipes"});
+    return cat;
+}
+
 inline trainbench::catalog::Target slurm_target() {
     trainbench::catalog::Target t;
     t.name = "test-slurm";
@@ -77,6 +84,10 @@ inline trainbench::recipe::Recipe base_recipe(const std::string& framework = "ne
     r.container.image = "nvcr.io/nvidia/nemo:24.07";
     r.container.mounts = {"/fsx:/fsx"};
     r.metrics.source = "dllogger";
+    if (framework == "nemo") {
+        r.framework_version = "24.07";
+        r.profile = shipped_catalog().find_framework("nemo", "24.07");
+    }
     return r;
 }
 

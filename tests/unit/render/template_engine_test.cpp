@@ -118,10 +118,11 @@ TEST(TemplateEngine, AUserDirectoryOverridesShippedTemplatesFileByFile) {
     RenderOptions options;
     options.template_dirs = {user.path(), render_test::shipped_templates()};
     RenderedJob job = render::render(r, options).at(0);
-    ASSERT_EQ(job.files.size(), 2u);
+    ASSERT_EQ(job.files.size(), 3u);  // and the NeMo config delivered with the job
     EXPECT_EQ(job.files[0].path, "extra.sh");
     EXPECT_EQ(job.files[0].content, "echo 2\n");
     EXPECT_EQ(job.files[1].content, "#!/bin/bash\n# mine: trainbench-test-recipe-dryrun\n");
+    EXPECT_EQ(job.files[2].path, "nemo-config.yaml");
 }
 
 TEST(TemplateEngine, ShippedTemplatesUseRawTagsOnlyForPreEscapedKeys) {

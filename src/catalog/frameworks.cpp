@@ -1,0 +1,145 @@
+// Framework profiles: recipes/catalog/frameworks/<framework>-<version>.yaml.
+#include "catalog/catalog_yaml.hpp"
+
+#include <trainbench/catalog.hpp>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace fs = std::filesystem;
+
+namespace trainbench::catalog {
+
+namespace {
+
+void read_string_list(yaml::MapReader& r, std::string_view key, std::vector<std::string>& out) {
+    r.read(key, out);
+}
+
+// "a.b": {"x": [..]} maps of lists, two levels (choices).
+void read_choices(yaml::MapReader& r, FrameworkProfile& p) {
+    const yaml::Node* n = r.get("choices");
+    if (!n) return;
+    Diagnostics& d = r.diagnostics();
+    std::string key = r.key_path("choices");
+    if (!n->is_map()) {
+        yaml::type_error(d, *n, key, "a map of argument -> {value: [arguments]}");
+        return;
+    }
+    for (const yaml::Entry& flag : n->entries) {
+        std::string flag_key = yaml::join_key(key, flag.key);
+        if (!flag.value.is_map()) {
+            yaml::type_error(d, flag.value, flag_key, "a map of value -> [arguments]");
+            continue;
+        }
+        for (const yaml::Entry& choice : flag.value.entries) {
+            std::string choice_key = yaml::join_key(flag_key, choice.key);
+            if (choice.key == "default") {
+                if (auto v = yaml::as_string(choice.value, choice_key, d)) p.choice_defaults[flag.key] = *v;
+                continue;
+            }
+            std::vector<std::string>& args = p.choices[flag.key][choice.key];
+            if (choice.value.is_null()) continue;
+            if (!choice.value.is_sequence()) {
+                yaml::type_error(d, choice.value, choice_key, "a list of arguments");
+                continue;
+            }
+            for (const yaml::Node& item : choice.value.items)
+                if (auto v = yaml::as_string(item, choice_key, d)) args.push_back(*v);
+            std::sort(args.begin(), args.end());
+        }
+    }
+}
+
+void read_config(yaml::MapReader& r, FrameworkProfile& p) {
+    const yaml::Node* n = r.get("config");
+    if (!n) return;
+    if (!n->is_map()) {
+        yaml::type_error(r.diagnostics(), *n, r.key_path("config"), "a map of dotted key -> value");
+        return;
+    }
+    for (const yaml::Entry& e : n->entries) p.config[e.key] = yaml::to_json(e.value);
+}
+
+}  // namespace
+
+namespace detail {
+
+void load_framework(const fs::path& file, Catalog& cat, Diagnostics& d) {
+    std::string display = file.string();
+    yaml::Node root = yaml::parse_file(file, display, d);
+    if (root.is_null() && d.has_errors()) return;
+    yaml::MapReader r(root, {}, d);
+    if (!r.valid()) return;
+    FrameworkProfile p;
+    p.where = SourceLocation{display, 1, 1, {}};
+    if (!r.read("framework", p.framework)) r.require("framework", "the framework's name (nemo, megatron-lm, ...)");
+    if (!r.read("version", p.version)) r.require("version", "the version this profile describes");
+    r.read("title", p.title);
+    r.read("schema", p.schema);
+    read_string_list(r, "containers", p.containers);
+    read_string_list(r, "writes", p.writes);
+    if (const yaml::Node* m = r.get("format_modules")) {
+        if (!m->is_map()) yaml::type_error(d, *m, "format_modules", "a map of log format -> Python module");
+        for (const yaml::Entry& e : m->is_map() ? m->entries : std::vector<yaml::Entry>{})
+            if (auto v = yaml::as_string(e.value, "format_modules." + e.key, d)) p.format_modules[e.key] = *v;
+    }
+    read_config(r, p);
+    read_string_list(r, "keys", p.keys);
+    read_string_list(r, "open_keys", p.open_keys);
+    read_choices(r, p);
+    r.finish();
+    std::string want = p.framework + "-" + p.version;
+    if (!p.framework.empty() && file.stem().string() != want)
+        d.error(p.where, "version",
+                fmt::format("a framework profile is named <framework>-<version>.yaml: '{}' describes '{}'",
+                            file.filename().string(), want),
+                fmt::format("'{}.yaml'", want), "rename the file or fix framework/version");
+    for (const auto& [key, value] : p.config.items()) p.keys.push_back(key);
+    std::sort(p.keys.begin(), p.keys.end());
+    p.keys.erase(std::unique(p.keys.begin(), p.keys.end()), p.keys.end());
+    if (p.title.empty()) p.title = p.framework + " " + p.version;
+    if (p.schema.empty()) p.schema = p.title;
+    cat.add_framework(std::move(p));
+}
+
+}  // namespace detail
+
+bool FrameworkProfile::knows(std::string_view key, const std::map<std::string, std::string>& chosen) const {
+    if (std::binary_search(keys.begin(), keys.end(), key, std::less<>())) return true;
+    for (const std::string& open : open_keys)
+        if (key.size() > open.size() && key.substr(0, open.size()) == open && key[open.size()] == '.') return true;
+    for (const auto& [flag, values] : choices) {
+        auto c = chosen.find(flag);
+        std::string value = c != chosen.end() ? c->second : (choice_defaults.count(flag) ? choice_defaults.at(flag) : "");
+        auto v = values.find(value);
+        if (v != values.end() && std::binary_search(v->second.begin(), v->second.end(), key, std::less<>()))
+            return true;
+    }
+    return false;
+}
+
+std::vector<std::string> FrameworkProfile::all_keys() const {
+    std::vector<std::string> out = keys;
+    for (const auto& [flag, values] : choices)
+        for (const auto& [value, args] : values) out.insert(out.end(), args.begin(), args.end());
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+}
+
+std::shared_ptr<const FrameworkProfile> Catalog::find_framework(std::string_view framework,
+                                                                std::string_view version) const {
+    auto it = m_frameworks.find(std::string(framework) + "@" + std::string(version));
+    return it == m_frameworks.end() ? nullptr : it->second;
+}
+
+std::vector<std::string> Catalog::framework_versions(std::string_view framework) const {
+    std::vector<std::string> out;
+    for (const auto& [key, p] : m_frameworks)
+        if (p->framework == framework) out.push_back(p->version);
+    return out;
+}
+
+}  // namespace trainbench::catalog

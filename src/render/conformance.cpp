@@ -1,0 +1,172 @@
+// launch_commands() and check_launch(): what each framework receives, checked
+// against the profile of the version the recipe names.
+#include "render/frameworks/framework.hpp"
+
+#include <trainbench/render.hpp>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace trainbench::render {
+
+namespace {
+
+// The location of a recipe key, or of the nearest key above it that has one.
+SourceLocation origin(const recipe::Recipe& r, std::string key) {
+    while (true) {
+        auto it = r.origins.find(key);
+        if (it != r.origins.end()) return it->second;
+        std::size_t cut = key.find_last_of(".[");
+        if (cut == std::string::npos || cut == 0) return SourceLocation{r.file.string(), 0, 0, {}};
+        key.resize(cut);
+    }
+}
+
+bool is_option(const std::string& word) {
+    return word.size() > 1 && word[0] == '-' && !(word[1] >= '0' && word[1] <= '9') && word[1] != '.';
+}
+
+class Checker {
+public:
+    Checker(const recipe::Recipe& r, const LaunchCommand& cmd, const catalog::FrameworkProfile& p, Diagnostics& d)
+        : m_r(r), m_cmd(cmd), m_p(p), m_d(d) {}
+
+    // NeMo: Hydra overrides onto the delivered config.
+    void hydra() {
+        for (std::size_t i = 1; i < m_cmd.argv.size(); ++i) {
+            const std::string& word = m_cmd.argv[i];
+            if (word.rfind("--", 0) == 0) {
+                std::string flag = word.substr(0, word.find('='));
+                static const std::vector<std::string> hydra_flags = {"--config-path", "--config-name", "--config-dir"};
+                if (std::find(hydra_flags.begin(), hydra_flags.end(), flag) == hydra_flags.end())
+                    problem(word, fmt::format("'{}' is not a Hydra option of megatron_gpt_pretraining.py", flag),
+                            did_you_mean(flag, hydra_flags));
+                continue;
+            }
+            std::size_t skip = word.rfind("++", 0) == 0 ? 2 : (word[0] == '+' || word[0] == '~') ? 1 : 0;
+            std::string prefix = word.substr(0, skip);
+            std::string key = word.substr(skip, word.find('=') == std::string::npos ? std::string::npos
+                                                                                     : word.find('=') - skip);
+            bool in_config = has_config_key(key);
+            if (!in_config && !m_p.knows(key)) {
+                problem(word, fmt::format("'{}' is not a key of {}", key, m_p.schema), suggestion(key));
+            } else if (prefix.empty() && !in_config) {
+                problem(word,
+                        fmt::format("Hydra refuses '{}': the delivered config has no '{}' to override", word, key),
+                        fmt::format("append it: '+{}'", word));
+            } else if (prefix == "+" && in_config) {
+                problem(word,
+                        fmt::format("Hydra refuses '{}': the delivered config already has '{}'", word, key),
+                        fmt::format("override it: '{}'", word.substr(1)));
+            } else if (prefix == "~" && !in_config) {
+                problem(word, fmt::format("Hydra cannot delete '{}': the delivered config has no such key", key), "");
+            }
+        }
+    }
+
+    // Megatron-LM, metaseq, nccl-tests: every option exists (with the choices the argv makes).
+    void options() {
+        std::map<std::string, std::string> chosen;
+        for (std::size_t i = 1; i < m_cmd.argv.size(); ++i) {
+            const std::string& word = m_cmd.argv[i];
+            std::size_t eq = word.find('=');
+            std::string flag = word.substr(0, eq);
+            if (!m_p.choices.count(flag)) continue;
+            if (eq != std::string::npos)
+                chosen[flag] = word.substr(eq + 1);
+            else if (i + 1 < m_cmd.argv.size())
+                chosen[flag] = m_cmd.argv[i + 1];
+        }
+        for (std::size_t i = 1; i < m_cmd.argv.size(); ++i) {
+            const std::string& word = m_cmd.argv[i];
+            if (!is_option(word)) continue;
+            std::string flag = word.substr(0, word.find('='));
+            if (m_p.knows(flag, chosen)) continue;
+            std::string with;
+            for (const auto& [f, v] : chosen) with += fmt::format("{}{} {}", with.empty() ? " with " : ", ", f, v);
+            problem(word, fmt::format("'{}' is not an argument of {}{}", flag, m_p.schema, with), suggestion(flag));
+        }
+    }
+
+private:
+    [[nodiscard]] bool has_config_key(const std::string& key) const {
+        const std::vector<std::string>& keys = m_cmd.config_keys;
+        if (std::find(keys.begin(), keys.end(), key) != keys.end()) return true;
+        return std::any_of(keys.begin(), keys.end(),
+                           [&](const std::string& k) { return k.size() > key.size() && k.rfind(key + ".", 0) == 0; });
+    }
+    std::string suggestion(const std::string& key) {
+        if (m_known.empty()) m_known = m_p.all_keys();
+        return did_you_mean(key, m_known);
+    }
+    // Located at launch.extra_args when the recipe wrote the word, else at framework_version
+    // (trainbench generated it for this version).
+    void problem(const std::string& word, const std::string& message, const std::string& hint) {
+        const std::vector<std::string>& extra = m_r.launch.extra_args;
+        bool recipe_word = std::find(extra.begin(), extra.end(), word) != extra.end();
+        std::string key = recipe_word ? "launch.extra_args" : "framework_version";
+        std::string text = recipe_word ? message
+                                       : fmt::format("{} (trainbench renders it for stage '{}'; a trainbench bug or a "
+                                                     "profile that misses the key)",
+                                                     message, m_cmd.stage);
+        m_d.error(origin(m_r, key), key, text, recipe_word ? "an argument this version accepts" : "", hint);
+    }
+
+    const recipe::Recipe& m_r;
+    const LaunchCommand& m_cmd;
+    const catalog::FrameworkProfile& m_p;
+    Diagnostics& m_d;
+    std::vector<std::string> m_known;
+};
+
+}  // namespace
+
+std::vector<LaunchCommand> launch_commands(const recipe::Recipe& recipe, const RenderOptions& options) {
+    std::vector<LaunchCommand> out;
+    for (const recipe::Stage& stage : effective_stages(recipe)) {
+        if (!options.stage.empty() && stage.name != options.stage) continue;
+        nlohmann::ordered_json c = build_context(recipe, options, stage);
+        for (const auto& cmd : c["commands"]) {
+            LaunchCommand l;
+            l.stage = stage.name;
+            l.kind = stage.kind;
+            l.program = cmd["program"].get<std::string>();
+            l.version = cmd["version"].get<std::string>();
+            for (const auto& w : cmd["argv"]) l.argv.push_back(w.get<std::string>());
+            l.config_file = cmd["config_file"].get<std::string>();
+            for (const auto& k : cmd["config_keys"]) l.config_keys.push_back(k.get<std::string>());
+            out.push_back(std::move(l));
+        }
+    }
+    return out;
+}
+
+void check_launch(const recipe::Recipe& recipe, const catalog::Catalog& catalog, Diagnostics& diagnostics) {
+    std::vector<LaunchCommand> commands;
+    try {
+        commands = launch_commands(recipe, RenderOptions{});
+    } catch (const InputError& e) {
+        // A recipe the renderer refuses (a setting this framework version lacks, ...).
+        diagnostics.error(origin(recipe, recipe.profile ? "framework_version" : "framework"), "render", e.what(), "",
+                          e.hint());
+        return;
+    }
+    for (const LaunchCommand& cmd : commands) {
+        std::shared_ptr<const catalog::FrameworkProfile> profile;
+        if (!cmd.version.empty()) {
+            profile = catalog.find_framework(cmd.program, cmd.version);
+        } else {
+            std::vector<std::string> versions = catalog.framework_versions(cmd.program);
+            if (versions.size() == 1) profile = catalog.find_framework(cmd.program, versions.front());
+        }
+        if (!profile || cmd.argv.empty()) continue;
+        Checker check(recipe, cmd, *profile, diagnostics);
+        if (cmd.program == "nemo")
+            check.hydra();
+        else
+            check.options();
+    }
+}
+
+}  // namespace trainbench::render

@@ -1,0 +1,110 @@
+// Megatron-LM: pretrain_gpt.py under torchrun, one torchrun per node (seed 002).
+#include "render/frameworks/framework.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace trainbench::render {
+
+namespace {
+
+constexpr const char* k_megatron_workdir = "/workspace/Megatron-LM";
+constexpr int k_megatron_lr_decay_iters = 430000;  // seed 002
+
+Args megatron_args(const Facts& f) {
+    const recipe::Recipe& r = f.r;
+    const catalog::Model& m = r.model;
+    const recipe::Parallelism& p = r.parallelism;
+    Args a;
+    auto opt = [&a](const std::string& flag, const std::string& value) {
+        a.push_back({ShellWord(flag), ShellWord(value)});
+    };
+    opt("--num-layers", std::to_string(m.layers));
+    opt("--hidden-size", std::to_string(m.hidden));
+    opt("--ffn-hidden-size", std::to_string(m.ffn_size()));
+    opt("--num-attention-heads", std::to_string(m.heads));
+    if (m.kv_heads > 0 && m.kv_heads != m.heads) {
+        a.push_back(group("--group-query-attention"));
+        opt("--num-query-groups", std::to_string(m.kv_heads));
+    }
+    opt("--seq-length", std::to_string(m.seq_length));
+    opt("--max-position-embeddings", std::to_string(m.seq_length));
+    if (m.position == "rope") opt("--position-embedding-type", "rope");
+    if (m.activation == "swiglu") a.push_back(group("--swiglu"));
+    opt("--micro-batch-size", std::to_string(r.batch.micro));
+    opt("--global-batch-size", std::to_string(r.batch.global));
+    opt("--train-iters", std::to_string(r.steps));
+    opt("--tensor-model-parallel-size", std::to_string(p.tensor));
+    opt("--pipeline-model-parallel-size", std::to_string(p.pipeline));
+    if (p.virtual_pipeline > 0 && p.pipeline > 0 && m.layers % (p.pipeline * p.virtual_pipeline) == 0)
+        opt("--num-layers-per-virtual-pipeline-stage", std::to_string(m.layers / (p.pipeline * p.virtual_pipeline)));
+    if (p.context > 1) opt("--context-parallel-size", std::to_string(p.context));
+    if (p.sequence_parallel) a.push_back(group("--sequence-parallel"));
+    if (r.distributed_optimizer) a.push_back(group("--use-distributed-optimizer"));
+    switch (r.precision) {
+        case catalog::Precision::bf16:
+            a.push_back(group("--bf16"));
+            break;
+        case catalog::Precision::fp16:
+            a.push_back(group("--fp16"));
+            break;
+        case catalog::Precision::fp8:
+            a.push_back(group("--bf16"));
+            opt("--fp8-format", "hybrid");
+            break;
+        case catalog::Precision::tf32:
+        case catalog::Precision::fp32:
+            break;
+    }
+    if (r.recompute.granularity == "full") {
+        opt("--recompute-granularity", "full");
+        opt("--recompute-method", r.recompute.method);
+        opt("--recompute-num-layers", std::to_string(std::max(1, r.recompute.num_layers)));
+    } else if (r.recompute.granularity == "selective") {
+        opt("--recompute-granularity", "selective");
+    }
+    // Optimiser and schedule as seed 002 passes them.
+    opt("--lr", "6.0e-5");
+    opt("--lr-decay-style", "cosine");
+    opt("--min-lr", "6.0e-6");
+    opt("--lr-warmup-fraction", ".001");
+    opt("--lr-decay-iters", std::to_string(k_megatron_lr_decay_iters));
+    opt("--weight-decay", "0.1");
+    opt("--adam-beta1", "0.9");
+    opt("--adam-beta2", "0.95");
+    opt("--init-method-std", "0.006");
+    opt("--clip-grad", "1.0");
+    opt("--attention-backend", "auto");
+    if (r.data.kind == "mock") {
+        a.push_back(group("--mock-data"));
+        opt("--tokenizer-type", "NullTokenizer");
+        opt("--vocab-size", std::to_string(m.vocab > 0 ? m.vocab : 50257));
+    } else {
+        std::vector<ShellWord> data_path{ShellWord("--data-path")};
+        for (const recipe::DataPrefix& d : r.data.prefixes) {
+            data_path.emplace_back(number_text(d.weight));
+            data_path.emplace_back(d.prefix);
+        }
+        a.push_back(data_path);
+        opt("--tokenizer-type", "GPT2BPETokenizer");
+        if (!r.data.vocab_file.empty()) opt("--vocab-file", r.data.vocab_file);
+        if (!r.data.merge_file.empty()) opt("--merge-file", r.data.merge_file);
+    }
+    opt("--log-interval", "1");
+    opt("--eval-iters", "0");
+    opt("--eval-interval", std::to_string(r.steps));
+    a.push_back({ShellWord("--tensorboard-dir"), run_path(f.log_dir + "/tensorboard")});
+    return a;
+}
+
+}  // namespace
+
+FrameworkLaunch megatron_lm_launch(const Facts& f) {
+    FrameworkLaunch out;
+    out.program.emplace_back(entry_point(f.r, k_megatron_workdir, "pretrain_gpt.py"));
+    append_args(out.program, megatron_args(f), f.r.launch.extra_args);
+    return out;
+}
+
+}  // namespace trainbench::render

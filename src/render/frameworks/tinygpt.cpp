@@ -1,0 +1,31 @@
+// tinygpt: the shipped CPU workload (workloads/tinygpt/train.py), the local target's job.
+#include "render/frameworks/framework.hpp"
+
+namespace trainbench::render {
+
+FrameworkLaunch tinygpt_launch(const Facts& f) {
+    const recipe::Recipe& r = f.r;
+    const catalog::Model& m = r.model;
+    Args a;
+    auto opt = [&a](const std::string& flag, const std::string& value) {
+        a.push_back({ShellWord(flag), ShellWord(value)});
+    };
+    opt("--layers", std::to_string(m.layers));
+    opt("--hidden", std::to_string(m.hidden));
+    opt("--heads", std::to_string(m.heads));
+    opt("--ffn", std::to_string(m.ffn_size()));
+    opt("--seq-len", std::to_string(m.seq_length));
+    opt("--vocab", std::to_string(m.vocab > 0 ? m.vocab : 50257));
+    opt("--micro-batch", std::to_string(r.batch.micro));
+    opt("--global-batch", std::to_string(r.batch.global));
+    opt("--steps", std::to_string(r.steps));
+    opt("--lr", "0.003");
+    opt("--seed", "1234");
+    a.push_back({ShellWord("--dllogger-file"), run_path(f.dllogger_file)});
+    FrameworkLaunch out;
+    out.program.push_back(word_with_var("", "TRAINBENCH_WORKLOADS", "/tinygpt/train.py"));
+    append_args(out.program, a, r.launch.extra_args);
+    return out;
+}
+
+}  // namespace trainbench::render
