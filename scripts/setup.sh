@@ -26,7 +26,7 @@ run_pkgs=(python3-torch python3-numpy libopenblas0-openmp)
 test_pkgs=(
   slurm-wlm munge shellcheck jq hyperfine gcovr clang clang-format clang-tidy
   libclang-rt-14-dev libbenchmark-dev unzip help2man bash-completion
-  curl ca-certificates time dpkg-dev file man-db stress-ng
+  curl ca-certificates time dpkg-dev file man-db stress-ng python3-venv
 )
 
 pkgs=("${build_pkgs[@]}" "${run_pkgs[@]}")

@@ -30,6 +30,7 @@ struct RenderCliOptions {
     bool check = false;
     std::string stage;
     bool no_validate = false;
+    bool argv = false;
 };
 
 struct Input {
@@ -87,7 +88,46 @@ struct Outcome {
     bool differs = false;
 };
 
+// --argv: what each framework receives, per stage, as JSON (the conformance suite reads it).
+int run_argv(const RenderCliOptions& opts, Context& ctx) {
+    recipe::LoadOptions load;
+    for (const std::string& s : opts.overrides) load.overrides.push_back(recipe::parse_override(s));
+    render::RenderOptions options;
+    options.template_dirs = ctx.data_dirs().templates;
+    options.stage = opts.stage;
+    ordered_json out = ordered_json::array();
+    for (const std::string& file : opts.recipes) {
+        recipe::Recipe r = recipe::load_recipe(file, ctx.catalog(), load);
+        if (!opts.no_validate) {
+            Diagnostics d;
+            recipe::validate_recipe(r, d);
+            d.throw_if_errors(fmt::format("invalid recipe '{}'", file));
+        }
+        std::map<std::string, ordered_json> stages;
+        for (const render::LaunchCommand& c : render::launch_commands(r, options)) {
+            ordered_json& st = stages[c.stage];
+            if (st.is_null())
+                st = {{"recipe", r.name},       {"file", file},
+                      {"stage", c.stage},       {"kind", c.kind},
+                      {"framework", r.framework}, {"framework_version", r.framework_version},
+                      {"commands", ordered_json::array()}};
+            ordered_json cmd = {{"program", c.program}, {"version", c.version}, {"argv", c.argv}};
+            if (!c.config_file.empty()) {
+                // Relative to the stage's rendered files (rendered/<stage>/ in a run directory).
+                cmd["config_dir"] = ".";
+                cmd["config_name"] = fs::path(c.config_file).stem().string();
+            }
+            st["commands"].push_back(cmd);
+        }
+        for (const recipe::Stage& s : render::effective_stages(r))
+            if (stages.count(s.name)) out.push_back(stages[s.name]);
+    }
+    ctx.out << out.dump(2) << "\n";
+    return 0;
+}
+
 int run_render(const RenderCliOptions& opts, Context& ctx) {
+    if (opts.argv) return run_argv(opts, ctx);
     recipe::LoadOptions load;
     for (const std::string& s : opts.overrides) load.overrides.push_back(recipe::parse_override(s));
 
@@ -279,6 +319,8 @@ void setup_render_command(CLI::App& root, Context& ctx) {
     cmd->add_flag("--check", opts->check,
                   "Ask the real Slurm scheduler to validate each batch script (sbatch --test-only; nothing runs)");
     cmd->add_option("--stage", opts->stage, "Render only this stage");
+    cmd->add_flag("--argv", opts->argv,
+                  "Print, as JSON, the command each stage hands its framework (program, version, argv, config file)");
     cmd->add_flag("--no-validate", opts->no_validate,
                   "Skip the semantic checks (parallelism, memory fit); the schema is still checked");
     cmd->footer(R"(Examples:
@@ -287,6 +329,7 @@ void setup_render_command(CLI::App& root, Context& ctx) {
   trainbench render --all recipes/ -o out/
   trainbench render --all recipes/ --compare tests/golden/render
   trainbench render recipes/local-slurm/tinygpt-2n.yaml --check
+  trainbench render recipes/aws-p4d/gpt3-126m.yaml --argv
 Output is deterministic: the same recipe renders to the same bytes. Exit codes: 0 ok, 3 a recipe
 or template is invalid, 4 sbatch --test-only rejected a script, 5 --compare found a difference.
 Templates: --templates DIR overrides any shipped template (docs/templates.md).)");

@@ -26,6 +26,9 @@ constexpr const char* k_tcpxo_plugin_image =
     "us-docker.pkg.dev/gce-ai-infra/gpudirect-tcpxo/nccl-plugin-gpudirecttcpx-dev:v1.0.3";
 constexpr const char* k_tcpxo_daemon_image = "us-docker.pkg.dev/gce-ai-infra/gpudirect-tcpxo/tcpgpudmarxd-dev:v1.0.9";
 constexpr int k_k8s_master_port = 6002;  // seed 004
+// The nccl-tests release whose options the validation stage passes (its profile:
+// recipes/catalog/frameworks/nccl-tests-2.19.6.yaml).
+constexpr const char* k_nccl_tests_version = "2.19.6";
 constexpr const char* k_k8s_run_dir = "/workspace/trainbench-run";
 constexpr const char* k_k8s_config_dir = "/etc/trainbench";  // the ConfigMap's mount
 
@@ -224,6 +227,7 @@ const std::vector<std::string>& pre_escaped_keys() {
         "validate.dcgm_level",
         "prepare.srun_sh",
         "prepare.preprocess_srun_sh",
+        "prepare.preprocess_sh",
         "prepare.env.value_sh",
         "prepare.chunks",
         "prepare.tasks_per_node",
@@ -555,11 +559,26 @@ ordered_json build_context(const recipe::Recipe& recipe_in, const RenderOptions&
                 ordered_json argv = ordered_json::array({test["name"]});
                 for (const auto& a : c["validate"]["nccl_args"]) argv.push_back(a);
                 commands.push_back({{"program", "nccl-tests"},
-                                    {"version", ""},
+                                    {"version", k_nccl_tests_version},
                                     {"argv", argv},
                                     {"config_file", ""},
                                     {"config_keys", ordered_json::array()}});
             }
+        } else if (slurm_prepare && c["prepare"].value("preprocess", false) && !prepare_is_custom(stage)) {
+            // The NeMo that tokenizes: the container's release (the last YY.MM in the image name:
+            // "nemo:24.05", "nemo+24.05.sqsh"), else the recipe's own NeMo.
+            std::string image = c["prepare"].value("image", std::string());
+            std::string version = r.framework == "nemo" ? r.framework_version : std::string();
+            auto digit = [&image](std::size_t i) { return image[i] >= '0' && image[i] <= '9'; };
+            for (std::size_t i = 0; i + 5 <= image.size(); ++i)
+                if (digit(i) && digit(i + 1) && image[i + 2] == '.' && digit(i + 3) && digit(i + 4) &&
+                    (i == 0 || !digit(i - 1)) && (i + 5 == image.size() || !digit(i + 5)))
+                    version = image.substr(i, 5);
+            commands.push_back({{"program", "nemo-preprocess"},
+                                {"version", version},
+                                {"argv", c["prepare"]["preprocess_argv"]},
+                                {"config_file", ""},
+                                {"config_keys", ordered_json::array()}});
         } else if (!program.empty()) {
             commands.push_back({{"program", "command"},
                                 {"version", ""},

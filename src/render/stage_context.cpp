@@ -174,7 +174,32 @@ void add_stage_context(const recipe::Recipe& r, const recipe::Stage& stage, cata
         for (const std::string& m : p.preprocess_mounts) pre_mounts.push_back(m);
         std::vector<ShellWord> pre_srun{"srun", "--ntasks=1"};
         for (ShellWord& w : container_flags(p.image, pre_mounts)) pre_srun.push_back(std::move(w));
+        // Tokenization into Megatron .bin/.idx (NeMo's preprocess_data_for_megatron.py in the image).
+        std::vector<ShellWord> preprocess{"python3",
+                                          "/opt/NeMo/scripts/nlp_language_modeling/preprocess_data_for_megatron.py",
+                                          "--input",
+                                          word_with_var("", "TB_INPUT"),
+                                          "--json-keys",
+                                          "text",
+                                          "--tokenizer-library",
+                                          "megatron",
+                                          "--tokenizer-type",
+                                          p.tokenizer_type,
+                                          "--vocab-file",
+                                          p.vocab_file,
+                                          "--merge-file",
+                                          p.merge_file,
+                                          "--output-prefix",
+                                          word_with_var("", "TB_PREFIX"),
+                                          "--dataset-impl",
+                                          "mmap",
+                                          "--append-eod",
+                                          "--workers",
+                                          std::to_string(p.tasks_per_node)};
         c["prepare"] = {{"dataset", p.dataset},
+                        {"image", p.image},
+                        {"preprocess_sh", join_shell(preprocess)},
+                        {"preprocess_argv", plain_words({preprocess.begin() + 1, preprocess.end()})},
                         {"pile", p.dataset == "pile"},
                         {"slimpajama", p.dataset == "slimpajama"},
                         {"data_dir", p.data_dir},

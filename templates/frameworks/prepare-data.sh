@@ -88,17 +88,7 @@ TB_PREFIX="${OUT_DIR}/train_chunk_${TB_I}.jsonl"
 tb_fetch {{prepare.vocab_file}} {{prepare.vocab_url}}
 tb_fetch {{prepare.merge_file}} {{prepare.merges_url}}
 {{{prepare.preprocess_srun_sh}}} \
-  python3 /opt/NeMo/scripts/nlp_language_modeling/preprocess_data_for_megatron.py \
-  --input "${TB_INPUT}" \
-  --json-keys text \
-  --tokenizer-library megatron \
-  --tokenizer-type {{prepare.tokenizer_type}} \
-  --vocab-file {{prepare.vocab_file}} \
-  --merge-file {{prepare.merge_file}} \
-  --output-prefix "${TB_PREFIX}" \
-  --dataset-impl mmap \
-  --append-eod \
-  --workers {{{prepare.tasks_per_node}}}
+  {{{prepare.preprocess_sh}}}
 {{#prepare.rm_extracted}}
 rm -f "${TB_INPUT}"
 {{/prepare.rm_extracted}}
