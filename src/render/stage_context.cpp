@@ -24,6 +24,21 @@ nlohmann::ordered_json plain_words(const std::vector<ShellWord>& words) {
 
 constexpr const char* k_run_dir_var = "TRAINBENCH_RUN_DIR";
 
+// Shell words with each "--flag" (and its values) on a continued line of its own.
+std::string join_shell_lines(const std::vector<ShellWord>& words, const std::string& indent) {
+    std::string out;
+    for (const ShellWord& w : words) {
+        std::string text = w.shell();
+        if (out.empty())
+            out = text;
+        else if (text.rfind("--", 0) == 0)
+            out += " \\\n" + indent + text;
+        else
+            out += " " + text;
+    }
+    return out;
+}
+
 std::string join_shell(const std::vector<ShellWord>& words) {
     std::string out;
     for (const ShellWord& w : words) out += (out.empty() ? "" : " ") + w.shell();
@@ -198,7 +213,7 @@ void add_stage_context(const recipe::Recipe& r, const recipe::Stage& stage, cata
                                           std::to_string(p.tasks_per_node)};
         c["prepare"] = {{"dataset", p.dataset},
                         {"image", p.image},
-                        {"preprocess_sh", join_shell(preprocess)},
+                        {"preprocess_sh", join_shell_lines(preprocess, "  ")},
                         {"preprocess_argv", plain_words({preprocess.begin() + 1, preprocess.end()})},
                         {"pile", p.dataset == "pile"},
                         {"slimpajama", p.dataset == "slimpajama"},
