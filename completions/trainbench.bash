@@ -34,7 +34,7 @@ _trainbench() {
             case $cur in
                 target=*) COMPREPLY=($(compgen -P target= -W "$("$tb" list targets --names 2>/dev/null)" -- "${cur#target=}")) ;;
                 model=*) COMPREPLY=($(compgen -P model= -W "$("$tb" list models --names 2>/dev/null)" -- "${cur#model=}")) ;;
-                *) COMPREPLY=($(compgen -S = -W "target model framework nodes gpus_per_node parallelism.tensor parallelism.pipeline parallelism.virtual_pipeline parallelism.context parallelism.sequence_parallel batch.micro batch.global precision steps recompute.granularity data container.image env metrics.window metrics.flops slurm.partition slurm.account slurm.time" -- "$cur")); compopt -o nospace 2>/dev/null ;;
+                *) COMPREPLY=($(compgen -S = -W "target model framework framework_version nodes gpus_per_node parallelism.tensor parallelism.pipeline parallelism.virtual_pipeline parallelism.context parallelism.sequence_parallel batch.micro batch.global precision steps recompute.granularity data container.image env metrics.window metrics.flops slurm.partition slurm.account slurm.time" -- "$cur")); compopt -o nospace 2>/dev/null ;;
             esac
             return ;;
     esac
@@ -46,7 +46,7 @@ _trainbench() {
         return
     fi
     case $sub in
-        list) COMPREPLY=($(compgen -W "targets models recipes gpus formats conventions" -- "$cur")); return ;;
+        list) COMPREPLY=($(compgen -W "targets models frameworks recipes gpus" -- "$cur")); return ;;
     esac
     # Recipe, sweep and log files, and directories to descend into.
     local f

@@ -4,6 +4,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 build_dir="${BUILD_DIR:-build}"
 if [ ! -f "$build_dir/build.ninja" ]; then
-  cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
+  # The project's gate: warnings are errors here (a user's plain cmake build leaves them warnings).
+  cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTRAINBENCH_WERROR=ON "$@" >/dev/null
 fi
 cmake --build "$build_dir" -j"$(nproc)"

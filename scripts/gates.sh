@@ -39,7 +39,7 @@ for gate in "${gates[@]}"; do
       echo "gate: sanitizers (ASan + UBSan)"
       if [ ! -f "$asan_dir"/build.ninja ]; then
         # -g1: line tables are all a sanitizer report needs; PCH: see CMakeLists.txt.
-        cmake -S . -B "$asan_dir" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG=-g1 \
+        cmake -S . -B "$asan_dir" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG=-g1 -DTRAINBENCH_WERROR=ON \
               -DTRAINBENCH_SANITIZE=ON -DTRAINBENCH_COVERAGE=ON -DTRAINBENCH_PCH=ON >/dev/null
       fi
       cmake --build "$asan_dir" -j"$(nproc)"

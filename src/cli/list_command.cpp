@@ -1,4 +1,4 @@
-// trainbench list targets|models|recipes|gpus: the catalog and the shipped recipes.
+// trainbench list targets|models|frameworks|recipes|gpus: the catalog and the shipped recipes.
 #include "cli/app.hpp"
 
 #include <trainbench/recipe.hpp>
@@ -132,6 +132,28 @@ int list_models(const ListOptions& opts, Context& ctx) {
     return 0;
 }
 
+int list_frameworks(const ListOptions& opts, Context& ctx) {
+    nlohmann::ordered_json j = nlohmann::ordered_json::array();
+    std::vector<Row> rows;
+    for (const auto& [key, p] : ctx.catalog().frameworks()) {
+        std::string writes;
+        for (const std::string& w : p->writes) writes += (writes.empty() ? "" : ",") + w;
+        rows.push_back({p->framework, p->version, std::to_string(p->all_keys().size()), writes.empty() ? "-" : writes,
+                        p->title});
+        j.push_back({{"framework", p->framework},
+                     {"version", p->version},
+                     {"title", p->title},
+                     {"schema", p->schema},
+                     {"containers", p->containers},
+                     {"writes", p->writes},
+                     {"keys", p->all_keys().size()},
+                     {"config_keys", p->config.size()},
+                     {"file", p->where.file}});
+    }
+    emit(opts, ctx, j, {"FRAMEWORK", "VERSION", "KEYS", "WRITES", "DESCRIPTION"}, rows);
+    return 0;
+}
+
 int list_recipes(const ListOptions& opts, Context& ctx) {
     const catalog::Catalog& cat = ctx.catalog();
     nlohmann::ordered_json j = nlohmann::ordered_json::array();
@@ -165,6 +187,7 @@ int run_list(const ListOptions& opts, Context& ctx) {
     if (opts.what == "gpus") return list_gpus(opts, ctx);
     if (opts.what == "targets") return list_targets(opts, ctx);
     if (opts.what == "models") return list_models(opts, ctx);
+    if (opts.what == "frameworks") return list_frameworks(opts, ctx);
     return list_recipes(opts, ctx);
 }
 
@@ -172,15 +195,17 @@ int run_list(const ListOptions& opts, Context& ctx) {
 
 void setup_list_command(CLI::App& root, Context& ctx) {
     auto opts = std::make_shared<ListOptions>();
-    CLI::App* cmd = root.add_subcommand("list", "List catalog targets, models, GPUs, or the shipped recipes");
-    cmd->add_option("what", opts->what, "What to list: targets, models, recipes or gpus")
+    CLI::App* cmd =
+        root.add_subcommand("list", "List catalog targets, models, GPUs, framework versions, or the shipped recipes");
+    cmd->add_option("what", opts->what, "What to list: targets, models, frameworks, recipes or gpus")
         ->required()
-        ->check(CLI::IsMember({"targets", "models", "recipes", "gpus"}));
+        ->check(CLI::IsMember({"targets", "models", "frameworks", "recipes", "gpus"}));
     cmd->add_flag("--names", opts->names, "Only the names, one per line (for scripts and shell completion)");
     cmd->footer(R"TXT(Examples:
   trainbench list targets
   trainbench list models --json
   trainbench list gpus              # memory and dense peak TFLOPS per precision
+  trainbench list frameworks        # framework versions whose launch lines validate checks
   trainbench list recipes --recipes ~/my-recipes)TXT");
     cmd->callback([opts, &ctx] { ctx.action = [opts, &ctx] { return run_list(*opts, ctx); }; });
 }

@@ -7,23 +7,7 @@
 # intended differences must fail, and so must a listed difference that does not occur.
 set -euo pipefail
 
-bin=${TRAINBENCH_BINARY:-}
-src=${TRAINBENCH_SOURCE_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
-shared=${TRAINBENCH_SHARED_DIR:-$src/../shared}
-if [[ ! -d $shared/reference ]]; then
-    echo "skip: no upstream reference files at $shared/reference (the seeds' configs)" >&2
-    exit 125
-fi
-if [[ -z $bin || ! -x $bin ]]; then
-    echo "skip: TRAINBENCH_BINARY is not set to the built CLI" >&2
-    exit 125
-fi
-export TRAINBENCH_SHARED_DIR=$shared TRAINBENCH_BINARY=$bin
-python=$("$src/tests/conformance/venv.sh")
-cd "$src"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
+source "$(dirname "${BASH_SOURCE[0]}")/../conformance/test_env.sh"
 recipe=recipes/aws-p4d/gpt3-126m.yaml
 
 # 1. Teeth. With nothing listed, the run directory alone differs from the seed's results_dir.

@@ -9,23 +9,7 @@
 # same for every oracle and checker on its own (nccl-tests included).
 set -euo pipefail
 
-bin=${TRAINBENCH_BINARY:-}
-src=${TRAINBENCH_SOURCE_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
-shared=${TRAINBENCH_SHARED_DIR:-$src/../shared}
-if [[ ! -d $shared/reference ]]; then
-    echo "skip: no upstream reference files at $shared/reference (the conformance oracles)" >&2
-    exit 125
-fi
-if [[ -z $bin || ! -x $bin ]]; then
-    echo "skip: TRAINBENCH_BINARY is not set to the built CLI" >&2
-    exit 125
-fi
-export TRAINBENCH_SHARED_DIR=$shared TRAINBENCH_BINARY=$bin
-python=$("$src/tests/conformance/venv.sh")
-cd "$src"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
+source "$(dirname "${BASH_SOURCE[0]}")/../conformance/test_env.sh"
 
 # 0. The oracles and checkers on their own (each must reject a bad argument of its program).
 if ! "$python" tests/conformance/selftest.py; then
