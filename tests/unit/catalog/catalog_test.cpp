@@ -178,6 +178,55 @@ TEST_F(CatalogDir, ReportsYamlSyntaxErrorsInCatalogFiles) {
     }
 }
 
+TEST(Catalog, ShipsAFrameworkProfilePerNemoContainerWithTheSeedsConfig) {
+    const Catalog& cat = shipped();
+    EXPECT_EQ(cat.framework_versions("nemo"), (std::vector<std::string>{"22.06", "23.07", "24.07"}));
+    auto v1 = cat.find_framework("nemo", "22.06");
+    ASSERT_TRUE(v1);
+    EXPECT_EQ(v1->schema, "NeMo 1.11's megatron_gpt_config (container bignlp-training:22.06)");
+    // the seed's 126m.yaml (launcher eec62ab4) is the config a job starts from
+    EXPECT_EQ(v1->config.at("model.optim.lr"), 6e-4);
+    EXPECT_EQ(v1->config.at("model.optim.name"), "fused_adam");
+    EXPECT_EQ(v1->config.at("model.megatron_amp_O2"), true);
+    EXPECT_TRUE(v1->knows("exp_manager.step_timing_kwargs.buffer_size"));
+    EXPECT_TRUE(v1->knows("exp_manager.wandb_logger_kwargs.anything")) << "a Dict field takes any key";
+    EXPECT_FALSE(v1->knows("model.context_parallel_size")) << "NeMo 1.11 has no context parallelism";
+    EXPECT_FALSE(v1->knows("exp_manager.create_dllogger_logger")) << "1.11's ExpManagerConfig has no DLLogger";
+    EXPECT_EQ(v1->writes, (std::vector<std::string>{"tensorboard", "nemo"}));
+    auto v3 = cat.find_framework("nemo", "24.07");
+    ASSERT_TRUE(v3);
+    EXPECT_TRUE(v3->knows("model.fp8_wgrad"));
+    EXPECT_EQ(v3->format_modules.at("dllogger"), "dllogger");
+    EXPECT_FALSE(cat.find_framework("nemo", "99.99"));
+}
+
+TEST_F(CatalogDir, AFrameworkProfileIsNamedAfterItsFrameworkAndVersionAndKnowsItsChoices) {
+    fs::create_directories(m_dir / "catalog" / "frameworks");
+    write("catalog/frameworks/tool-1.yaml",
+          "framework: tool\nversion: \"1\"\nkeys: [--a, --task]\nchoices:\n  --task:\n    default: x\n"
+          "    x: [--only-x]\n    y: [--only-y]\n");
+    Catalog cat = Catalog::load({m_dir});
+    auto p = cat.find_framework("tool", "1");
+    ASSERT_TRUE(p);
+    EXPECT_TRUE(p->knows("--a"));
+    EXPECT_TRUE(p->knows("--only-x")) << "the default choice";
+    EXPECT_FALSE(p->knows("--only-y"));
+    EXPECT_TRUE(p->knows("--only-y", {{"--task", "y"}}));
+    EXPECT_FALSE(p->knows("--only-x", {{"--task", "y"}}));
+    EXPECT_EQ(p->all_keys(), (std::vector<std::string>{"--a", "--only-x", "--only-y", "--task"}));
+    write("catalog/frameworks/tool-2.yaml", "framework: tool\nversion: \"3\"\nkeyz: []\n");
+    try {
+        (void)Catalog::load({m_dir});
+        FAIL() << "expected InputError";
+    } catch (const InputError& e) {
+        std::string all = e.diagnostics().format();
+        EXPECT_NE(all.find("a framework profile is named <framework>-<version>.yaml: 'tool-2.yaml' describes 'tool-3'"),
+                  std::string::npos)
+            << all;
+        EXPECT_NE(all.find("'keyz': unknown key"), std::string::npos) << all;
+    }
+}
+
 TEST(CatalogNames, PrecisionAndSchedulerNamesRoundTrip) {
     for (const std::string& n : precision_names()) {
         auto p = parse_precision(n);
