@@ -191,6 +191,8 @@ struct Override {
 
 struct LoadOptions {
     std::vector<Override> overrides;
+    // Directories `extends` may also read from (--recipes); see RecipeSource::read.
+    std::vector<std::filesystem::path> recipe_roots;
 };
 
 // Loads, merges extends, resolves catalog references, applies overrides and
@@ -225,7 +227,13 @@ class RecipeSource {
 public:
     // Reads `file` and its extends chain. Throws InputError when the file is
     // missing or unparsable; problems in extends are reported by load_recipe.
-    [[nodiscard]] static RecipeSource read(const std::filesystem::path& file);
+    // `extends` reads only inside the recipe's own tree (its directory, and the
+    // recipes tree it belongs to: the nearest ancestor with a catalog/ or common/
+    // folder, else the directory above; never the file system's root), the shipped
+    // and $TRAINBENCH_RECIPES directories, and `roots`;
+    // anything else is a located error that shows nothing of the file.
+    [[nodiscard]] static RecipeSource read(const std::filesystem::path& file,
+                                           const std::vector<std::filesystem::path>& roots = {});
     [[nodiscard]] const std::filesystem::path& file() const { return m_file; }
     struct Tree;  // private (src/recipe)
     [[nodiscard]] const Tree& tree() const { return *m_tree; }

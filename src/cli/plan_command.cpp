@@ -87,6 +87,7 @@ int run_plan(const PlanOptions& opts, Context& ctx) {
         if (!(bw > 0))
             throw UsageError(fmt::format("--fs-bandwidth {} is not positive", bw), "GB/s, e.g. --fs-bandwidth 19.2");
     recipe::LoadOptions load;
+    load.recipe_roots = ctx.data_dirs().recipes;
     for (const std::string& s : opts.overrides) load.overrides.push_back(recipe::parse_override(s));
     recipe::Recipe r = recipe::load_recipe(opts.recipe, ctx.catalog(), load);
     Diagnostics d;

@@ -91,6 +91,7 @@ struct Outcome {
 // --argv: what each framework receives, per stage, as JSON (the conformance suite reads it).
 int run_argv(const RenderCliOptions& opts, Context& ctx) {
     recipe::LoadOptions load;
+    load.recipe_roots = ctx.data_dirs().recipes;
     for (const std::string& s : opts.overrides) load.overrides.push_back(recipe::parse_override(s));
     render::RenderOptions options;
     options.template_dirs = ctx.data_dirs().templates;
@@ -129,6 +130,7 @@ int run_argv(const RenderCliOptions& opts, Context& ctx) {
 int run_render(const RenderCliOptions& opts, Context& ctx) {
     if (opts.argv) return run_argv(opts, ctx);
     recipe::LoadOptions load;
+    load.recipe_roots = ctx.data_dirs().recipes;
     for (const std::string& s : opts.overrides) load.overrides.push_back(recipe::parse_override(s));
 
     std::vector<Input> inputs;

@@ -26,6 +26,7 @@ void add_kube_flags(CLI::App* cmd, std::string& context, std::string& ns) {
 
 run::RunInfo submit_recipe(Context& ctx, const SubmitArgs& args) {
     recipe::LoadOptions load;
+    load.recipe_roots = ctx.data_dirs().recipes;
     for (const std::string& s : args.overrides) load.overrides.push_back(recipe::parse_override(s));
     recipe::Recipe r = recipe::load_valid_recipe(args.recipe, ctx.catalog(), load);
     {

@@ -17,6 +17,7 @@ struct ShowOptions {
 
 int run_show(const ShowOptions& opts, Context& ctx) {
     recipe::LoadOptions load;
+    load.recipe_roots = ctx.data_dirs().recipes;
     for (const std::string& s : opts.overrides) load.overrides.push_back(recipe::parse_override(s));
     recipe::Recipe r = recipe::load_recipe(opts.recipe, ctx.catalog(), load);
     if (ctx.options.json) {

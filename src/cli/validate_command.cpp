@@ -38,6 +38,7 @@ nlohmann::ordered_json diagnostics_json(const Diagnostics& d) {
 
 int run_validate(const ValidateOptions& opts, Context& ctx) {
     recipe::LoadOptions load;
+    load.recipe_roots = ctx.data_dirs().recipes;
     for (const std::string& s : opts.overrides) load.overrides.push_back(recipe::parse_override(s));
     std::vector<fs::path> files;
     for (const std::string& r : opts.recipes) files.emplace_back(r);

@@ -92,12 +92,30 @@ SourceLocation locate(const YAML::Mark& mark, const std::string& file, const Sou
     return SourceLocation{file, mark.line + 1, mark.column + 1, {}};
 }
 
+// What a document may expand to: YAML aliases (&a / *a) let a few hundred bytes stand for
+// millions of nodes (an "alias bomb"), so nodes are counted as the tree is built, and the
+// conversion stops at the limit before building anything more.
+struct Budget {
+    std::size_t nodes = 0;
+    bool exceeded = false;
+};
+
 // Converts a yaml-cpp tree. `override_where` (when known) locates every node
 // at a command-line override instead of a file position.
 Node convert(const YAML::Node& y, const std::string& file, const SourceLocation& fallback,
-             const std::optional<SourceLocation>& override_where, Diagnostics& d, int depth) {
+             const std::optional<SourceLocation>& override_where, Diagnostics& d, int depth, Budget& budget) {
     Node n;
+    if (budget.exceeded) return n;
     n.where = override_where ? *override_where : locate(y.Mark(), file, fallback);
+    if (++budget.nodes > k_max_document_nodes) {
+        budget.exceeded = true;
+        d.error(SourceLocation{file.empty() ? n.where.file : file, 1, 1, n.where.override_text}, {},
+                fmt::format("the document expands to more than {} values (YAML aliases repeating large parts?)",
+                            k_max_document_nodes),
+                fmt::format("at most {} values once aliases are expanded", k_max_document_nodes),
+                "write the repeated parts once (extends, a sweep) instead of through aliases");
+        return n;
+    }
     if (depth > 64) {
         d.error(n.where, {}, "document nested too deeply", "at most 64 levels");
         return n;
@@ -115,7 +133,7 @@ Node convert(const YAML::Node& y, const std::string& file, const SourceLocation&
         case YAML::NodeType::Sequence:
             n.kind = Kind::sequence;
             for (const YAML::Node& item : y)
-                n.items.push_back(convert(item, file, n.where, override_where, d, depth + 1));
+                n.items.push_back(convert(item, file, n.where, override_where, d, depth + 1, budget));
             break;
         case YAML::NodeType::Map:
             n.kind = Kind::map;
@@ -133,7 +151,7 @@ Node convert(const YAML::Node& y, const std::string& file, const SourceLocation&
                     continue;
                 }
                 n.entries.push_back(
-                    Entry{key, key_where, convert(it->second, file, key_where, override_where, d, depth + 1)});
+                    Entry{key, key_where, convert(it->second, file, key_where, override_where, d, depth + 1, budget)});
             }
             break;
     }
@@ -172,11 +190,19 @@ std::string clean_message(std::string msg) {
 }  // namespace
 
 Node parse(std::string_view text, const std::string& file, Diagnostics& diagnostics) {
+    if (text.size() > k_max_document_bytes) {
+        diagnostics.error(SourceLocation{file, 1, 1, {}}, {},
+                          fmt::format("the document is {} bytes, more than a recipe or catalog file may be",
+                                      text.size()),
+                          fmt::format("at most {} bytes", k_max_document_bytes));
+        return Node{};
+    }
     if (!check_tabs(text, file, diagnostics)) return Node{};
     try {
         YAML::Node y = YAML::Load(std::string(text));
         Diagnostics local;
-        Node n = convert(y, file, SourceLocation{file, 1, 1, {}}, std::nullopt, local, 0);
+        Budget budget;
+        Node n = convert(y, file, SourceLocation{file, 1, 1, {}}, std::nullopt, local, 0, budget);
         diagnostics.merge(local);
         if (local.has_errors()) return Node{};
         return n;
@@ -192,6 +218,16 @@ Node parse_file(const std::filesystem::path& path, const std::string& display_na
                 const SourceLocation& from) {
     std::string text;
     try {
+        // Never read a file larger than a document may be (a 2 GB "recipe" is an error, not a read).
+        std::error_code ec;
+        std::uintmax_t size = std::filesystem::file_size(path, ec);
+        if (!ec && size > k_max_document_bytes) {
+            diagnostics.error(from.known() ? from : SourceLocation{display_name, 1, 1, {}}, {},
+                              fmt::format("'{}' is {} bytes, more than a recipe or catalog file may be", display_name,
+                                          size),
+                              fmt::format("at most {} bytes", k_max_document_bytes));
+            return Node{};
+        }
         text = read_file(path);
     } catch (const Error& e) {
         diagnostics.error(from.known() ? from : SourceLocation{display_name, 0, 0, {}}, {},
@@ -205,7 +241,8 @@ Node parse_value(std::string_view text, const SourceLocation& where, Diagnostics
     if (text.empty()) return Node::make_scalar({}, where, true);
     try {
         YAML::Node y = YAML::Load(std::string(text));
-        return convert(y, {}, where, where, diagnostics, 0);
+        Budget budget;
+        return convert(y, {}, where, where, diagnostics, 0, budget);
     } catch (const YAML::Exception& e) {
         diagnostics.error(where, {}, fmt::format("invalid value: {}", clean_message(e.msg)), {},
                           "quote the value for the shell, e.g. -s 'key=[1, 2]'");

@@ -21,6 +21,12 @@
 
 namespace trainbench::yaml {
 
+// Limits of one document (a recipe, sweep or catalog file), each a located error when passed:
+// its size, and the values it expands to once YAML aliases are resolved. Nesting is limited
+// to 64 levels. The shipped recipes are a few KiB and a few hundred values.
+constexpr std::size_t k_max_document_bytes = 4u << 20;  // 4 MiB
+constexpr std::size_t k_max_document_nodes = 100000;
+
 enum class Kind { null, scalar, sequence, map };
 
 struct Entry;

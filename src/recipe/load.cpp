@@ -50,8 +50,46 @@ std::string display_of(const fs::path& p) {
     return p.lexically_normal().string();
 }
 
+// The directories `extends` may read from (canonical): the top recipe's directory, the
+// recipes tree it belongs to (the nearest ancestor holding catalog/ or common/, else the
+// directory above the recipe's), the data directories ($TRAINBENCH_RECIPES, the shipped
+// recipes) and the caller's roots.
+std::vector<fs::path> allowed_roots(const fs::path& top, const std::vector<fs::path>& extra) {
+    std::vector<fs::path> roots;
+    std::error_code ec;
+    auto add = [&](const fs::path& p) {
+        fs::path c = fs::weakly_canonical(p, ec);
+        if (!ec && !c.empty()) roots.push_back(c);
+    };
+    fs::path dir = fs::weakly_canonical(top, ec).parent_path();
+    add(dir);
+    bool tree = false;
+    for (fs::path p = dir; !p.empty() && p != p.root_path(); p = p.parent_path()) {
+        if (fs::is_directory(p / "catalog", ec) || fs::is_directory(p / "common", ec)) {
+            add(p);
+            tree = true;
+            break;
+        }
+    }
+    // A folder of recipe folders without a catalog (bases next to the recipe's folder):
+    // the parent, unless that is the file system's root.
+    if (!tree && dir.has_parent_path() && dir.parent_path() != dir.root_path()) add(dir.parent_path());
+    for (const fs::path& p : default_data_dirs().recipes) add(p);
+    for (const fs::path& p : extra) add(p);
+    return roots;
+}
+
+bool inside(const fs::path& file, const std::vector<fs::path>& roots) {
+    for (const fs::path& root : roots) {
+        auto [r, f] = std::mismatch(root.begin(), root.end(), file.begin(), file.end());
+        if (r == root.end()) return true;
+    }
+    return false;
+}
+
 Node load_tree(const fs::path& file, const std::string& display, std::vector<fs::path>& stack,
-               std::vector<std::string>& stack_names, Diagnostics& d, const SourceLocation& from) {
+               std::vector<std::string>& stack_names, Diagnostics& d, const SourceLocation& from,
+               const std::vector<fs::path>& roots) {
     Node root = yaml::parse_file(file, display, d, from);
     if (root.is_null()) return root;
     if (!root.is_map()) {
@@ -85,6 +123,16 @@ Node load_tree(const fs::path& file, const std::string& display, std::vector<fs:
             continue;
         }
         fs::path canonical = fs::weakly_canonical(target, ec);
+        if (!inside(canonical, roots)) {
+            // Never read (or quote) a file outside the recipe trees: a recipe from a pull
+            // request must not be able to print /etc/passwd through an error message.
+            d.error(e->where, "extends",
+                    fmt::format("extends '{}' is outside the recipe's directory tree and the recipe directories",
+                                e->scalar),
+                    "a recipe under the recipe's own tree, the catalog, or a directory given with --recipes",
+                    "pass its directory with --recipes DIR (or $TRAINBENCH_RECIPES) if it is meant to be used");
+            continue;
+        }
         if (std::find(stack.begin(), stack.end(), canonical) != stack.end()) {
             std::string chain;
             auto it = std::find(stack.begin(), stack.end(), canonical);
@@ -101,7 +149,7 @@ Node load_tree(const fs::path& file, const std::string& display, std::vector<fs:
         }
         stack.push_back(canonical);
         stack_names.push_back(target_display);
-        Node sub = load_tree(target, target_display, stack, stack_names, d, e->where);
+        Node sub = load_tree(target, target_display, stack, stack_names, d, e->where, roots);
         stack.pop_back();
         stack_names.pop_back();
         if (sub.is_map()) yaml::merge(base, sub);
@@ -687,7 +735,7 @@ struct RecipeSource::Tree {
     Diagnostics diagnostics;  // problems found while reading (reported by every load)
 };
 
-RecipeSource RecipeSource::read(const fs::path& file) {
+RecipeSource RecipeSource::read(const fs::path& file, const std::vector<fs::path>& roots) {
     auto tree = std::make_shared<Tree>();
     std::string display = file.string();
     std::vector<fs::path> stack;
@@ -697,7 +745,7 @@ RecipeSource RecipeSource::read(const fs::path& file) {
         throw InputError(fmt::format("recipe '{}' not found", display), "give the path of a recipe YAML file");
     stack.push_back(fs::weakly_canonical(file, ec));
     stack_names.push_back(display);
-    tree->root = load_tree(file, display, stack, stack_names, tree->diagnostics, {});
+    tree->root = load_tree(file, display, stack, stack_names, tree->diagnostics, {}, allowed_roots(file, roots));
     if (tree->diagnostics.has_errors() && tree->root.is_null())
         tree->diagnostics.throw_if_errors(fmt::format("invalid recipe '{}'", display));
     RecipeSource source;
@@ -707,7 +755,7 @@ RecipeSource RecipeSource::read(const fs::path& file) {
 }
 
 Recipe load_recipe(const fs::path& file, const catalog::Catalog& catalog, const LoadOptions& options) {
-    return load_recipe(RecipeSource::read(file), catalog, options);
+    return load_recipe(RecipeSource::read(file, options.recipe_roots), catalog, options);
 }
 
 Recipe load_recipe(const RecipeSource& source, const catalog::Catalog& catalog, const LoadOptions& options) {

@@ -170,3 +170,32 @@ TEST(YamlReader, ReportsAMissingFileAtTheReferringPosition) {
 
 }  // namespace
 }  // namespace trainbench::yaml
+
+TEST(YamlReader, AnAliasBombIsRefusedBeforeItIsExpanded) {
+    // 6 levels of 10 aliases: a million values from a few hundred bytes.
+    std::string text = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n";
+    for (int i = 1; i <= 6; ++i) {
+        text += "a" + std::to_string(i) + ": &a" + std::to_string(i) + " [";
+        for (int j = 0; j < 10; ++j) text += (j ? ", *a" : "*a") + std::to_string(i - 1);
+        text += "]\n";
+    }
+    trainbench::Diagnostics d;
+    trainbench::yaml::Node n = trainbench::yaml::parse(text, "bomb.yaml", d);
+    EXPECT_TRUE(n.is_null());
+    ASSERT_TRUE(d.has_errors());
+    EXPECT_NE(d.format().find("bomb.yaml:1:1: error: the document expands to more than 100000 values"),
+              std::string::npos)
+        << d.format();
+    // The same aliases a few times over are fine.
+    trainbench::Diagnostics ok;
+    n = trainbench::yaml::parse("a: &a [1, 2]\nb: *a\nc: *a\n", "ok.yaml", ok);
+    EXPECT_FALSE(ok.has_errors()) << ok.format();
+    EXPECT_EQ(n.find("c")->items.size(), 2u);
+}
+
+TEST(YamlReader, ADocumentLargerThanTheLimitIsNotParsed) {
+    std::string text(trainbench::yaml::k_max_document_bytes + 1, '#');
+    trainbench::Diagnostics d;
+    (void)trainbench::yaml::parse(text, "big.yaml", d);
+    EXPECT_NE(d.format().find("big.yaml:1:1: error: the document is 4194305 bytes"), std::string::npos) << d.format();
+}

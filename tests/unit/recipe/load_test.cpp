@@ -139,6 +139,18 @@ TEST(LoadRecipe, DetectsExtendsCycles) {
     EXPECT_NE(all.find("cycle_b.yaml -> "), std::string::npos) << all;
 }
 
+TEST(LoadRecipe, ExtendsReadsNothingOutsideTheRecipeTreesAndShowsNoneOfIt) {
+    for (const char* name : {"extends_etc_passwd.yaml", "extends_traversal.yaml"}) {
+        std::string all = test::problems(data_dir() / "hostile" / name);
+        EXPECT_NE(all.find("is outside the recipe's directory tree and the recipe directories"), std::string::npos)
+            << all;
+        EXPECT_EQ(all.find("root:"), std::string::npos) << "the content of /etc/passwd was shown: " << all;
+    }
+    // Inside the tree (a base next to the recipe's folder, in the tree with common/ or catalog/): read.
+    std::string ok = test::problems(data_dir() / "valid" / "extends_chain.yaml");
+    EXPECT_EQ(ok.find("outside"), std::string::npos) << ok;
+}
+
 TEST(LoadRecipe, AMissingRecipeFileIsAnInputError) {
     EXPECT_THROW((void)load(data_dir() / "valid" / "does-not-exist.yaml"), InputError);
 }

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Hostile recipes (tests/data/recipes/hostile/ and generated ones) are rejected with a located
+# error, never crash, never show a file outside the recipe trees, and stay within 64 MiB of
+# memory (GNU time's peak RSS) and a 10 s hang bound each: the YAML alias bomb, extends of
+# /etc/passwd (direct and through ../), nesting past the limit, a 5 MiB file, one 5 MiB line,
+# and random bytes.
+set -euo pipefail
+bin=${TRAINBENCH_BINARY:?set TRAINBENCH_BINARY}
+src=${TRAINBENCH_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+[[ -x /usr/bin/time ]] || { echo "skip: GNU time (/usr/bin/time) is not installed" >&2; exit 125; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail=0
+limit_kb=$((64 * 1024))
+
+# Generated inputs: too large a file, one huge line, random bytes.
+{ printf 'version: 1\nname: big\n'; head -c $((5 * 1024 * 1024)) /dev/zero | tr '\0' '#'; printf '\n'; } >"$work/huge_file.yaml"
+echo "more than a recipe or catalog file may be" >"$work/huge_file.expected"
+{ printf 'version: 1\nname: "'; head -c $((5 * 1024 * 1024)) /dev/zero | tr '\0' 'a'; printf '"\n'; } >"$work/long_line.yaml"
+echo "more than a recipe or catalog file may be" >"$work/long_line.expected"
+head -c 4096 /dev/urandom >"$work/random_bytes.yaml"
+echo "error:" >"$work/random_bytes.expected"
+cp "$src"/tests/data/recipes/hostile/*.yaml "$src"/tests/data/recipes/hostile/*.expected "$work/"
+
+for recipe in "$work"/*.yaml; do
+    name=$(basename "$recipe" .yaml)
+    rc=0
+    ( cd "$work" && exec /usr/bin/time -f '%M %e' -o "$work/$name.time" timeout 10 "$bin" validate "$name.yaml" ) \
+        >"$work/$name.out" 2>"$work/$name.err" || rc=$?
+    # (GNU time writes "Command exited with non-zero status N" first when the command fails)
+    read -r rss_kb seconds < <(tail -n 1 "$work/$name.time") || { rss_kb=0; seconds=?; }
+    out=$(cat "$work/$name.out" "$work/$name.err")
+    if (( rc != 3 )); then
+        echo "FAIL: $name: exit $rc, want 3 (invalid input)"; fail=1
+    elif ! grep -q -F -- "$(cat "$work/$name.expected")" <<<"$out"; then
+        echo "FAIL: $name: no '$(cat "$work/$name.expected")' in:"; head -c 2000 <<<"$out"; echo; fail=1
+    elif ! grep -q "$name.yaml:[0-9]*:[0-9]*: error:" <<<"$out"; then
+        echo "FAIL: $name: the error is not located (file:line:column):"; head -c 2000 <<<"$out"; fail=1
+    elif grep -q "root:" <<<"$out"; then
+        echo "FAIL: $name: the output shows the content of /etc/passwd"; fail=1
+    elif (( rss_kb > limit_kb )); then
+        echo "FAIL: $name: peak RSS ${rss_kb} KiB, more than 64 MiB"; fail=1
+    else
+        echo "ok: $name: exit 3 in ${seconds} s, peak RSS $((rss_kb / 1024)) MiB: $(grep -m1 'error:' <<<"$out" | cut -c1-150)"
+    fi
+done
+exit $fail
