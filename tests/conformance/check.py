@@ -1,0 +1,461 @@
+#!/usr/bin/env python3
+"""Conformance of trainbench's launch lines with the upstream programs they start.
+
+Renders each recipe (every stage), takes every command it launches and checks it against the
+oracle of the program and version the recipe names (oracles.py, read from shared/reference at
+run time):
+
+  megatron-lm          pretrain_gpt.py flags: megatron/training/arguments.py (strict parse_args)
+  megatron-preprocess  tools/preprocess_data.py flags
+  metaseq              metaseq/cli/train.py flags for the --task/--arch/--optimizer/... chosen
+  nccl-tests           *_perf flags: getopt_long in src/common.cu
+  nemo-preprocess      preprocess_data_for_megatron.py flags
+  nemo                 Hydra 1.3 compose() of the delivered config (or NeMo's megatron_gpt_config
+                       when none is delivered) with the overrides; then every key: exp_manager.*
+                       against ExpManagerConfig (NeMo merges it into that structured config),
+                       the others against megatron_gpt_config's keys and the seed configs' keys
+
+Prints one line per rejected argument or key,
+  REJECTED <recipe> <stage> <program>: '<arg>' is not an argument of ... (why)
+and a summary line `conformance: N commands checked, M rejected`; exits 1 when M > 0, 2 when a
+recipe cannot be rendered.
+
+  check.py recipes/aws-p4d/gpt3-126m.yaml
+  check.py --all recipes/                      # every shipped recipe
+  check.py recipes/aws-p4d/gpt3-126m.yaml -s launch.extra_args='[model.no_such_key=1]'
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import launches  # noqa: E402
+import nemo_hydra  # noqa: E402
+import oracles  # noqa: E402
+
+
+class Report:
+    def __init__(self, verbose: bool = False):
+        self.verbose = verbose
+        self.checked = 0
+        self.unchecked = 0
+        self.rejected: list[str] = []
+        self.rejected_commands = 0
+        self.notes: list[str] = []
+
+    def reject(self, stage: launches.Stage, program: str, message: str) -> None:
+        line = f"REJECTED {stage.file} {stage.stage} {program}: {message}"
+        self.rejected.append(line)
+        print(line, flush=True)
+
+    def note(self, stage: launches.Stage, program: str, message: str) -> None:
+        line = f"note: {stage.file} {stage.stage} {program}: {message}"
+        if line not in self.notes:
+            self.notes.append(line)
+            print(line, file=sys.stderr)
+
+    def info(self, message: str) -> None:
+        if self.verbose:
+            print(message, file=sys.stderr)
+
+
+# --- argparse / getopt programs ----------------------------------------------------------------
+
+NEGATIVE_NUMBER = re.compile(r"^-\d+$|^-\d*\.\d+$")
+
+
+def _describe(oracle: oracles.ArgOracle) -> str:
+    return oracle.describe()
+
+
+def check_args(argv: list[str], oracle: oracles.ArgOracle) -> list[str]:
+    """Walk argv[1:] the way argparse (or GNU getopt_long) would; return the problems."""
+    problems: list[str] = []
+    what = _describe(oracle)
+    negative_options = any(NEGATIVE_NUMBER.match(s) for o in oracle.options for s in o.strings)
+    seen: set[str] = set()
+    stray: list[str] = []
+    words = argv[1:]
+
+    def is_option(word: str) -> bool:
+        if oracle.getopt:
+            return word.startswith("-") and word != "-"
+        if not word.startswith("-") or word == "-":
+            return False
+        return not (NEGATIVE_NUMBER.match(word) and not negative_options)
+
+    i = 0
+    while i < len(words):
+        word = words[i]
+        i += 1
+        if word == "--" and not oracle.getopt:
+            stray += words[i:]
+            break
+        if not is_option(word):
+            stray.append(word)
+            continue
+        if oracle.getopt and not word.startswith("--") and len(word) > 2:
+            # a cluster of short options: -hb8 = -h -b 8
+            j = 1
+            while j < len(word):
+                opt, _ = oracle.lookup("-" + word[j])
+                if opt is None:
+                    problems.append(f"'{word}' is not an argument of {what}: no option -{word[j]}")
+                    break
+                seen.add(opt.dest)
+                if opt.takes_value:
+                    if j + 1 == len(word):
+                        if i >= len(words):
+                            problems.append(f"'{word}' needs a value ({what})")
+                        i += 1
+                    break
+                j += 1
+            continue
+        opt, how = oracle.lookup(word)
+        if opt is None:
+            hint = f" ({how})" if how else ""
+            problems.append(f"'{word}' is not an argument of {what}{hint}")
+            # skip its likely value so it is not also reported as a stray word
+            if i < len(words) and not is_option(words[i]) and "=" not in word:
+                i += 1
+            continue
+        seen.add(opt.dest)
+        if word.startswith("--"):
+            attached = "=" in word                       # --name=value
+            values = [word.split("=", 1)[1]] if attached else []
+        else:
+            attached = word not in opt.strings           # -x5: short option, value attached
+            values = [word[2:]] if attached else []
+        if attached and not opt.takes_value:
+            problems.append(f"'{word}': {opt.strings[0]} takes no value ({what})")
+            continue
+        if opt.takes_value and not attached:
+            if oracle.getopt:  # required_argument: the next word, whatever it is
+                if i < len(words):
+                    values.append(words[i])
+                    i += 1
+                else:
+                    problems.append(f"'{word}' needs a value ({what})")
+            else:
+                n = opt.nargs
+                if n is None or isinstance(n, int):
+                    count = 1 if n is None else n
+                    while count and i < len(words) and not is_option(words[i]):
+                        values.append(words[i])
+                        i += 1
+                        count -= 1
+                    if count:
+                        problems.append(f"'{word}' needs {1 if n is None else n} value(s) ({what})")
+                elif n == "?":
+                    if i < len(words) and not is_option(words[i]):
+                        values.append(words[i])
+                        i += 1
+                elif n in ("*", "+"):
+                    while i < len(words) and not is_option(words[i]):
+                        values.append(words[i])
+                        i += 1
+                    if n == "+" and not values:
+                        problems.append(f"'{word}' needs at least one value ({what})")
+        if opt.choices:
+            for v in values:
+                if "$" not in v and v not in opt.choices:
+                    problems.append(f"'{word} {v}': {v!r} is not one of {opt.strings[0]}'s choices "
+                                    f"{{{', '.join(opt.choices)}}} ({what})")
+    # words no option consumed: positionals (argparse), or ignored (getopt permutes them away)
+    slots = [p for p in oracle.positionals]
+    capacity = sum(10**9 if p.nargs in ("*", "+") else (p.nargs if isinstance(p.nargs, int) else 1)
+                   for p in slots)
+    if oracle.getopt:
+        for w in stray:
+            problems.append(f"'{w}' is not an option of {what}: getopt leaves it and the program ignores it")
+    elif len(stray) > capacity:
+        for w in stray[capacity:]:
+            problems.append(f"'{w}' is not an argument of {what} (unrecognized positional word)")
+    for opt in oracle.options:
+        if opt.required and opt.dest not in seen:
+            problems.append(f"{opt.strings[0]} is required by {what} but not given")
+    return problems
+
+
+def check_arg_command(report: Report, stage: launches.Stage, cmd: launches.Command, reference: Path) -> None:
+    try:
+        oracle = oracles.arg_oracle(cmd.program, cmd.version, cmd.argv, reference)
+    except (oracles.OracleError, KeyError) as e:
+        report.reject(stage, cmd.program, f"no oracle for {cmd.program} version {cmd.version!r}: {e}")
+        return
+    for note in oracle.notes:
+        report.note(stage, cmd.program, note)
+    for comp in oracle.unknown_components:
+        report.reject(stage, cmd.program, f"'{comp}' has no definition in the reference ({_describe(oracle)}), "
+                                          "so its flags cannot be checked")
+    for problem in check_args(cmd.argv, oracle):
+        report.reject(stage, cmd.program, problem)
+
+
+# --- NeMo (Hydra) -------------------------------------------------------------------------------
+
+def _split_hydra_argv(argv: list[str]) -> tuple[dict[str, str], list[str], list[str]]:
+    """(--config-path/--config-name values, overrides, unknown flags)."""
+    flags: dict[str, str] = {}
+    overrides: list[str] = []
+    unknown: list[str] = []
+    words = argv[1:]
+    i = 0
+    long_names = {"--config-path": "config_path", "-cp": "config_path", "--config-name": "config_name",
+                  "-cn": "config_name", "--config-dir": "config_dir", "-cd": "config_dir"}
+    while i < len(words):
+        w = words[i]
+        i += 1
+        name, eq, value = w.partition("=")
+        if name in long_names:
+            if not eq:
+                value = words[i] if i < len(words) else ""
+                i += 1
+            flags[long_names[name]] = value
+        elif w.startswith("-"):
+            unknown.append(w)
+        else:
+            overrides.append(w)
+    return flags, overrides, unknown
+
+
+def _find_config(stage_dir: Path, cmd: launches.Command, flags: dict[str, str]) -> Path | None:
+    name = cmd.config_name or flags.get("config_name")
+    if not name:
+        return None
+    candidates = [name] if name.endswith((".yaml", ".yml")) else [name + ".yaml", name]
+    directory = cmd.config_dir or flags.get("config_path")
+    if directory and "$" not in directory and not os.path.isabs(directory):
+        for c in candidates:
+            if (stage_dir / directory / c).is_file():
+                return stage_dir / directory / c
+    for c in candidates:  # a run-time path: the file is delivered somewhere in the stage directory
+        found = sorted(stage_dir.rglob(c))
+        if found:
+            return found[0]
+    return None
+
+
+def nemo_effective(stage: launches.Stage, cmd: launches.Command, reference: Path,
+                   known: dict[str, str] | None = None, ref_name: str | None = None):
+    """Compose a NeMo command as NeMo would. Returns (config, problems, source description).
+    ref_name: another NeMo checkout than the version's (the NeMo@v2.0.0 cross-check)."""
+    flags, overrides, unknown = _split_hydra_argv(cmd.argv)
+    problems = [f"'{w}' is a Hydra command-line flag that changes what the job does; not expected" for w in unknown]
+    overrides = [nemo_hydra.neutralize(o, known) for o in overrides]
+    version = cmd.version or stage.framework_version
+    root = reference / ref_name if ref_name else oracles.nemo_ref(version, reference)[0]
+    if flags.get("config_path") and not (flags.get("config_name") or cmd.config_name):
+        # --config-path alone: @hydra_runner's own config_name, megatron_gpt_config
+        flags["config_name"] = "megatron_gpt_config"
+    if flags.get("config_name") or cmd.config_name:
+        cfg_file = _find_config(stage.stage_dir, cmd, flags)
+        if cfg_file is None:
+            return None, problems + [f"the config {cmd.config_name or flags.get('config_name')!r} "
+                                     f"is not in the rendered stage directory {stage.stage_dir}"], ""
+        cfg, failures = nemo_hydra.compose_each(cfg_file.parent, cfg_file.name, overrides)
+        source = f"the delivered {cfg_file.relative_to(stage.stage_dir)}"
+    else:
+        gpt = oracles.gpt_config_path(version, reference, ref_name)
+        with nemo_hydra.nemo_default_conf(gpt) as conf:
+            cfg, failures = nemo_hydra.compose_each(conf, "megatron_gpt_config", overrides)
+        source = f"{root.name} {oracles.GPT_CONFIG.rsplit('/', 1)[1]}"
+    for override, error in failures:
+        problems.append(f"'{override}' does not compose onto {source} with Hydra 1.3: {error}")
+    return cfg, problems, source
+
+
+def check_nemo_command(report: Report, stage: launches.Stage, cmd: launches.Command, reference: Path,
+                       ref_name: str | None = None) -> None:
+    from omegaconf import OmegaConf
+
+    version = cmd.version or stage.framework_version
+    try:
+        keys = oracles.nemo_key_sets(version, reference, ref_name)
+        root, notes = oracles.nemo_ref(version, reference)
+        if ref_name:
+            root, notes = reference / ref_name, []
+    except oracles.OracleError as e:
+        report.reject(stage, "nemo", f"no oracle for NeMo {version!r}: {e}")
+        return
+    for note in notes + keys.notes:
+        report.note(stage, "nemo", note)
+    if ref_name is None and version in oracles.NEMO_CROSS_CHECK:
+        _cross_check(report, stage, cmd, reference, oracles.NEMO_CROSS_CHECK[version])
+    cfg, problems, source = nemo_effective(stage, cmd, reference, ref_name=ref_name)
+    for p in problems:
+        report.reject(stage, "nemo", p)
+    if cfg is None:
+        return
+    flat = oracles.flatten_keys(OmegaConf.to_container(cfg, resolve=False))
+    schema = {f.key: f for f in keys.exp_manager}
+    allowed = keys.model_trainer_keys()
+    open_prefixes = keys.open_prefixes()
+    exp_ok = True
+    em_where = f"ExpManagerConfig ({root.name} {oracles.EXP_MANAGER})"
+    seeds = ", ".join(sorted({f for files in keys.launcher.values() for f in files})) or "none"
+    for key in sorted(flat):
+        parts = key.split(".")
+        if parts[0] == "exp_manager":
+            sub = ".".join(parts[1:])
+            verdict = _schema_verdict(sub, schema)
+            if verdict == "ok":
+                continue
+            if verdict.startswith("opaque:"):
+                report.note(stage, "nemo", f"'{key}' is under {verdict[7:]}, which is not in the reference "
+                                           f"({oracles.EXP_MANAGER}); not checked")
+                continue
+            exp_ok = False
+            report.reject(stage, "nemo", f"'{key}' is not an argument of NeMo {version}: {verdict} of {em_where}, "
+                                         "and exp_manager() merges its section into that structured config")
+            continue
+        if key in allowed or any(key.startswith(p + ".") for p in open_prefixes):
+            continue
+        report.reject(stage, "nemo", f"'{key}' is not an argument of NeMo {version}: not a key of "
+                                     f"{root.name} {oracles.GPT_CONFIG.rsplit('/', 1)[1]} nor of the seed configs ({seeds})")
+    if exp_ok and "exp_manager" in cfg:
+        # what exp_manager() does: resolve, then merge into OmegaConf.structured(ExpManagerConfig)
+        nemo_hydra.register_resolvers()
+        try:
+            section = OmegaConf.create(OmegaConf.to_container(cfg.exp_manager, resolve=True))
+            OmegaConf.merge(OmegaConf.structured(oracles.exp_manager_structured(version, reference, ref_name)), section)
+        except Exception as e:  # noqa: BLE001
+            report.reject(stage, "nemo", f"the exp_manager section does not merge into {em_where}: "
+                                         f"{nemo_hydra.first_line(e)}")
+
+
+def _cross_check(report: Report, stage: launches.Stage, cmd: launches.Command, reference: Path, ref_name: str) -> None:
+    """The same check against a later NeMo release: its rejections are notes (does the result
+    still hold one release later?), not failures."""
+    if not (reference / ref_name).is_dir():
+        return
+    shadow = Report()
+    shadow.reject = lambda s, p, m: shadow.rejected.append(m)  # type: ignore[method-assign]
+    shadow.note = lambda s, p, m: None  # type: ignore[method-assign]
+    check_nemo_command(shadow, stage, cmd, reference, ref_name)
+    for message in shadow.rejected:
+        report.note(stage, "nemo", f"cross-check with {ref_name}: {message}")
+
+
+def _schema_verdict(sub: str, schema: dict[str, oracles.SchemaField]) -> str:
+    if sub in schema:
+        return "ok"
+    parts = sub.split(".")
+    for n in range(len(parts) - 1, 0, -1):
+        parent = schema.get(".".join(parts[:n]))
+        if parent is None:
+            continue
+        if parent.kind == "open":
+            return "ok"
+        if parent.kind == "opaque":
+            return f"opaque:{parent.type_name}"
+        if parent.kind == "leaf":
+            return f"{'.'.join(parts[:n])} is a {parent.type_name} field, it has no sub-keys"
+        return f"not a field of {parent.type_name}"
+    return "not a field"
+
+
+# --- driver -------------------------------------------------------------------------------------
+
+CHECKERS = {
+    "nemo": check_nemo_command,
+    "megatron-lm": check_arg_command, "megatron-preprocess": check_arg_command,
+    "metaseq": check_arg_command, "nccl-tests": check_arg_command, "nemo-preprocess": check_arg_command,
+}
+
+
+def recipes_under(directory: Path) -> list[Path]:
+    """Recipe files under a recipes/ folder: not the catalog, not the shared bases."""
+    out = []
+    for p in sorted(directory.rglob("*.yaml")):
+        rel = p.relative_to(directory).parts
+        if "catalog" in rel or "common" in rel:
+            continue
+        out.append(p)
+    return out
+
+
+def check_recipes(recipes: list[str], binary: str, reference: Path, sets: list[str], report: Report,
+                  render_root: Path, prefer_argv: bool = True, validate: bool = True,
+                  inject: list[str] | None = None) -> bool:
+    ok = True
+    for n, recipe in enumerate(recipes):
+        out = render_root / f"{n:03d}"
+        try:
+            stages = launches.render_recipe(binary, recipe, out, sets, prefer_argv, validate)
+        except launches.RenderError as e:
+            print(f"ERROR {recipe}: {e}", file=sys.stderr)
+            ok = False
+            continue
+        for stage in stages:
+            for cmd in stage.commands:
+                for item in inject or []:
+                    program, _, word = item.partition("=")
+                    if program == cmd.program:
+                        cmd.argv.append(word)
+                checker = CHECKERS.get(cmd.program)
+                if checker is None:
+                    report.unchecked += 1
+                    report.info(f"skip {stage.file} {stage.stage}: {cmd.program} {' '.join(cmd.argv[:1])}")
+                    continue
+                report.checked += 1
+                before = len(report.rejected)
+                checker(report, stage, cmd, reference)
+                if len(report.rejected) > before:
+                    report.rejected_commands += 1
+                report.info(f"checked {stage.file} {stage.stage}: {cmd.program} {cmd.version} "
+                            f"({len(cmd.argv) - 1} words, {len(report.rejected) - before} rejected) from {cmd.where}")
+    return ok
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter,
+                                epilog=__doc__.split("\n\n", 1)[1])
+    p.add_argument("recipes", nargs="*", help="recipe files")
+    p.add_argument("--all", metavar="DIR", help="every recipe under DIR (not catalog/ or common/)")
+    p.add_argument("-s", "--set", dest="sets", action="append", default=[], help="passed to trainbench render")
+    p.add_argument("--binary", default=os.environ.get("TRAINBENCH_BINARY") or str(HERE.parent.parent / "build/trainbench"))
+    p.add_argument("--reference", help="the shared/reference folder (default: $TRAINBENCH_SHARED_DIR/reference)")
+    p.add_argument("--render-dir", help="render here (kept) instead of a temporary folder")
+    p.add_argument("--files", action="store_true", help="read the rendered files even if `render --argv` exists")
+    p.add_argument("--no-validate", action="store_true", help="render with --no-validate (trainbench's own checks off)")
+    p.add_argument("--inject", action="append", default=[], metavar="PROGRAM=WORD",
+                   help="test hook: append WORD to the argv of every PROGRAM command read (e.g. nemo=+model.x=1)")
+    p.add_argument("-v", "--verbose", action="store_true", help="one line per checked command on stderr")
+    args = p.parse_args(argv)
+    recipes = list(args.recipes)
+    if args.all:
+        recipes += [str(r) for r in recipes_under(Path(args.all))]
+    if not recipes:
+        p.error("no recipes (give files or --all DIR)")
+    if not (os.path.isfile(args.binary) and os.access(args.binary, os.X_OK)):
+        print(f"check.py: error: no trainbench binary at {args.binary} (--binary or TRAINBENCH_BINARY)", file=sys.stderr)
+        return 2
+    try:
+        reference = oracles.reference_dir(args.reference)
+    except oracles.OracleError as e:
+        print(f"check.py: error: {e}", file=sys.stderr)
+        return 2
+    report = Report(args.verbose)
+    with tempfile.TemporaryDirectory(prefix="tb-conformance-") as tmp:
+        root = Path(args.render_dir) if args.render_dir else Path(tmp)
+        ok = check_recipes(recipes, args.binary, reference, args.sets, report, root, not args.files,
+                           not args.no_validate, args.inject)
+    print(f"conformance: {report.checked} commands checked, {len(report.rejected)} rejected"
+          f" (in {report.rejected_commands} commands; {report.unchecked} other commands not checked;"
+          f" {len(recipes)} recipes)")
+    if not ok:
+        return 2
+    return 1 if report.rejected else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,199 @@
+#!/usr/bin/env python3
+"""Self-test of the conformance oracles and checkers, independent of trainbench's renderer.
+
+Each oracle must find what the reference README says is there (and not find what it says is
+absent), and each checker must reject a bad argument of its program while accepting the good
+ones: a check that cannot fail proves nothing. Prints one line per failed expectation and
+`selftest: N passed, M failed`; exits 1 when M > 0.
+"""
+from __future__ import annotations
+
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import check  # noqa: E402
+import launches  # noqa: E402
+import oracles  # noqa: E402
+
+passed = 0
+failed = 0
+
+
+def expect(cond: bool, what: str) -> None:
+    global passed, failed
+    if cond:
+        passed += 1
+    else:
+        failed += 1
+        print(f"FAIL: {what}")
+
+
+def flags(oracle: oracles.ArgOracle) -> set[str]:
+    return set(oracle.table())
+
+
+def rejects(argv: list[str], oracle: oracles.ArgOracle, needle: str) -> bool:
+    return any(needle in p for p in check.check_args(argv, oracle))
+
+
+def accepts(argv: list[str], oracle: oracles.ArgOracle) -> list[str]:
+    return check.check_args(argv, oracle)
+
+
+def main() -> int:
+    ref = oracles.reference_dir()
+
+    # --- Megatron-LM: arguments.py, strict, allow_abbrev=False
+    m1 = oracles.megatron_args("e958b2ca", ref)
+    m2 = oracles.megatron_args("878d65f", ref)
+    expect(len(m1.options) > 400, f"Megatron-LM e958b2ca: {len(m1.options)} add_argument calls (expected > 400)")
+    expect("--use-sharp" in flags(m2) and "--use-sharp" not in flags(m1), "--use-sharp: in 878d65f only (README)")
+    expect(not m1.allow_abbrev, "Megatron-LM parse_args: allow_abbrev=False")
+    expect(m1.table()["--sequence-parallel"].action == "store_true", "--sequence-parallel is store_true")
+    good = ["pretrain_gpt.py", "--num-layers", "2", "--data-path", "1", "/a", "1", "/b", "--sequence-parallel",
+            "--tokenizer-type", "GPT2BPETokenizer", "--lr", "6.0e-5", "--lr-warmup-fraction", ".001",
+            "--save", "${TRAINBENCH_RUN_DIR}/ckpt", "--init-method-std=0.006"]
+    expect(accepts(good, m1) == [], f"Megatron-LM: a good argv is accepted: {accepts(good, m1)}")
+    expect(rejects(["p", "--no-such-flag", "1"], m1, "'--no-such-flag' is not an argument"), "Megatron-LM rejects --no-such-flag")
+    expect(rejects(["p", "--micro-batch", "1"], m1, "'--micro-batch'"), "Megatron-LM rejects an abbreviation")
+    expect(rejects(["p", "--sequence-parallel", "1"], m1, "unrecognized positional"), "store_true + value: stray word")
+    expect(rejects(["p", "--tokenizer-type", "Gpt2"], m1, "choices"), "Megatron-LM checks literal choices")
+    expect(rejects(["p", "--micro-batch-size"], m1, "needs"), "a value-taking flag without a value")
+    expect(not rejects(["p", "--tokenizer-type", "${T}"], m1, "choices"), "placeholders are not checked against choices")
+    pre = oracles.megatron_preprocess_args("e958b2ca", ref)
+    expect("--tokenizer-type" in flags(pre), "tools/preprocess_data.py has _add_tokenizer_args' flags (imported)")
+    expect(pre.allow_abbrev, "tools/preprocess_data.py: argparse default allow_abbrev=True")
+    expect(accepts(["x", "--input", "i", "--output-pre", "o", "--workers", "1"], pre) == [],
+           "argparse abbreviations are accepted where allow_abbrev is on")
+    expect(rejects(["x", "--input", "i", "--output-prefix", "o"], pre, "--workers is required"), "required options")
+
+    # --- metaseq: options.py + dataclasses, by component
+    comps = {"task": "dummy_lm", "arch": "transformer_lm_megatron", "optimizer": "adam",
+             "lr_scheduler": "polynomial_decay", "criterion": "vocab_parallel_cross_entropy"}
+    ms = oracles.metaseq_args("f7ffa5f", comps, ref)
+    st = oracles.metaseq_args("f7ffa5f", {**comps, "task": "streaming_language_modeling"}, ref)
+    expect("--sample-break-mode" not in flags(ms) and "--sample-break-mode" in flags(st),
+           "--sample-break-mode: StreamingLanguageModelingConfig only, not DummyLMConfig (README)")
+    expect("--dict-size" in flags(ms) and "--dict-size" not in flags(st), "--dict-size: dummy_lm only")
+    expect([p.dest for p in st.positionals] == ["data"], "streaming_language_modeling: `data` is positional")
+    for flag in ("--decoder-layers", "--megatron-init-sigma", "--adam-betas", "--end-learning-rate",
+                 "--model-parallel-size", "--memory-efficient-fp16", "--ddp-backend", "--batch-size", "--max-sentences",
+                 "--arch", "-a", "--task", "--optimizer", "--lr-scheduler", "--criterion"):
+        expect(flag in flags(ms), f"metaseq dummy_lm/transformer_lm_megatron accepts {flag}")
+    expect("--no-save" not in flags(ms), "metaseq f7ffa5f has no --no-save (fairseq's CheckpointConfig.no_save is gone)")
+    expect(ms.table()["--save-last-checkpoint"].action == "store_false",
+           "a bool field defaulting True becomes a store_false flag of the same name (no --no- form)")
+    expect(ms.table()["--ddp-backend"].choices == ("c10d", "fully_sharded", "pytorch_ddp"), "ChoiceEnum choices")
+    expect("--tokens-per-sample" in flags(ms) and "--max-target-positions" not in flags(ms),
+           "II() defaults without help are skipped (added elsewhere)")
+    expect(rejects(["train.py", "--task", "dummy_lm", "--sample-break-mode", "none"], ms, "--sample-break-mode"),
+           "metaseq rejects --sample-break-mode with dummy_lm")
+    expect(rejects(["t", "--ddp-backend", "fsdp"], ms, "choices"), "metaseq checks ChoiceEnum values")
+    bad_task = oracles.metaseq_args("f7ffa5f", {}, ref)
+    expect(bad_task.unknown_components == ["--task translation"], "no --task: the default 'translation' has no oracle")
+
+    # --- nccl-tests: getopt_long
+    nc = oracles.nccl_tests_args("2.19.6", ref)
+    expect({"-b", "-e", "-f", "-g", "--minbytes", "--op", "--output_file", "-h"} <= flags(nc), "nccl-tests options")
+    expect(accepts(["all_reduce_perf", "-b", "8", "-e", "8G", "-f", "2", "-g", "1"], nc) == [], "nccl-tests: seed 000's line")
+    expect(accepts(["all_reduce_perf", "-b8", "--maxbytes=8G", "--stepf", "2", "-hg1"], nc) == [],
+           "getopt: attached values, --long=value, unique long prefixes, clusters")
+    expect(rejects(["all_reduce_perf", "-Q", "1"], nc, "no option -Q") or rejects(["all_reduce_perf", "-Q", "1"], nc, "'-Q'"),
+           "nccl-tests rejects an unknown short option")
+    expect(rejects(["all_reduce_perf", "--bogus", "1"], nc, "'--bogus'"), "nccl-tests rejects an unknown long option")
+    expect(rejects(["all_reduce_perf", "-b", "8", "extra"], nc, "ignores it"), "nccl-tests: stray words are reported")
+
+    # --- NeMo: key sets and ExpManagerConfig
+    for version, present, absent in (("22.06", [], ["create_dllogger_logger"]),
+                                     ("23.07", ["create_dllogger_logger"], []),
+                                     ("24.07", ["create_dllogger_logger", "checkpoint_callback_params.async_save"], [])):
+        keys = {f.key for f in oracles.exp_manager_schema(version, ref)}
+        for k in present:
+            expect(k in keys, f"ExpManagerConfig {version} has {k}")
+        for k in absent:
+            expect(k not in keys, f"ExpManagerConfig {version} has no {k} (README)")
+    for version, absent in (("22.06", ["model.virtual_pipeline_model_parallel_size", "model.context_parallel_size", "model.fp8"]),
+                            ("23.07", ["model.context_parallel_size"])):
+        gpt = oracles.load_yaml_keys(oracles.gpt_config_path(version, ref))
+        for k in absent:
+            expect(k not in gpt, f"megatron_gpt_config {version} has no {k} (README)")
+    # NeMo r2.0.0rc1's own megatron_gpt_config has no context_parallel_size either (v2.0.0 neither);
+    # the seed's gpu-recipes config has it, and NeMo reads it (model_trainer_keys is the union)
+    k24 = oracles.nemo_key_sets("24.07", ref)
+    expect("model.context_parallel_size" not in k24.gpt and "model.context_parallel_size" in k24.launcher,
+           "24.07: model.context_parallel_size is in gpu-recipes' config, not in megatron_gpt_config r2.0.0rc1")
+    from omegaconf import OmegaConf
+    schema = OmegaConf.structured(oracles.exp_manager_structured("22.06", ref))
+    try:
+        OmegaConf.merge(schema, {"resume_if_exists": "perhaps"})
+        expect(False, "ExpManagerConfig 22.06 rejects a non-bool resume_if_exists")
+    except Exception:  # noqa: BLE001
+        expect(True, "")
+
+    # --- NeMo: compose onto the default config (no delivered file), key checks
+    with tempfile.TemporaryDirectory() as tmp:
+        stage = launches.Stage("selftest", "selftest.yaml", "train", "train", "nemo", "22.06", [], Path(tmp))
+
+        def nemo_rejections(version: str, overrides: list[str]) -> list[str]:
+            stage.framework_version = version
+            report = check.Report()
+            report.reject = lambda s, p, m: report.rejected.append(m)  # type: ignore[method-assign]
+            report.note = lambda s, p, m: None  # type: ignore[method-assign]
+            cmd = launches.Command("nemo", version, ["megatron_gpt_pretraining.py", *overrides])
+            check.check_nemo_command(report, stage, cmd, ref)
+            return report.rejected
+
+        ok = nemo_rejections("22.06", ["trainer.num_nodes=${NNODES}", "model.micro_batch_size=4",
+                                       "exp_manager.explicit_log_dir=${TRAINBENCH_RUN_DIR}/logs"])
+        expect(ok == [], f"NeMo 22.06: plain overrides compose: {ok}")
+        r = nemo_rejections("22.06", ["model.context_parallel_size=1"])
+        expect(any("does not compose" in m for m in r), "NeMo 22.06: model.context_parallel_size=1 does not compose (README)")
+        r = nemo_rejections("22.06", ["+model.no_such_key=1"])
+        expect(any("'model.no_such_key'" in m for m in r), "NeMo: a key NeMo does not read is rejected")
+        r = nemo_rejections("22.06", ["++exp_manager.create_dllogger_logger=True"])
+        expect(any("ExpManagerConfig" in m for m in r), "NeMo 22.06: exp_manager.create_dllogger_logger is rejected")
+        r = nemo_rejections("22.06", ["exp_manager.resume_if_exists=perhaps"])
+        expect(any("does not merge" in m for m in r), "NeMo: a mistyped exp_manager value does not merge")
+        r = nemo_rejections("24.07", ["+model.context_parallel_size=1", "++exp_manager.create_dllogger_logger=True",
+                                      "+exp_manager.dllogger_logger_kwargs.json_file=/x"])
+        expect(r == [], f"NeMo 24.07 (r2.0.0rc1, tp_overlap group beside it) accepts these: {r}")
+        r = nemo_rejections("24.07", ["model.context_parallel_size=1"])
+        expect(any("does not compose" in m for m in r), "NeMo 24.07: model.context_parallel_size=1 needs '+'")
+    # --- the `trainbench render --argv` reader, with a stand-in binary (the option is new)
+    with tempfile.TemporaryDirectory() as tmp:
+        fake = Path(tmp) / "trainbench"
+        gpt = oracles.gpt_config_path("23.07", ref)
+        fake.write_text(f"""#!/bin/sh
+# render RECIPE -o DIR | render RECIPE --argv
+if [ "$3" = "-o" ]; then mkdir -p "$4/train/cfg" && cp '{gpt}' "$4/train/cfg/nemo-config.yaml"; exit 0; fi
+cat <<'EOF'
+[{{"recipe": "fake", "file": "$2", "stage": "train", "kind": "train", "framework": "nemo",
+  "framework_version": "23.07", "commands": [
+  {{"program": "nemo", "version": "23.07", "config_dir": "cfg", "config_name": "nemo-config",
+    "argv": ["/opt/NeMo/examples/nlp/language_modeling/megatron_gpt_pretraining.py",
+             "--config-path=${{TRAINBENCH_RUN_DIR}}/rendered/train/cfg", "--config-name=nemo-config",
+             "trainer.max_steps=5", "+model.bogus=1"]}},
+  {{"program": "nccl-tests", "version": "2.19.6", "argv": ["all_reduce_perf", "-b", "8", "-Z"]}},
+  {{"program": "other", "version": "", "argv": ["dcgmi", "diag", "-r", "3"]}}]}}]
+EOF
+""")
+        fake.chmod(0o755)
+        report = check.Report()
+        lines: list[str] = []
+        report.reject = lambda s, p, m: lines.append(f"{s.stage} {p}: {m}")  # type: ignore[method-assign]
+        report.note = lambda s, p, m: None  # type: ignore[method-assign]
+        ok = check.check_recipes(["fake.yaml"], str(fake), ref, [], report, Path(tmp) / "out")
+        expect(ok and report.checked == 2 and report.unchecked == 1, "--argv: two commands checked, one other")
+        expect(any("nemo" in x and "'model.bogus'" in x for x in lines), f"--argv: the delivered config is found: {lines}")
+        expect(any("nccl-tests" in x and "-Z" in x for x in lines), f"--argv: nccl-tests' -Z is rejected: {lines}")
+        expect(not any("max_steps" in x for x in lines), "--argv: a good override is accepted")
+    print(f"selftest: {passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# Conformance of every launch line with the real programs: each shipped recipe is rendered (every
+# stage) and each command it runs is checked against the oracle of its program and version,
+# read at test time from the unmodified upstream sources in shared/reference
+# (tests/conformance/check.py: Megatron-LM arguments.py, metaseq's options and dataclasses,
+# nccl-tests' getopt table, NeMo's Hydra configs composed with real Hydra 1.3.2 and
+# ExpManagerConfig). Then it shows that the check has teeth: recipes with a deliberately wrong
+# argument for NeMo 22.06/23.07, metaseq and Megatron-LM must be rejected. selftest.py does the
+# same for every oracle and checker on its own (nccl-tests included).
+set -euo pipefail
+
+bin=${TRAINBENCH_BINARY:-}
+src=${TRAINBENCH_SOURCE_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+shared=${TRAINBENCH_SHARED_DIR:-$src/../shared}
+if [[ ! -d $shared/reference ]]; then
+    echo "skip: no upstream reference files at $shared/reference (the conformance oracles)" >&2
+    exit 125
+fi
+if [[ -z $bin || ! -x $bin ]]; then
+    echo "skip: TRAINBENCH_BINARY is not set to the built CLI" >&2
+    exit 125
+fi
+export TRAINBENCH_SHARED_DIR=$shared TRAINBENCH_BINARY=$bin
+python=$("$src/tests/conformance/venv.sh")
+cd "$src"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+
+# 0. The oracles and checkers on their own (each must reject a bad argument of its program).
+if ! "$python" tests/conformance/selftest.py; then
+    fail=1
+fi
+
+# 1. Every shipped recipe, every stage: no rejected argument or key.
+if ! "$python" tests/conformance/check.py --all recipes/ >"$tmp/all.txt" 2>"$tmp/all.err"; then
+    echo "FAIL: trainbench renders launch lines the real programs reject:"
+    sed 's/^/    /' "$tmp/all.txt"
+    grep -v '^note:' "$tmp/all.err" | sed 's/^/    /' || true
+    fail=1
+else
+    tail -n 1 "$tmp/all.txt"
+fi
+
+# 2. Teeth: a recipe that extends a shipped one with wrong arguments in launch.extra_args must be
+# rejected for them. It is rendered with --no-validate: trainbench's own validation may refuse
+# such a recipe, and the point here is that the conformance check refuses it too. If trainbench
+# cannot render it at all, the words are appended to the base recipe's rendered command instead
+# (check.py --inject).
+# bad NAME BASE PROGRAM NEEDLE WORD...
+bad() {
+    local name=$1 base=$2 program=$3 needle=$4
+    shift 4
+    local recipe=$tmp/$name.yaml out rc=0 list="" w inject=()
+    for w in "$@"; do
+        list+="${list:+, }\"$w\""
+        inject+=(--inject "$program=$w")
+    done
+    printf 'version: 1\nname: conformance-%s\nextends: [%s]\nlaunch:\n  extra_args: [%s]\n' \
+        "$name" "$src/$base" "$list" >"$recipe"
+    out=$("$python" tests/conformance/check.py --no-validate "$recipe" 2>&1) || rc=$?
+    if (( rc == 2 )); then
+        echo "note: $name: trainbench does not render $recipe; injecting into $base's command instead"
+        rc=0
+        out=$("$python" tests/conformance/check.py "${inject[@]}" "$base" 2>&1) || rc=$?
+    fi
+    if (( rc == 0 )); then
+        echo "FAIL: $name: check.py accepted $* in $base's $program command"
+        fail=1
+    elif ! grep '^REJECTED' <<<"$out" | grep -q -F -- "$needle"; then
+        echo "FAIL: $name: no REJECTED line for $needle; check.py said:"
+        printf '    %s\n' "${out//$'\n'/$'\n'    }"
+        fail=1
+    else
+        echo "ok: $name: $(grep '^REJECTED' <<<"$out" | grep -F -- "$needle" | head -n 1 | cut -c1-220)"
+    fi
+}
+# NeMo 22.06 (NeMo 1.11): no context parallelism, so the key is not in its config
+bad nemo-2206-cp recipes/azure-ndm-a100-v4/gpt3-126m.yaml nemo "'model.context_parallel_size" \
+    model.context_parallel_size=1
+# NeMo: a key that composes (with +) but that NeMo does not read
+bad nemo-2307-key recipes/aws-p4d/gpt3-126m.yaml nemo "'model.no_such_key'" +model.no_such_key=1
+# NeMo 22.06: exp_manager is merged into ExpManagerConfig, which has no DLLogger logger in 1.11
+bad nemo-2206-exp recipes/azure-ndm-a100-v4/gpt3-126m.yaml nemo "'exp_manager.create_dllogger_logger'" \
+    ++exp_manager.create_dllogger_logger=True
+# metaseq: --sample-break-mode belongs to streaming_language_modeling, not the benchmark's dummy_lm
+bad metaseq-sbm recipes/azure-a100-metaseq/opt-125m-smoke.yaml metaseq "'--sample-break-mode'" \
+    --task dummy_lm --sample-break-mode none
+# Megatron-LM: a flag arguments.py does not define (parse_args is strict, allow_abbrev=False)
+bad megatron-flag recipes/azure-nd-h100-v5/gpt3-175b-smoke.yaml megatron-lm "'--no-such-flag'" --no-such-flag
+
+if (( fail )); then
+    exit 1
+fi
+echo "ok: every launch line of the shipped recipes conforms; wrong arguments are rejected"
