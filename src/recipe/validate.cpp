@@ -155,6 +155,37 @@ void validate_framework_profile(const Recipe& r, Diagnostics& d) {
                 "read what this version writes, or use a framework_version that writes it");
 }
 
+// Checkpoints and TensorBoard logs go to the run directory (logs/<stage>/...), which the
+// framework's launch builder names, so no two runs or recipes share them. Words of
+// launch.extra_args are literal text that cannot name the run directory: they may not move them.
+void validate_run_outputs(const Recipe& r, Diagnostics& d) {
+    struct Owned {
+        const char* framework;
+        const char* flag;
+        const char* where;
+    };
+    static const Owned owned[] = {
+        {"megatron-lm", "--save",
+         "checkpoints in each run's own directory (logs/<stage>/checkpoints, when launch.extra_args sets "
+         "--save-interval)"},
+        {"megatron-lm", "--tensorboard-dir",
+         "TensorBoard events in each run's own directory (logs/<stage>/tensorboard)"},
+        {"metaseq", "--save-dir",
+         "checkpoints in each run's own directory (logs/<stage>/checkpoints, when launch.extra_args sets a save "
+         "interval)"},
+        {"metaseq", "--tensorboard-logdir", "TensorBoard events in each run's own directory (logs/<stage>/tb)"},
+    };
+    for (const std::string& word : r.launch.extra_args) {
+        std::string flag = word.substr(0, word.find('='));
+        for (const Owned& o : owned) {
+            if (r.framework != o.framework || flag != o.flag) continue;
+            d.error(origin_of(r, "launch.extra_args"), "launch.extra_args",
+                    fmt::format("'{}' would make runs share a directory: trainbench writes {}", flag, o.where), "",
+                    fmt::format("remove '{}' and its value", flag));
+        }
+    }
+}
+
 }  // namespace
 
 void validate_recipe(const Recipe& r, Diagnostics& d) {
@@ -292,6 +323,7 @@ void validate_recipe(const Recipe& r, Diagnostics& d) {
             "launch.extra_args to add arguments", "use launch.extra_args, or framework: custom");
     }
     validate_framework_profile(r, d);
+    validate_run_outputs(r, d);
     if (r.framework == "metaseq") {
         if (par.pipeline != 1)
             d.error(at("parallelism.pipeline"), "parallelism.pipeline", "metaseq has no pipeline parallelism", "1");
