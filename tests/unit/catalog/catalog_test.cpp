@@ -98,6 +98,31 @@ TEST(Catalog, ShipsTheSeedTargetsWithTheirTuningEnvironment) {
     EXPECT_TRUE(ls.env.empty());
 }
 
+TEST(Catalog, ShipsTheFrameworkProfilesOfTheSeedVersions) {
+    const Catalog& cat = shipped();
+    EXPECT_EQ(cat.framework_versions("megatron-lm"), (std::vector<std::string>{"878d65f", "e958b2ca"}));
+    EXPECT_EQ(cat.framework_versions("metaseq"), std::vector<std::string>{"f7ffa5f"});
+    EXPECT_EQ(cat.framework_versions("nccl-tests"), std::vector<std::string>{"2.19.6"});
+    auto e958 = cat.find_framework("megatron-lm", "e958b2ca");
+    auto m878 = cat.find_framework("megatron-lm", "878d65f");
+    ASSERT_TRUE(e958 && m878);
+    EXPECT_EQ(e958->schema, "Megatron-LM e958b2ca's pretrain_gpt.py");
+    // seed 002's arguments exist in both; --use-sharp (the SHARP update) only in 878d65f
+    for (const char* a : {"--save", "--save-interval", "--tensorboard-dir", "--ckpt-assume-constant-structure",
+                          "--data-cache-path", "--attention-backend", "--use-distributed-optimizer"}) {
+        EXPECT_TRUE(e958->knows(a)) << a;
+        EXPECT_TRUE(m878->knows(a)) << a;
+    }
+    EXPECT_FALSE(e958->knows("--use-sharp"));
+    EXPECT_TRUE(m878->knows("--use-sharp"));
+    EXPECT_FALSE(e958->knows("--save-dir")) << "metaseq's, not Megatron-LM's";
+    auto metaseq = cat.find_framework("metaseq", "f7ffa5f");
+    ASSERT_TRUE(metaseq);
+    EXPECT_EQ(metaseq->choice_defaults.at("--task"), "translation");
+    EXPECT_EQ(metaseq->choice_defaults.count("--optimizer"), 0u) << "required in metaseq: no default";
+    EXPECT_TRUE(metaseq->choices.at("--criterion").at("vocab_parallel_cross_entropy").empty());
+}
+
 TEST(Catalog, ShipsTheModelSizesOfTheNemoLauncher) {
     const Catalog& cat = shipped();
     struct Size {
