@@ -63,6 +63,9 @@ struct Container {
     std::string image;                // registry image or .sqsh path
     std::vector<std::string> mounts;  // "host:container[:ro]"
     bool mount_home = false;          // pyxis: false renders --no-container-mount-home
+    // pyxis: variables whose host value overrides the image's and reaches the entrypoint
+    // (srun --container-env=NAME,...)
+    std::vector<std::string> env;
 };
 
 struct Profiling {
@@ -100,6 +103,7 @@ struct Slurm {
     std::string mem;
     std::optional<bool> use_gres;
     std::string constraint;
+    std::string network;  // #SBATCH --network (e.g. "sharp" for SHARP-enabled jobs)
     std::string job_name_prefix = "trainbench-";
     int cpus_per_task = 0;
 };

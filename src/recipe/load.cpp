@@ -494,6 +494,7 @@ private:
             cr.read("image", m_r.container.image);
             cr.read("mounts", m_r.container.mounts);
             cr.read("mount_home", m_r.container.mount_home);
+            cr.read("env", m_r.container.env);
             cr.finish();
         }
         // The target's default mounts come first (e.g. /opt/microsoft for the topology file).
@@ -624,6 +625,7 @@ private:
             sr.read("mem", s.mem);
             sr.read("use_gres", s.use_gres);
             sr.read("constraint", s.constraint);
+            sr.read("network", s.network);
             sr.read("job_name_prefix", s.job_name_prefix);
             sr.read("cpus_per_task", s.cpus_per_task, 0);
             sr.finish();

@@ -136,7 +136,8 @@ nlohmann::ordered_json to_json(const Recipe& r) {
     j["container"] = {{"runtime", r.container.runtime},
                       {"image", r.container.image},
                       {"mounts", r.container.mounts},
-                      {"mount_home", r.container.mount_home}};
+                      {"mount_home", r.container.mount_home},
+                      {"env", r.container.env}};
     j["env"] = env_json(r.env);
     j["profiling"] = {{"nsys", r.profiling.nsys},
                       {"start_step", r.profiling.start_step},
@@ -169,6 +170,7 @@ nlohmann::ordered_json to_json(const Recipe& r) {
                   {"mem", r.slurm.mem},
                   {"use_gres", r.slurm.use_gres.value_or(false)},
                   {"constraint", r.slurm.constraint},
+                  {"network", r.slurm.network},
                   {"job_name_prefix", r.slurm.job_name_prefix},
                   {"cpus_per_task", r.slurm.cpus_per_task}};
     nlohmann::ordered_json sel = nlohmann::ordered_json::object();

@@ -155,6 +155,37 @@ void validate_framework_profile(const Recipe& r, Diagnostics& d) {
                 "read what this version writes, or use a framework_version that writes it");
 }
 
+// Checkpoints and TensorBoard logs go to the run directory (logs/<stage>/...), which the
+// framework's launch builder names, so no two runs or recipes share them. Words of
+// launch.extra_args are literal text that cannot name the run directory: they may not move them.
+void validate_run_outputs(const Recipe& r, Diagnostics& d) {
+    struct Owned {
+        const char* framework;
+        const char* flag;
+        const char* where;
+    };
+    static const Owned owned[] = {
+        {"megatron-lm", "--save",
+         "checkpoints in each run's own directory (logs/<stage>/checkpoints, when launch.extra_args sets "
+         "--save-interval)"},
+        {"megatron-lm", "--tensorboard-dir",
+         "TensorBoard events in each run's own directory (logs/<stage>/tensorboard)"},
+        {"metaseq", "--save-dir",
+         "checkpoints in each run's own directory (logs/<stage>/checkpoints, when launch.extra_args sets a save "
+         "interval)"},
+        {"metaseq", "--tensorboard-logdir", "TensorBoard events in each run's own directory (logs/<stage>/tb)"},
+    };
+    for (const std::string& word : r.launch.extra_args) {
+        std::string flag = word.substr(0, word.find('='));
+        for (const Owned& o : owned) {
+            if (r.framework != o.framework || flag != o.flag) continue;
+            d.error(origin_of(r, "launch.extra_args"), "launch.extra_args",
+                    fmt::format("'{}' would make runs share a directory: trainbench writes {}", flag, o.where), "",
+                    fmt::format("remove '{}' and its value", flag));
+        }
+    }
+}
+
 }  // namespace
 
 void validate_recipe(const Recipe& r, Diagnostics& d) {
@@ -292,6 +323,7 @@ void validate_recipe(const Recipe& r, Diagnostics& d) {
             "launch.extra_args to add arguments", "use launch.extra_args, or framework: custom");
     }
     validate_framework_profile(r, d);
+    validate_run_outputs(r, d);
     if (r.framework == "metaseq") {
         if (par.pipeline != 1)
             d.error(at("parallelism.pipeline"), "parallelism.pipeline", "metaseq has no pipeline parallelism", "1");
@@ -317,6 +349,26 @@ void validate_recipe(const Recipe& r, Diagnostics& d) {
     if (rt != "none" && r.container.image.empty())
         d.error(at("container"), "container.image", fmt::format("container runtime '{}' needs an image", rt),
                 "a registry image or a .sqsh path", "set container.image, or container.runtime: none");
+    // container.env: names for Pyxis's srun --container-env (their host values win over the image's)
+    if (!r.container.env.empty() && rt != "pyxis" && rt != "enroot")
+        d.error(at("container.env"), "container.env",
+                fmt::format("container.env names variables for Pyxis (srun --container-env); runtime '{}' has no "
+                            "such option",
+                            rt),
+                "runtime 'pyxis'", "remove container.env (the job's env reaches the program as it is)");
+    std::vector<std::string> seen;
+    for (const std::string& name : r.container.env) {
+        bool valid =
+            !name.empty() && !(name[0] >= '0' && name[0] <= '9') && std::all_of(name.begin(), name.end(), [](char c) {
+                return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+            });
+        if (!valid)
+            d.error(at("container.env"), "container.env", fmt::format("'{}' is not an environment variable name", name),
+                    "letters, digits and '_', not starting with a digit");
+        else if (std::find(seen.begin(), seen.end(), name) != seen.end())
+            d.error(at("container.env"), "container.env", fmt::format("'{}' is named twice", name), "each name once");
+        seen.push_back(name);
+    }
 
     // memory fit (skipped on the CPU 'GPU' of the local targets, whose memory is unknown)
     if (!cpu && r.gpu.memory_gib > 0 && m.layers > 0) {

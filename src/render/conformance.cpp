@@ -85,7 +85,9 @@ public:
             if (m_p.knows(flag, chosen)) continue;
             std::string with;
             for (const auto& [f, v] : chosen) with += fmt::format("{}{} {}", with.empty() ? " with " : ", ", f, v);
-            problem(word, fmt::format("'{}' is not an argument of {}{}", flag, m_p.schema, with), suggestion(flag));
+            std::string other = other_choices(flag);
+            problem(word, fmt::format("'{}' is not an argument of {}{}", flag, m_p.schema, with),
+                    other.empty() ? suggestion(flag) : fmt::format("'{}' comes with {}", flag, other));
         }
     }
 
@@ -95,6 +97,15 @@ private:
         if (std::find(keys.begin(), keys.end(), key) != keys.end()) return true;
         return std::any_of(keys.begin(), keys.end(),
                            [&](const std::string& k) { return k.size() > key.size() && k.rfind(key + ".", 0) == 0; });
+    }
+    // "--task streaming_language_modeling" when only other choices than the argv's have `flag`.
+    [[nodiscard]] std::string other_choices(const std::string& flag) const {
+        std::string out;
+        for (const auto& [choice_flag, values] : m_p.choices)
+            for (const auto& [value, args] : values)
+                if (std::binary_search(args.begin(), args.end(), flag))
+                    out += fmt::format("{}{} {}", out.empty() ? "" : " or ", choice_flag, value);
+        return out;
     }
     std::string suggestion(const std::string& key) {
         if (m_known.empty()) m_known = m_p.all_keys();

@@ -355,6 +355,7 @@ ordered_json build_context(const recipe::Recipe& recipe_in, const RenderOptions&
                                                               {"slurm.time", time},
                                                               {"slurm.mem", mem},
                                                               {"slurm.constraint", r.slurm.constraint},
+                                                              {"slurm.network", r.slurm.network},
                                                               {"slurm.job_name_prefix", prefix}})
             check_directive_value(k, v);
         c["slurm"] = {{"partition", partition},
@@ -370,6 +371,8 @@ ordered_json build_context(const recipe::Recipe& recipe_in, const RenderOptions&
                       {"exclusive", exclusive},
                       {"constraint", r.slurm.constraint},
                       {"has_constraint", !r.slurm.constraint.empty()},
+                      {"network", r.slurm.network},
+                      {"has_network", !r.slurm.network.empty()},
                       {"cpus_per_task", cpus},
                       {"has_cpus_per_task", cpus > 0},
                       {"gpus_per_node_directive", requests_gpus && !use_gres},
@@ -454,6 +457,8 @@ ordered_json build_context(const recipe::Recipe& recipe_in, const RenderOptions&
             runner.push_back(m);
             runner.push_back(word_with_var("--container-workdir=", k_run_dir_var));
             if (!r.container.mount_home) runner.emplace_back("--no-container-mount-home");
+            // container.env: these variables keep their host (job) value inside the container.
+            if (!r.container.env.empty()) runner.emplace_back("--container-env=" + join(r.container.env, ","));
         }
     }
     {

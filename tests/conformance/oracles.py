@@ -15,6 +15,7 @@ copied into this repository; only the rules of the readers are written here.
     oracles.py keys exp-manager 24.07                # ExpManagerConfig as dotted keys
     oracles.py keys launcher 23.07                   # the seed's launcher/gpu-recipes config keys
     oracles.py -v args ...                           # with kind, nargs, choices and origin
+    oracles.py profile megatron-lm e958b2ca          # a trainbench framework profile (YAML)
 
 The reference folder is $TRAINBENCH_SHARED_DIR/reference (default: ../shared/reference next to
 the repository), or --reference DIR.
@@ -28,6 +29,7 @@ import functools
 import os
 import re
 import sys
+import textwrap
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
@@ -43,6 +45,13 @@ NEMO_NEAREST = {"24.05": "24.07"}
 MEGATRON_REFS = {"e958b2ca": "Megatron-LM@e958b2ca", "878d65f": "Megatron-LM@878d65f"}
 METASEQ_REFS = {"f7ffa5f": "metaseq@f7ffa5f"}
 NCCL_TESTS_REFS = {"2.19.6": "nccl-tests@v2.19.6", "v2.19.6": "nccl-tests@v2.19.6"}
+# Upstream repository and ref of each reference folder (reference/README.md), for profile headers.
+UPSTREAM = {
+    "Megatron-LM@e958b2ca": ("NVIDIA/Megatron-LM", "e958b2ca145172d5816a755b02d61a3ae0a8b3e4"),
+    "Megatron-LM@878d65f": ("NVIDIA/Megatron-LM", "878d65fe006b07ccef715ccc5ab521afb94e78a8"),
+    "metaseq@f7ffa5f": ("facebookresearch/metaseq", "f7ffa5fd61cf90f498a36d365c13dd7f1a912ff7"),
+    "nccl-tests@v2.19.6": ("NVIDIA/nccl-tests", "tag v2.19.6, a0b82b2260cf5152b9f8c061bbf7eaf0ba096432"),
+}
 # The seeds' own training configurations (their keys are ones NeMo of that version reads).
 LAUNCHER_CONFIGS = {
     "22.06": ["NeMo-Framework-Launcher@eec62ab4/conf/training/gpt3/*.yaml"],
@@ -1033,6 +1042,127 @@ def nemo_key_sets(version: str, reference: Path | None = None, ref_name: str | N
 
 
 # ---------------------------------------------------------------------------------------------
+# trainbench framework profiles (recipes/catalog/frameworks/<framework>-<version>.yaml)
+
+# Registry defaults of metaseq components whose registry files the reference does not hold:
+# setup_registry("--lr-scheduler", ..., default="inverse_sqrt") in metaseq/optim/lr_scheduler/
+# __init__.py and setup_registry("--criterion", ..., default="cross_entropy") in
+# metaseq/criterions/__init__.py at f7ffa5f (--optimizer is required=True: no default).
+METASEQ_REGISTRY_DEFAULTS = {"f7ffa5f": {"lr_scheduler": "inverse_sqrt", "criterion": "cross_entropy"}}
+
+# How profiles name each program (trainbench prints "'--x' is not an argument of <schema>").
+# program -> (title, schema, what the profile lists, log formats the program writes)
+PROFILE_TEXT = {
+    "megatron-lm": ("Megatron-LM {v}", "Megatron-LM {v}'s pretrain_gpt.py",
+                    "the arguments pretrain_gpt.py accepts", ["megatron", "tensorboard"]),
+    "metaseq": ("metaseq {v}", "metaseq {v}'s metaseq/cli/train.py",
+                "the arguments metaseq/cli/train.py accepts", ["metaseq", "tensorboard"]),
+    "nccl-tests": ("nccl-tests {v}", "nccl-tests {v}'s *_perf programs",
+                   "the options every *_perf program accepts", ["nccl-tests"]),
+}
+# Why trainbench has a profile of this version (the first header line after the title).
+PROFILE_ABOUT = {
+    ("megatron-lm", "e958b2ca"): "Seed 002: the commit ai-infrastructure-on-azure 2d36da6's 00-setup_environment.sh checks out.",
+    ("megatron-lm", "878d65f"): "The commit the SHARP update (ai-infrastructure-on-azure 77e7526) checks out; it adds --use-sharp.",
+    ("metaseq", "f7ffa5f"): "Seed 003: metaseq HEAD of 2023-06-08, which contains the a1a4e733 the document asks for.",
+    ("nccl-tests", "2.19.6"): "The validate stages' nccl-tests (the newest tag); their commands are checked against it.",
+}
+
+
+def _option_names(options: Iterable[Option]) -> list[str]:
+    return sorted({s for o in options for s in o.strings})
+
+
+def metaseq_profile(version: str, reference: Path | None = None) -> tuple[list[str], dict[str, dict[str, Any]], list[str]]:
+    """Common options, then per component choice (--task, --arch, --optimizer, --lr-scheduler,
+    --criterion) the options that choice adds, as parse_args_and_arch() would; and notes."""
+    ref = reference or reference_dir()
+    root = ref / METASEQ_REFS[version]
+    src = MetaseqSource(root)
+    base = metaseq_args(version, {}, ref)
+    common = set(_option_names(base.options))
+    choices: dict[str, dict[str, Any]] = {}
+    notes: list[str] = []
+    default_task = _default_arg(root / "metaseq/options.py", "get_training_parser", "default_task")
+    defaults = {"task": default_task, **METASEQ_REGISTRY_DEFAULTS.get(version, {})}
+    kinds = {"task": sorted(src.registry.get("task", {})), "arch": sorted(src.archs)}
+    for kind in ("optimizer", "lr_scheduler", "criterion"):
+        kinds[kind] = sorted(src.registry.get(kind, {}))
+    for kind, names in kinds.items():
+        flag = METASEQ_COMPONENT_FLAGS[kind]
+        entry: dict[str, Any] = {}
+        if kind in defaults:
+            entry["default"] = defaults[kind]
+            if defaults[kind] not in names:
+                notes.append(f"{flag} defaults to {defaults[kind]!r}, which is not in the reference files: "
+                             f"without {flag} only the common arguments are listed")
+        for name in names:
+            oracle = metaseq_args(version, {kind: name}, ref)
+            entry[name] = sorted(set(_option_names(oracle.options)) - common)
+        choices[flag] = entry
+    return sorted(common), choices, notes
+
+
+def _yaml_str(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def profile_yaml(program: str, version: str, reference: Path | None = None) -> str:
+    """A trainbench framework profile: every argument the program of that version accepts."""
+    ref = reference or reference_dir()
+    if program not in PROFILE_TEXT:
+        raise OracleError(f"no profile for program {program!r} (known: {', '.join(PROFILE_TEXT)})")
+    title, schema, what, writes = (t.format(v=version) if isinstance(t, str) else t for t in PROFILE_TEXT[program])
+    folder = {"megatron-lm": MEGATRON_REFS, "metaseq": METASEQ_REFS, "nccl-tests": NCCL_TESTS_REFS}[program][version]
+    repo, commit = UPSTREAM[folder]
+    choices: dict[str, dict[str, Any]] = {}
+    if program == "metaseq":
+        keys, choices, notes = metaseq_profile(version, ref)
+        sources = [str(Path(f).relative_to(folder)) for f in metaseq_args(version, {}, ref).sources]
+        how = ["keys:    options.get_training_parser() (argparse options and the config dataclasses it adds)",
+               "choices: what parse_args_and_arch() adds for each --arch / --task / --optimizer /",
+               "         --lr-scheduler / --criterion in these files (their registered dataclasses);",
+               "         `default` is the choice metaseq uses when the flag is absent"]
+    else:
+        oracle = arg_oracle(program, version, [], ref)
+        keys, notes = _option_names(oracle.options), list(oracle.notes)
+        sources = [str(Path(f).relative_to(folder)) for f in oracle.sources]
+        how = {"megatron-lm": ["keys:    every add_argument reachable from arguments.py parse_args() (a strict",
+                               "         ArgumentParser(allow_abbrev=False)) and pretrain_gpt.py's extra_args_provider"],
+               "nccl-tests": ["keys:    the getopt_long option string (short options) and longopts[] (long options)"]}[program]
+    about = PROFILE_ABOUT.get((program, version))
+    out = [f"# {title}: a framework profile, {what}.",
+           *([f"# {about}"] if about else []),
+           f"# Generated by `tests/conformance/oracles.py profile {program} {version}` from {repo}",
+           *textwrap.wrap(f"at {commit}, files {', '.join(sources)} (unmodified upstream copies in "
+                          f"shared/reference/{folder}).", 98, initial_indent="# ", subsequent_indent="# "),
+           *(f"#   {line}" for line in how),
+           *(line for n in notes for line in textwrap.wrap(n, 96, initial_indent="# note: ",
+                                                           subsequent_indent="#       ")),
+           "# Argument names only, in trainbench's format. Regenerate instead of editing.",
+           f"framework: {program}",
+           f"version: {_yaml_str(version)}",
+           f"title: {_yaml_str(title)}",
+           f"schema: {_yaml_str(schema)}",
+           f"writes: [{', '.join(writes)}]",
+           "keys:"]
+    out += [f"  - {_yaml_str(k)}" for k in keys]
+    if choices:
+        out.append("choices:")
+        for flag, entry in choices.items():
+            out.append(f"  {_yaml_str(flag)}:")
+            for name, value in entry.items():
+                if name == "default":
+                    out.append(f"    default: {_yaml_str(value)}")
+                elif not value:
+                    out.append(f"    {_yaml_str(name)}: []")
+                else:
+                    out.append(f"    {_yaml_str(name)}:")
+                    out += [f"      - {_yaml_str(k)}" for k in value]
+    return "\n".join(out) + "\n"
+
+
+# ---------------------------------------------------------------------------------------------
 # command line
 
 def arg_oracle(program: str, version: str, argv: list[str] | None = None,
@@ -1062,12 +1192,18 @@ def main(argv: list[str] | None = None) -> int:
     a.add_argument("version")
     for kind, flag in METASEQ_COMPONENT_FLAGS.items():
         a.add_argument(flag, dest=f"comp_{kind}", help=f"metaseq: the {kind} component")
+    pr = sub.add_parser("profile", help="a trainbench framework profile (recipes/catalog/frameworks/)")
+    pr.add_argument("program", choices=sorted(PROFILE_TEXT))
+    pr.add_argument("version")
     k = sub.add_parser("keys", help="Hydra config keys")
     k.add_argument("set", choices=["nemo", "gpt-config", "exp-manager", "launcher"])
     k.add_argument("version", help="NeMo container version (22.06, 23.07, 24.07) or a checkout (NeMo@v2.0.0)")
     args = p.parse_args(argv)
     try:
         ref = reference_dir(args.reference)
+        if args.what == "profile":
+            sys.stdout.write(profile_yaml(args.program, args.version, ref))
+            return 0
         if args.what == "args":
             comps = [w for kind in METASEQ_COMPONENT_FLAGS
                      if getattr(args, f"comp_{kind}")

@@ -96,7 +96,19 @@ check recipes/azure-nd-h100-v5/gpt3-175b.yaml \
     'r["batch"]["micro"] == 1 and r["batch"]["global"] == 512' 'r["precision"] == "fp16"' \
     'r["steps"] == 1500' 'len(r["data"]["prefixes"]) == 42' 'r["slurm"]["partition"] == "gpu"' \
     '"--lr-decay-style" in r["launch"]["extra_args"]' \
-    'r["stages"][0]["options"]["dataset"] == "slimpajama" and r["stages"][0]["options"]["chunks"] == 72'
+    'r["stages"][0]["options"]["dataset"] == "slimpajama" and r["stages"][0]["options"]["chunks"] == 72' \
+    'r["framework_version"] == "e958b2ca"' \
+    'r["container"]["env"] == ["CUDA_DEVICE_MAX_CONNECTIONS", "NCCL_TOPO_FILE", "LOGLEVEL"]' \
+    'r["env"] == {"NCCL_TOPO_FILE": "/opt/microsoft/ndv5-topo.xml", "CUDA_DEVICE_MAX_CONNECTIONS": "1", "LOGLEVEL": "INFO"}' \
+    'r["target"]["env"] == {}' \
+    '"--save-interval" in r["launch"]["extra_args"] and "--save" not in r["launch"]["extra_args"]' \
+    '"--load" not in r["launch"]["extra_args"] and "--tensorboard-dir" not in r["launch"]["extra_args"]'
+# seed 002, the SHARP update (77e7526)
+check recipes/azure-nd-h100-v5/gpt3-175b-sharp.yaml \
+    'r["framework_version"] == "878d65f"' 'r["slurm"]["network"] == "sharp"' \
+    '"--use-sharp" in r["launch"]["extra_args"]' \
+    'r["env"]["NCCL_COLLNET_ENABLE"] == "1" and r["env"]["SHARP_COLL_ENABLE_SAT"] == "1"' \
+    'r["env"]["NCCL_TOPO_FILE"] == "/opt/microsoft/ndv5-topo.xml"'
 check recipes/azure-nd-h100-v5/gpt3-175b-h200.yaml 'r["target"]["name"] == "azure-nd-h200-v5"'
 check recipes/azure-nd-h100-v5/gpt3-175b-smoke.yaml \
     'r["nodes"] == 2' 'r["model"]["layers"] == 12 and r["model"]["hidden"] == 512' \
@@ -107,7 +119,8 @@ check recipes/azure-a100-metaseq/opt-175b.yaml \
     'r["framework"] == "metaseq"' 'r["model"]["name"] == "opt-175b"' 'r["nodes"] == 128' \
     'r["parallelism"]["tensor"] == 8' 'r["batch"]["micro"] == 8 and r["batch"]["global"] == 1024' \
     'r["steps"] == 50' 'r["precision"] == "fp16"' 'r["container"]["runtime"] == "none"' \
-    'r["data"]["kind"] == "mock"' 'r["metrics"]["source"] == "metaseq"'
+    'r["data"]["kind"] == "mock"' 'r["metrics"]["source"] == "metaseq"' \
+    'r["framework_version"] == "f7ffa5f"' '"--sample-break-mode" not in r["launch"]["extra_args"]'
 check recipes/azure-a100-metaseq/opt-125m-smoke.yaml \
     'r["nodes"] == 1' 'r["expect"]["tokens_per_s"]["min"] == 200000'
 

@@ -36,7 +36,9 @@ for r in "${recipes[@]}"; do
     # A prepare-data stage names its own partition (the seed's CPU partition) in its
     # options, which -s slurm.partition does not reach: check those recipes' train stage.
     stage=()
-    if "$bin" show "recipes/$r.yaml" 2>/dev/null | grep -Eq "^ {6}partition:"; then stage=(--stage train); fi
+    # (grep reads all of show's output: with -q it could exit first, and pipefail would then count
+    # show's SIGPIPE as "no partition")
+    if "$bin" show "recipes/$r.yaml" 2>/dev/null | grep -E "^ {6}partition:" >/dev/null; then stage=(--stage train); fi
     if out=$("$bin" render "recipes/$r.yaml" "${fit[@]}" "${stage[@]}" --check 2>&1); then
         if ! grep -q "accepted: .*to start at" <<<"$out"; then echo "FAIL: $r: no scheduler answer in: $out"; fail=1; fi
     else

@@ -12,6 +12,14 @@ namespace {
 constexpr const char* k_megatron_workdir = "/workspace/Megatron-LM";
 constexpr int k_megatron_lr_decay_iters = 430000;  // seed 002
 
+// --save-interval N (or its other name --persistent-save-interval) in launch.extra_args.
+bool asks_for_checkpoints(const recipe::Recipe& r) {
+    return std::any_of(r.launch.extra_args.begin(), r.launch.extra_args.end(), [](const std::string& w) {
+        std::string flag = argument_key(w);
+        return flag == "--save-interval" || flag == "--persistent-save-interval";
+    });
+}
+
 Args megatron_args(const Facts& f) {
     const recipe::Recipe& r = f.r;
     const catalog::Model& m = r.model;
@@ -94,7 +102,11 @@ Args megatron_args(const Facts& f) {
     opt("--log-interval", "1");
     opt("--eval-iters", "0");
     opt("--eval-interval", std::to_string(r.steps));
+    // Outputs live in the run directory, so no two runs (or recipes) share them: TensorBoard
+    // always, checkpoints when the recipe asks for them with a save interval (Megatron-LM
+    // refuses --save without one). Nothing is loaded unless launch.extra_args says --load.
     a.push_back({ShellWord("--tensorboard-dir"), run_path(f.log_dir + "/tensorboard")});
+    if (asks_for_checkpoints(r)) a.push_back({ShellWord("--save"), run_path(f.log_dir + "/checkpoints")});
     return a;
 }
 

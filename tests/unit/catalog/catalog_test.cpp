@@ -79,7 +79,12 @@ TEST(Catalog, ShipsTheSeedTargetsWithTheirTuningEnvironment) {
 
     EXPECT_EQ(cat.find_target("azure-nd-h100-v5")->gpu, "h100-sxm-80gb");
     EXPECT_EQ(cat.find_target("azure-nd-h200-v5")->gpu, "h200-sxm-141gb");
-    EXPECT_EQ(env_value(*cat.find_target("azure-nd-h100-v5"), "NCCL_TOPO_FILE"), "/opt/microsoft/ndv5-topo.xml");
+    // Seed 002 (2d36da6) exports no tuning: NCCL_TOPO_FILE comes from the topology file, and the
+    // June 2025 NCCL/UCX/SHARP tuning is the SHARP recipe's own env.
+    for (const char* nd : {"azure-nd-h100-v5", "azure-nd-h200-v5"}) {
+        EXPECT_EQ(cat.find_target(nd)->topology_file, "/opt/microsoft/ndv5-topo.xml") << nd;
+        EXPECT_TRUE(cat.find_target(nd)->env.empty()) << nd;
+    }
 
     const Target& local = *cat.find_target("local");
     EXPECT_EQ(local.scheduler, Scheduler::local);
@@ -91,6 +96,31 @@ TEST(Catalog, ShipsTheSeedTargetsWithTheirTuningEnvironment) {
     EXPECT_EQ(ls.gpus_per_node, 2);
     EXPECT_EQ(ls.slurm.partition, "debug");
     EXPECT_TRUE(ls.env.empty());
+}
+
+TEST(Catalog, ShipsTheFrameworkProfilesOfTheSeedVersions) {
+    const Catalog& cat = shipped();
+    EXPECT_EQ(cat.framework_versions("megatron-lm"), (std::vector<std::string>{"878d65f", "e958b2ca"}));
+    EXPECT_EQ(cat.framework_versions("metaseq"), std::vector<std::string>{"f7ffa5f"});
+    EXPECT_EQ(cat.framework_versions("nccl-tests"), std::vector<std::string>{"2.19.6"});
+    auto e958 = cat.find_framework("megatron-lm", "e958b2ca");
+    auto m878 = cat.find_framework("megatron-lm", "878d65f");
+    ASSERT_TRUE(e958 && m878);
+    EXPECT_EQ(e958->schema, "Megatron-LM e958b2ca's pretrain_gpt.py");
+    // seed 002's arguments exist in both; --use-sharp (the SHARP update) only in 878d65f
+    for (const char* a : {"--save", "--save-interval", "--tensorboard-dir", "--ckpt-assume-constant-structure",
+                          "--data-cache-path", "--attention-backend", "--use-distributed-optimizer"}) {
+        EXPECT_TRUE(e958->knows(a)) << a;
+        EXPECT_TRUE(m878->knows(a)) << a;
+    }
+    EXPECT_FALSE(e958->knows("--use-sharp"));
+    EXPECT_TRUE(m878->knows("--use-sharp"));
+    EXPECT_FALSE(e958->knows("--save-dir")) << "metaseq's, not Megatron-LM's";
+    auto metaseq = cat.find_framework("metaseq", "f7ffa5f");
+    ASSERT_TRUE(metaseq);
+    EXPECT_EQ(metaseq->choice_defaults.at("--task"), "translation");
+    EXPECT_EQ(metaseq->choice_defaults.count("--optimizer"), 0u) << "required in metaseq: no default";
+    EXPECT_TRUE(metaseq->choices.at("--criterion").at("vocab_parallel_cross_entropy").empty());
 }
 
 TEST(Catalog, ShipsTheModelSizesOfTheNemoLauncher) {

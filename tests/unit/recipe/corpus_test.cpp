@@ -1,7 +1,10 @@
 // The broken-recipe corpus: tests/data/recipes/invalid/<what_is_wrong>.yaml, each with
-// <what_is_wrong>.expected holding lines that must all appear in the formatted diagnostics.
+// <what_is_wrong>.expected holding lines that must all appear in the formatted diagnostics
+// (of the recipe's validation and, as `trainbench validate` does, of its launch lines).
 // A first line "# -s key=value" in a recipe is an override to apply.
 #include "test_support.hpp"
+
+#include <trainbench/render.hpp>
 
 #include <gtest/gtest.h>
 
@@ -73,6 +76,8 @@ TEST(InvalidCorpus, EveryBrokenRecipeIsRejectedWithItsExpectedMessage) {
             Recipe r = load_recipe(f, test::shipped_catalog(), o);
             Diagnostics d;
             validate_recipe(r, d);
+            // as `trainbench validate`: then every launch line against its framework version
+            if (!d.has_errors()) render::check_launch(r, test::shipped_catalog(), d);
             rejected = d.has_errors();
             all = d.format();
         } catch (const InputError& e) {

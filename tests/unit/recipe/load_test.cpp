@@ -107,8 +107,12 @@ TEST(LoadRecipe, InlineEditsOfTargetAndModel) {
     EXPECT_EQ(r.target.gpu, "h200-sxm-141gb");
     EXPECT_EQ(r.gpu.memory_gib, 141);
     // an inline env edits the catalog's tuning env: same name overrides, the rest stays
+    // (the ND v5 targets have none of their own: seed 002 sets only what the framework and the
+    // topology file give)
     EXPECT_EQ(env_value(r.target.env, "NCCL_DEBUG"), "WARN");
-    EXPECT_EQ(env_value(r.target.env, "NCCL_TOPO_FILE"), "/opt/microsoft/ndv5-topo.xml");
+    Recipe a = load(data_dir() / "valid" / "minimal.yaml", {"target.env.NCCL_IB_TIMEOUT=23"});
+    EXPECT_EQ(env_value(a.target.env, "NCCL_IB_TIMEOUT"), "23");
+    EXPECT_EQ(env_value(a.target.env, "NCCL_TOPO_FILE"), "/opt/microsoft/ndv4-topo.xml");
     EXPECT_EQ(r.model.name, "my-gpt");
     EXPECT_EQ(r.model.kv_head_count(), 4);
     EXPECT_FALSE(r.model.tied_embeddings);

@@ -12,6 +12,7 @@ using namespace trainbench;
 using namespace trainbench::render;
 using nlohmann::ordered_json;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 namespace {
 
@@ -299,4 +300,25 @@ TEST(Context, KubernetesNamesAreUniquePerRunAndValidLabels) {
     EXPECT_EQ(argv.at(0), "torchrun");
     EXPECT_TRUE(has(argv, "--node-rank=${NODE_RANK}"));
     EXPECT_TRUE(has(argv, "trainer.num_nodes=${NNODES}"));
+}
+
+TEST(Context, PyxisContainerEnvAndSlurmNetworkAreRenderedWhereTheSeedHasThem) {
+    recipe::Recipe r = render_test::base_recipe("megatron-lm");
+    ordered_json c = context_of(r);
+    auto lines = [](const ordered_json& ctx) {
+        std::string out;
+        for (const auto& l : ctx["launch_lines"]) out += l["line_sh"].get<std::string>() + "\n";
+        return out;
+    };
+    EXPECT_THAT(lines(c), Not(HasSubstr("--container-env")));
+    EXPECT_EQ(c["slurm"]["has_network"], false);
+    // seed 002: srun --container-env=CUDA_DEVICE_MAX_CONNECTIONS,NCCL_TOPO_FILE,LOGLEVEL; 77e7526: --network=sharp
+    r.container.env = {"CUDA_DEVICE_MAX_CONNECTIONS", "NCCL_TOPO_FILE", "LOGLEVEL"};
+    r.slurm.network = "sharp";
+    c = context_of(r);
+    EXPECT_THAT(lines(c), HasSubstr("  --container-env=CUDA_DEVICE_MAX_CONNECTIONS,NCCL_TOPO_FILE,LOGLEVEL \\\n"));
+    EXPECT_EQ(c["slurm"]["network"], "sharp");
+    EXPECT_EQ(c["slurm"]["has_network"], true);
+    r.slurm.network = "sharp\n#SBATCH --exclusive";
+    EXPECT_THROW((void)context_of(r), InputError);
 }
