@@ -111,12 +111,12 @@ struct Model {
 // in that version, and for NeMo the seed's configuration that the job's config
 // file starts from. `validate` checks every rendered launch line against it.
 struct FrameworkProfile {
-    std::string framework;                // "nemo", "megatron-lm", "metaseq", "nccl-tests"
-    std::string version;                  // "22.06", "e958b2ca", ...
-    std::string title;                    // "NeMo 1.11 (container bignlp-training:22.06)"
-    std::string schema;                   // what the keys are: "NeMo 1.11's megatron_gpt_config"
-    std::vector<std::string> containers;  // images that ship this version
-    std::vector<std::string> writes;      // log formats this version writes
+    std::string framework;                              // "nemo", "megatron-lm", "metaseq", "nccl-tests"
+    std::string version;                                // "22.06", "e958b2ca", ...
+    std::string title;                                  // "NeMo 1.11 (container bignlp-training:22.06)"
+    std::string schema;                                 // what the keys are: "NeMo 1.11's megatron_gpt_config"
+    std::vector<std::string> containers;                // images that ship this version
+    std::vector<std::string> writes;                    // log formats this version writes
     std::map<std::string, std::string> format_modules;  // log format -> Python module it needs in the image
     nlohmann::ordered_json config = nlohmann::ordered_json::object();  // flat "a.b.c" -> value (nemo)
     std::vector<std::string> keys;       // every key or argument it accepts (sorted; config keys included)
@@ -127,8 +127,7 @@ struct FrameworkProfile {
     SourceLocation where;
 
     // Whether `key` exists in this version (directly, under an open map, or with one of `chosen`).
-    [[nodiscard]] bool knows(std::string_view key,
-                             const std::map<std::string, std::string>& chosen = {}) const;
+    [[nodiscard]] bool knows(std::string_view key, const std::map<std::string, std::string>& chosen = {}) const;
     // The keys a near miss is suggested from (keys plus every choice's arguments).
     [[nodiscard]] std::vector<std::string> all_keys() const;
 };

@@ -112,7 +112,8 @@ bool FrameworkProfile::knows(std::string_view key, const std::map<std::string, s
         if (key.size() > open.size() && key.substr(0, open.size()) == open && key[open.size()] == '.') return true;
     for (const auto& [flag, values] : choices) {
         auto c = chosen.find(flag);
-        std::string value = c != chosen.end() ? c->second : (choice_defaults.count(flag) ? choice_defaults.at(flag) : "");
+        std::string value =
+            c != chosen.end() ? c->second : (choice_defaults.count(flag) ? choice_defaults.at(flag) : "");
         auto v = values.find(value);
         if (v != values.end() && std::binary_search(v->second.begin(), v->second.end(), key, std::less<>()))
             return true;

@@ -138,8 +138,8 @@ int list_frameworks(const ListOptions& opts, Context& ctx) {
     for (const auto& [key, p] : ctx.catalog().frameworks()) {
         std::string writes;
         for (const std::string& w : p->writes) writes += (writes.empty() ? "" : ",") + w;
-        rows.push_back({p->framework, p->version, std::to_string(p->all_keys().size()), writes.empty() ? "-" : writes,
-                        p->title});
+        rows.push_back(
+            {p->framework, p->version, std::to_string(p->all_keys().size()), writes.empty() ? "-" : writes, p->title});
         j.push_back({{"framework", p->framework},
                      {"version", p->version},
                      {"title", p->title},

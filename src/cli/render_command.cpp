@@ -108,9 +108,12 @@ int run_argv(const RenderCliOptions& opts, Context& ctx) {
         for (const render::LaunchCommand& c : render::launch_commands(r, options)) {
             ordered_json& st = stages[c.stage];
             if (st.is_null())
-                st = {{"recipe", r.name},       {"file", file},
-                      {"stage", c.stage},       {"kind", c.kind},
-                      {"framework", r.framework}, {"framework_version", r.framework_version},
+                st = {{"recipe", r.name},
+                      {"file", file},
+                      {"stage", c.stage},
+                      {"kind", c.kind},
+                      {"framework", r.framework},
+                      {"framework_version", r.framework_version},
                       {"commands", ordered_json::array()}};
             ordered_json cmd = {{"program", c.program}, {"version", c.version}, {"argv", c.argv}};
             if (!c.config_file.empty()) {

@@ -191,10 +191,10 @@ std::string clean_message(std::string msg) {
 
 Node parse(std::string_view text, const std::string& file, Diagnostics& diagnostics) {
     if (text.size() > k_max_document_bytes) {
-        diagnostics.error(SourceLocation{file, 1, 1, {}}, {},
-                          fmt::format("the document is {} bytes, more than a recipe or catalog file may be",
-                                      text.size()),
-                          fmt::format("at most {} bytes", k_max_document_bytes));
+        diagnostics.error(
+            SourceLocation{file, 1, 1, {}}, {},
+            fmt::format("the document is {} bytes, more than a recipe or catalog file may be", text.size()),
+            fmt::format("at most {} bytes", k_max_document_bytes));
         return Node{};
     }
     if (!check_tabs(text, file, diagnostics)) return Node{};
@@ -222,10 +222,10 @@ Node parse_file(const std::filesystem::path& path, const std::string& display_na
         std::error_code ec;
         std::uintmax_t size = std::filesystem::file_size(path, ec);
         if (!ec && size > k_max_document_bytes) {
-            diagnostics.error(from.known() ? from : SourceLocation{display_name, 1, 1, {}}, {},
-                              fmt::format("'{}' is {} bytes, more than a recipe or catalog file may be", display_name,
-                                          size),
-                              fmt::format("at most {} bytes", k_max_document_bytes));
+            diagnostics.error(
+                from.known() ? from : SourceLocation{display_name, 1, 1, {}}, {},
+                fmt::format("'{}' is {} bytes, more than a recipe or catalog file may be", display_name, size),
+                fmt::format("at most {} bytes", k_max_document_bytes));
             return Node{};
         }
         text = read_file(path);

@@ -315,7 +315,8 @@ private:
             if (versions.empty())
                 m_d.error(n->where, "framework_version",
                           fmt::format("framework '{}' has no versions in the catalog", m_r.framework),
-                          "no framework_version", "remove framework_version, or add a profile under catalog/frameworks/");
+                          "no framework_version",
+                          "remove framework_version, or add a profile under catalog/frameworks/");
             else
                 m_d.error(n->where, "framework_version",
                           fmt::format("no profile of {} version '{}'", m_r.framework, *v),

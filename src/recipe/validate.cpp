@@ -150,8 +150,8 @@ void validate_framework_profile(const Recipe& r, Diagnostics& d) {
     bool framework_log = source == "dllogger" || source == "tensorboard" || source == "nemo";
     if (r.framework == "nemo" && framework_log && !p->writes.empty() &&
         std::find(p->writes.begin(), p->writes.end(), source) == p->writes.end())
-        d.error(at("metrics.source"), "metrics.source",
-                fmt::format("{} writes no '{}' log", p->title, source), fmt::format("one of {}", quoted_list(p->writes)),
+        d.error(at("metrics.source"), "metrics.source", fmt::format("{} writes no '{}' log", p->title, source),
+                fmt::format("one of {}", quoted_list(p->writes)),
                 "read what this version writes, or use a framework_version that writes it");
 }
 

@@ -46,8 +46,8 @@ public:
             }
             std::size_t skip = word.rfind("++", 0) == 0 ? 2 : (word[0] == '+' || word[0] == '~') ? 1 : 0;
             std::string prefix = word.substr(0, skip);
-            std::string key = word.substr(skip, word.find('=') == std::string::npos ? std::string::npos
-                                                                                     : word.find('=') - skip);
+            std::string key =
+                word.substr(skip, word.find('=') == std::string::npos ? std::string::npos : word.find('=') - skip);
             bool in_config = has_config_key(key);
             if (!in_config && !m_p.knows(key)) {
                 problem(word, fmt::format("'{}' is not a key of {}", key, m_p.schema), suggestion(key));
@@ -56,8 +56,7 @@ public:
                         fmt::format("Hydra refuses '{}': the delivered config has no '{}' to override", word, key),
                         fmt::format("append it: '+{}'", word));
             } else if (prefix == "+" && in_config) {
-                problem(word,
-                        fmt::format("Hydra refuses '{}': the delivered config already has '{}'", word, key),
+                problem(word, fmt::format("Hydra refuses '{}': the delivered config already has '{}'", word, key),
                         fmt::format("override it: '{}'", word.substr(1)));
             } else if (prefix == "~" && !in_config) {
                 problem(word, fmt::format("Hydra cannot delete '{}': the delivered config has no such key", key), "");
@@ -118,9 +117,10 @@ private:
         bool recipe_word = std::find(extra.begin(), extra.end(), word) != extra.end();
         std::string key = recipe_word ? "launch.extra_args" : "framework_version";
         std::string text = recipe_word ? message
-                                       : fmt::format("{} (trainbench renders it for stage '{}'; a trainbench bug or a "
-                                                     "profile that misses the key)",
-                                                     message, m_cmd.stage);
+                                       : fmt::format(
+                                             "{} (trainbench renders it for stage '{}'; a trainbench bug or a "
+                                             "profile that misses the key)",
+                                             message, m_cmd.stage);
         m_d.error(origin(m_r, key), key, text, recipe_word ? "an argument this version accepts" : "", hint);
     }
 

@@ -291,8 +291,8 @@ ordered_json build_context(const recipe::Recipe& recipe_in, const RenderOptions&
                                ? ShellWord(k_k8s_config_dir)
                                : word_with_var("", k_run_dir_var, "/rendered/" + stage.name);
     const int world_size = nodes * std::max(1, gpus_per_node);
-    Facts f{r,           stage,         scheduler,  nodes,     gpus_per_node, tasks_per_node,
-            requests_gpus, log_dir,     dllogger_file, config_dir, world_size};
+    Facts f{r,       stage,         scheduler,  nodes,     gpus_per_node, tasks_per_node, requests_gpus,
+            log_dir, dllogger_file, config_dir, world_size};
 
     ordered_json c = ordered_json::object();
     c["recipe_name"] = r.name;

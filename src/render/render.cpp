@@ -85,7 +85,8 @@ std::vector<RenderedJob> render(const recipe::Recipe& recipe, const RenderOption
         // and on Kubernetes in the ConfigMap (manifests and chart).
         std::vector<RenderedFile> delivered;
         for (const auto& file : context["delivered_files"])
-            delivered.push_back(RenderedFile{file["path"].get<std::string>(), file["content"].get<std::string>(), false});
+            delivered.push_back(
+                RenderedFile{file["path"].get<std::string>(), file["content"].get<std::string>(), false});
         context.erase("delivered_files");
         RenderedJob job;
         job.stage = stage.name;

@@ -16,7 +16,7 @@ public:
     ShellWord(const char* literal) { lit(literal); }             // NOLINT
 
     ShellWord& lit(std::string text);
-    ShellWord& var(std::string name);  // a valid shell identifier
+    ShellWord& var(std::string name);           // a valid shell identifier
     ShellWord& append(const ShellWord& other);  // other's parts after this word's
 
     // The word as shell source text.

@@ -21,7 +21,6 @@ nlohmann::ordered_json plain_words(const std::vector<ShellWord>& words) {
     return out;
 }
 
-
 constexpr const char* k_run_dir_var = "TRAINBENCH_RUN_DIR";
 
 // Shell words with each "--flag" (and its values) on a continued line of its own.

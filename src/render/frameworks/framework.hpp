@@ -40,13 +40,13 @@ struct Facts {
 using Args = std::vector<std::vector<ShellWord>>;
 
 struct FrameworkLaunch {
-    std::vector<ShellWord> program;  // entry point and arguments (no launcher prefix)
+    std::vector<ShellWord> program;   // entry point and arguments (no launcher prefix)
     std::vector<RenderedFile> files;  // delivered with the job (relative to the stage's files)
     catalog::EnvList env;             // set before the recipe's env
     // Python modules the framework needs for what the recipe asks (e.g. dllogger):
     // the job checks them at start and stops with a clear message when one is missing.
     std::vector<std::pair<std::string, std::string>> requires_modules;  // module, why
-    std::string config_file;               // the delivered config among `files`, if any
+    std::string config_file;                                            // the delivered config among `files`, if any
     std::vector<std::string> config_keys;  // its keys, flat ("model.optim.lr"), for Hydra override checks
 };
 

@@ -90,8 +90,8 @@ void set_shape(Config& c, const Facts& f) {
     c.set("model.hidden_size", m.hidden);
     c.set("model.ffn_hidden_size", m.ffn_size());
     c.set("model.num_attention_heads", m.heads);
-    c.set_or_default("model.num_query_groups", m.kv_heads > 0 && m.kv_heads != m.heads ? ordered_json(m.kv_heads)
-                                                                                        : ordered_json(nullptr),
+    c.set_or_default("model.num_query_groups",
+                     m.kv_heads > 0 && m.kv_heads != m.heads ? ordered_json(m.kv_heads) : ordered_json(nullptr),
                      nullptr);
     c.set("model.encoder_seq_length", m.seq_length);
     c.set("model.max_position_embeddings", m.seq_length);
@@ -119,8 +119,8 @@ void set_precision_and_memory(Config& c, const recipe::Recipe& r) {
         auto text = [&c](const char* key) {
             return c.has(key) && c.get(key).is_string() ? c.get(key).get<std::string>() : std::string();
         };
-        bool zero_layers = c.has("model.activations_checkpoint_num_layers") &&
-                           c.get("model.activations_checkpoint_num_layers") == 0;
+        bool zero_layers =
+            c.has("model.activations_checkpoint_num_layers") && c.get("model.activations_checkpoint_num_layers") == 0;
         bool recomputes = text("model.activations_checkpoint_granularity") == "selective" ||
                           (text("model.activations_checkpoint_granularity") == "full" && !zero_layers);
         if (recomputes) {
@@ -258,9 +258,10 @@ std::string config_yaml(const ordered_json& flat, const recipe::Recipe& r, const
 FrameworkLaunch nemo_launch(const Facts& f) {
     const recipe::Recipe& r = f.r;
     if (!r.profile)
-        throw InputError(fmt::format("recipe '{}': framework 'nemo' needs framework_version (the NeMo container "
-                                     "version, whose configuration the job starts from)",
-                                     r.name));
+        throw InputError(
+            fmt::format("recipe '{}': framework 'nemo' needs framework_version (the NeMo container "
+                        "version, whose configuration the job starts from)",
+                        r.name));
     Config c(r, *r.profile);
     set_shape(c, f);
     set_precision_and_memory(c, r);
@@ -281,8 +282,7 @@ FrameworkLaunch nemo_launch(const Facts& f) {
     if (f.scheduler == catalog::Scheduler::kubernetes)
         a.push_back(group(c.override_word("trainer.num_nodes", word_with_var("", "NNODES"))));
     if (r.metrics.source == "dllogger") {
-        a.push_back(
-            group(c.override_word("exp_manager.dllogger_logger_kwargs.json_file", run_path(f.dllogger_file))));
+        a.push_back(group(c.override_word("exp_manager.dllogger_logger_kwargs.json_file", run_path(f.dllogger_file))));
         auto module = r.profile->format_modules.find("dllogger");
         if (module != r.profile->format_modules.end())
             out.requires_modules.emplace_back(module->second,

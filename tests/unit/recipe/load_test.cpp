@@ -163,13 +163,32 @@ TEST(LoadRecipe, ResolvedJsonFollowsTheSchemaOrder) {
     Recipe r = load(data_dir() / "valid" / "every_key.yaml");
     std::vector<std::string> keys;
     for (const auto& [k, v] : r.resolved.items()) keys.push_back(k);
-    std::vector<std::string> expected = {
-        "version",       "name",        "description",    "target",          "model",
-        "framework",     "framework_version", "framework_config", "nodes", "gpus_per_node",
-        "parallelism",   "batch",       "precision",      "steps",           "recompute",
-        "distributed_optimizer", "data", "container",     "env",             "profiling",
-        "metrics",       "expect",      "slurm",          "kubernetes",      "launch",
-        "stages"};
+    std::vector<std::string> expected = {"version",
+                                         "name",
+                                         "description",
+                                         "target",
+                                         "model",
+                                         "framework",
+                                         "framework_version",
+                                         "framework_config",
+                                         "nodes",
+                                         "gpus_per_node",
+                                         "parallelism",
+                                         "batch",
+                                         "precision",
+                                         "steps",
+                                         "recompute",
+                                         "distributed_optimizer",
+                                         "data",
+                                         "container",
+                                         "env",
+                                         "profiling",
+                                         "metrics",
+                                         "expect",
+                                         "slurm",
+                                         "kubernetes",
+                                         "launch",
+                                         "stages"};
     EXPECT_EQ(keys, expected);
     // framework_config: dotted and nested keys alike, flat, checked against the 23.07 profile
     EXPECT_EQ(r.framework_version, "23.07");

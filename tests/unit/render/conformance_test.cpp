@@ -35,7 +35,8 @@ TEST(CheckLaunch, AShippedConfigurationPassesAndEveryCommandIsListed) {
     EXPECT_EQ(cmds[0].version, "24.07");
     EXPECT_EQ(cmds[0].config_file, "nemo-config.yaml");
     EXPECT_EQ(cmds[0].argv.at(0), "/opt/NeMo/examples/nlp/language_modeling/megatron_gpt_pretraining.py");
-    EXPECT_NE(std::find(cmds[0].config_keys.begin(), cmds[0].config_keys.end(), "model.fp8"), cmds[0].config_keys.end());
+    EXPECT_NE(std::find(cmds[0].config_keys.begin(), cmds[0].config_keys.end(), "model.fp8"),
+              cmds[0].config_keys.end());
 }
 
 TEST(CheckLaunch, AnUnknownNemoKeyIsALocatedErrorWithDidYouMean) {
@@ -50,7 +51,8 @@ TEST(CheckLaunch, AnUnknownNemoKeyIsALocatedErrorWithDidYouMean) {
 TEST(CheckLaunch, HydraOverridesMustHaveTheFormTheDeliveredConfigTakes) {
     recipe::Recipe r = nemo_recipe();
     r.launch.extra_args = {"+model.fp8=True"};  // the delivered config has model.fp8: '+' is refused
-    EXPECT_THAT(problems(r), HasSubstr("Hydra refuses '+model.fp8=True': the delivered config already has 'model.fp8'"));
+    EXPECT_THAT(problems(r),
+                HasSubstr("Hydra refuses '+model.fp8=True': the delivered config already has 'model.fp8'"));
     r.launch.extra_args = {"model.gc_interval=3"};  // a key of 24.07 that the delivered config lacks: needs '+'
     std::string out = problems(r);
     EXPECT_THAT(out, HasSubstr("Hydra refuses 'model.gc_interval=3': the delivered config has no 'model.gc_interval'"));

@@ -93,7 +93,8 @@ std::map<std::string, YAML::Node> delivered_config(const recipe::Recipe& r) {
         if (f["path"] != "nemo-config.yaml") continue;
         auto walk = [&flat](const auto& self, const YAML::Node& n, const std::string& prefix) -> void {
             for (const auto& kv : n) {
-                std::string key = prefix.empty() ? kv.first.as<std::string>() : prefix + "." + kv.first.as<std::string>();
+                std::string key =
+                    prefix.empty() ? kv.first.as<std::string>() : prefix + "." + kv.first.as<std::string>();
                 if (kv.second.IsMap() && kv.second.size() > 0)
                     self(self, kv.second, key);
                 else
