@@ -20,6 +20,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace trainbench::backend {
@@ -185,6 +186,10 @@ namespace kubernetes {
 // True when kubectl's message means no cluster can be reached (connection
 // refused, no configuration, unknown context, ...).
 [[nodiscard]] bool is_unreachable_error(std::string_view stderr_text);
+// Files the launch script's exit trap copied into the training container's log, between
+// "==> trainbench file: logs/<stage>/<path> <==" and "<== trainbench file end" lines:
+// (path relative to the run directory, content). Paths outside logs/ are ignored.
+[[nodiscard]] std::vector<std::pair<std::string, std::string>> files_in_log(std::string_view log);
 }  // namespace kubernetes
 
 // The status files a job script writes (docs/runs.md): a status for a job the
