@@ -656,6 +656,8 @@ ordered_json build_context(const recipe::Recipe& recipe_in, const RenderOptions&
                            {"has_scheduling_gates", !gates.empty()},
                            {"results_pvc", results_pvc},
                            {"results_bucket", results_bucket},
+                           {"has_results_pvc", !results_pvc.empty()},
+                           {"has_results_bucket", !results_bucket.empty()},
                            {"results_emptydir", results_pvc.empty() && results_bucket.empty()},
                            {"results_subpath", "trainbench-runs/" + dns_label(r.name, 200) + "/" + options.run_id},
                            {"secret_name", k8s_name + "-env"},
