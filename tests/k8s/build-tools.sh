@@ -32,16 +32,24 @@ out=$cache/k8s-$key
 bins=(etcd kube-apiserver kube-controller-manager kube-scheduler kubectl kwok)
 
 built() { local b; for b in "${bins[@]}"; do [[ -x $out/bin/$b ]] || return 1; done; }
+stages_copied() { [[ -f $out/kwok-stages/node/fast/node-initialize.yaml ]]; }
 
-if built; then echo "$out/bin"; exit 0; fi
+if built && stages_copied; then echo "$out/bin"; exit 0; fi
 [[ ${1:-} == --print ]] && exit 1
 
 mkdir -p "$cache"
 exec 9>"$cache/k8s-$key.lock"
 flock 9    # one build at a time (e.g. two build directories testing at once)
-if built; then echo "$out/bin"; exit 0; fi
-
 export GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS=-mod=readonly
+if built; then
+    if ! stages_copied; then   # a cache from before the node stages were kept: copy them only
+        kwok_dir=$(cd "$tools/kwok" && "$go" list -m -f '{{.Dir}}' sigs.k8s.io/kwok)
+        rm -rf "$out/kwok-stages"; mkdir -p "$out/kwok-stages"
+        cp -r "$kwok_dir/kustomize/stage/." "$out/kwok-stages/"; chmod -R u+w "$out/kwok-stages"
+    fi
+    echo "$out/bin"; exit 0
+fi
+
 tmp=$out.tmp.$$
 rm -rf "$tmp"; mkdir -p "$tmp/bin"
 trap 'rm -rf "$tmp"' EXIT
