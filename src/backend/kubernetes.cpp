@@ -6,6 +6,7 @@
 #include "backend/common.hpp"
 
 #include <trainbench/backend.hpp>
+#include <trainbench/core.hpp>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -209,6 +210,20 @@ std::optional<std::string> parse_apply_json(std::string_view json_text) {
     return std::nullopt;
 }
 
+bool is_manifest_yaml(std::string_view yaml_text) {
+    bool api_version = false, kind = false;
+    while (!yaml_text.empty()) {
+        std::size_t eol = yaml_text.find('\n');
+        std::string_view line = yaml_text.substr(0, eol);
+        if (line.rfind("apiVersion:", 0) == 0) api_version = true;
+        if (line.rfind("kind:", 0) == 0) kind = true;
+        if (api_version && kind) return true;
+        if (eol == std::string_view::npos) break;
+        yaml_text.remove_prefix(eol + 1);
+    }
+    return false;
+}
+
 bool is_unreachable_error(std::string_view stderr_text) {
     std::string text(stderr_text);
     for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -310,8 +325,10 @@ public:
         std::vector<fs::path> manifests{request.entrypoint};
         for (const fs::path& f : request.files) {
             std::string ext = f.extension().string();
-            // Top-level manifests only: a Helm chart in a sub-directory is not applied raw.
-            if ((ext == ".yaml" || ext == ".yml") && !f.has_parent_path() && f != request.entrypoint)
+            // Top-level manifests only: a Helm chart in a sub-directory is not applied raw, and
+            // a framework's YAML config (NeMo's, shipped in the ConfigMap) is no Kubernetes object.
+            if ((ext == ".yaml" || ext == ".yml") && !f.has_parent_path() && f != request.entrypoint &&
+                kubernetes::is_manifest_yaml(read_file(request.stage_dir / f)))
                 manifests.push_back(f);
         }
         for (const fs::path& m : manifests) {

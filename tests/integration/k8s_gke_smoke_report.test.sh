@@ -13,9 +13,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 recipe=$here/../../recipes/gcp-a3-mega/gpt3-175b-fp8-smoke.yaml
 
 # A smoke-shaped DLLogger log (16 nodes, GBS 1024, 20 steps) and the exit trap's output on it.
-bash "$here/../golden/report/make_dllogger.sh" |
-    sed -e 's/"cfg\/global_batch_size": 2048/"cfg\/global_batch_size": 1024/' -e 's/"trainer\/num_nodes": 32/"trainer\/num_nodes": 16/' |
-    head -n 21 >"$WORK/dllogger.json"    # the PARAMETER record and steps 0..19
+# (sed quits at line 21 itself: `| head` would kill the generator with SIGPIPE under pipefail)
+bash "$here/../golden/report/make_dllogger.sh" >"$WORK/dllogger-full.json"
+sed -e 's/"cfg\/global_batch_size": 2048/"cfg\/global_batch_size": 1024/' -e 's/"trainer\/num_nodes": 32/"trainer\/num_nodes": 16/' \
+    -e 21q "$WORK/dllogger-full.json" >"$WORK/dllogger.json"    # the PARAMETER record and steps 0..19
 "$TB" render "$recipe" -o "$WORK/out" >/dev/null
 launch=$(find "$WORK/out" -path '*/train/launch.sh' -not -path '*/chart/*' | head -1)
 # shellcheck disable=SC2016 # the pattern matches the script's literal ${...}

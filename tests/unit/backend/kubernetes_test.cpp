@@ -4,6 +4,7 @@
 #include "unit/backend/fake_process_runner.hpp"
 
 #include <trainbench/backend.hpp>
+#include <trainbench/core.hpp>
 
 #include <gtest/gtest.h>
 
@@ -63,6 +64,14 @@ TEST(KubernetesParsers, ApplyOutputNamesTheJob) {
     EXPECT_EQ(kubernetes::parse_apply_json("not json"), std::nullopt);
 }
 
+TEST(KubernetesParsers, OnlyKubernetesObjectsCountAsManifests) {
+    EXPECT_TRUE(kubernetes::is_manifest_yaml("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n"));
+    EXPECT_TRUE(kubernetes::is_manifest_yaml("# c\n---\nkind: Service\napiVersion: v1"));
+    EXPECT_FALSE(kubernetes::is_manifest_yaml("run:\n  name: gpt3\ntrainer:\n  num_nodes: 16\n"));
+    EXPECT_FALSE(kubernetes::is_manifest_yaml("model:\n  kind: gpt\n  apiVersion: 2\n"));
+    EXPECT_FALSE(kubernetes::is_manifest_yaml(""));
+}
+
 TEST(KubernetesParsers, RealKubectlMessagesWithoutAClusterAreRecognised) {
     EXPECT_TRUE(kubernetes::is_unreachable_error(data("kubectl_connection_refused.txt")));
     EXPECT_TRUE(kubernetes::is_unreachable_error(data("kubectl_no_context.txt")));
@@ -78,7 +87,11 @@ TEST(KubernetesBackend, SubmitAppliesTheTopLevelManifestsWithContextAndNamespace
     r.stage = "train";
     r.stage_dir = r.run_dir / "rendered/train";
     r.entrypoint = "manifests.yaml";
-    r.files = {"manifests.yaml", "launch.sh", "extra.yaml", "chart/templates/job.yaml"};
+    r.files = {"manifests.yaml", "launch.sh", "extra.yaml", "nemo-config.yaml", "chart/templates/job.yaml"};
+    fs::create_directories(r.stage_dir);
+    write_file_atomic(r.stage_dir / "extra.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: extra}\n");
+    // A framework config beside the manifests is no Kubernetes object: kubectl apply would reject it.
+    write_file_atomic(r.stage_dir / "nemo-config.yaml", "trainer:\n  num_nodes: 16\n");
     SubmitResult res = b->submit(r);
     EXPECT_EQ(res.job_id, "gpt3-a3mega-aaaaaa-train");
     ASSERT_EQ(fake.requests.size(), 1u);
