@@ -26,8 +26,11 @@ run_pkgs=(python3-torch python3-numpy libopenblas0-openmp)
 test_pkgs=(
   slurm-wlm munge shellcheck jq hyperfine gcovr clang clang-format clang-tidy
   libclang-rt-14-dev libbenchmark-dev unzip help2man bash-completion
-  curl ca-certificates time dpkg-dev file man-db stress-ng python3-venv
+  curl ca-certificates time dpkg-dev file man-db stress-ng python3-venv openssl
 )
+# The Kubernetes tests (label k8s) also need Go >= 1.24 with the Go module proxy, which
+# Debian 12 does not have (golang 1.19): they build their control plane with /usr/local/go
+# or the `go` on PATH, and skip with a message where there is none (docs/development.md).
 
 pkgs=("${build_pkgs[@]}" "${run_pkgs[@]}")
 [ "$want_test" = 1 ] && pkgs+=("${test_pkgs[@]}")

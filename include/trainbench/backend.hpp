@@ -20,6 +20,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace trainbench::backend {
@@ -182,9 +183,17 @@ namespace kubernetes {
 // `kubectl apply -o json` output (one object or a List): the name of the
 // first Job (or JobSet) it created; nothing when there is none.
 [[nodiscard]] std::optional<std::string> parse_apply_json(std::string_view json_text);
+// True when YAML text holds a Kubernetes object (top-level `apiVersion:` and `kind:` keys),
+// as opposed to another rendered YAML file such as a framework config (nemo-config.yaml),
+// which kubectl apply rejects.
+[[nodiscard]] bool is_manifest_yaml(std::string_view yaml_text);
 // True when kubectl's message means no cluster can be reached (connection
 // refused, no configuration, unknown context, ...).
 [[nodiscard]] bool is_unreachable_error(std::string_view stderr_text);
+// Files the launch script's exit trap copied into the training container's log, between
+// "==> trainbench file: logs/<stage>/<path> <==" and "<== trainbench file end" lines:
+// (path relative to the run directory, content). Paths outside logs/ are ignored.
+[[nodiscard]] std::vector<std::pair<std::string, std::string>> files_in_log(std::string_view log);
 }  // namespace kubernetes
 
 // The status files a job script writes (docs/runs.md): a status for a job the

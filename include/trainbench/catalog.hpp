@@ -60,6 +60,14 @@ struct KubernetesDefaults {
     bool host_network = false;
     std::string network_stack;  // "tcpxo", "tcpx" or "" (none)
     std::map<std::string, std::string> node_selector;
+    // Pod scheduling gates the cluster's own controller lifts (GKE's topology-aware
+    // placement: gke.io/topology-aware-auto-scheduling).
+    std::vector<std::string> scheduling_gates;
+    // Where the run directory of a pod lives (results that outlive the pod): a
+    // PersistentVolumeClaim's name, or a GCS bucket mounted with the gcsfuse CSI driver;
+    // neither = an emptyDir (trainbench then keeps only what the pod's log carries).
+    std::string results_pvc;
+    std::string results_bucket;
 };
 
 struct Target {

@@ -114,6 +114,8 @@ struct Kubernetes {
     std::string service_account;
     std::vector<std::string> image_pull_secrets;
     std::map<std::string, std::string> node_selector;
+    std::string results_pvc;     // overrides the target's (catalog::KubernetesDefaults)
+    std::string results_bucket;  // overrides the target's
 };
 
 // How the framework is started. For `custom`, `command` is the whole argv.

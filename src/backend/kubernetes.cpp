@@ -6,6 +6,7 @@
 #include "backend/common.hpp"
 
 #include <trainbench/backend.hpp>
+#include <trainbench/core.hpp>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -84,6 +85,37 @@ bool condition_true(const json& status, const char* type, std::string* reason, s
     return false;
 }
 
+// Why a failed pod failed, as the kubelet said it: "pod NAME: container C exited with code N
+// (Reason: message)", or the pod's own reason (Evicted, DeadlineExceeded, ...).
+std::string pod_failure_text(const json& pod) {
+    const std::string name = str(path(pod, {"metadata"}), "name");
+    const json& pstatus = path(pod, {"status"});
+    std::string what;
+    for (const char* list : {"initContainerStatuses", "containerStatuses"}) {
+        const json& containers = path(pstatus, {list});
+        if (!containers.is_array() || !what.empty()) continue;
+        for (const json& c : containers) {
+            const json& term = path(c, {"state", "terminated"});
+            if (!term.is_object() || !term.contains("exitCode") || !term["exitCode"].is_number_integer() ||
+                term["exitCode"].get<int>() == 0)
+                continue;
+            std::string why = str(term, "reason");
+            std::string msg = str(term, "message");
+            if (!msg.empty()) why += (why.empty() ? "" : ": ") + msg;
+            what = fmt::format("container {} exited with code {}{}", str(c, "name"), term["exitCode"].get<int>(),
+                               why.empty() ? "" : " (" + why + ")");
+            break;
+        }
+    }
+    if (what.empty()) {
+        std::string reason = str(pstatus, "reason");
+        std::string msg = str(pstatus, "message");
+        what = reason.empty() ? msg : (msg.empty() ? reason : reason + ": " + msg);
+    }
+    if (what.empty()) return {};
+    return fmt::format("pod {}: {}", name, what);
+}
+
 }  // namespace
 
 std::vector<JobStatus> parse_get_json(std::string_view json_text) {
@@ -109,12 +141,15 @@ std::vector<JobStatus> parse_get_json(std::string_view json_text) {
         std::set<std::string> nodes;
         std::optional<int> exit_code;
         std::string waiting_reason;
+        std::string pod_failure;  // the first failed pod: which container ended how
         bool any_running = false;
         for (const json* pod : mine) {
             std::string node = str(path(*pod, {"spec"}), "nodeName");
             if (!node.empty()) nodes.insert(node);
             const json& pstatus = path(*pod, {"status"});
             if (str(pstatus, "phase") == "Running") any_running = true;
+            if (str(pstatus, "phase") == "Failed" && pod_failure.empty())
+                pod_failure = pod_failure_text(*pod);
             const json& containers = path(pstatus, {"containerStatuses"});
             if (containers.is_array()) {
                 for (const json& c : containers) {
@@ -149,6 +184,7 @@ std::vector<JobStatus> parse_get_json(std::string_view json_text) {
             if (waiting_reason == "OOMKilled") s.state = JobState::out_of_memory;
             s.exit_code = exit_code;
             s.reason = message.empty() ? reason : fmt::format("{}: {}", reason, message);
+            if (!pod_failure.empty()) s.reason += (s.reason.empty() ? "" : "; ") + pod_failure;
         } else if (condition_true(status, "Suspended", &reason, &message)) {
             s.state = JobState::pending;
             s.reason = reason.empty() ? "Suspended" : reason;
@@ -174,6 +210,20 @@ std::optional<std::string> parse_apply_json(std::string_view json_text) {
     return std::nullopt;
 }
 
+bool is_manifest_yaml(std::string_view yaml_text) {
+    bool api_version = false, kind = false;
+    while (!yaml_text.empty()) {
+        std::size_t eol = yaml_text.find('\n');
+        std::string_view line = yaml_text.substr(0, eol);
+        if (line.rfind("apiVersion:", 0) == 0) api_version = true;
+        if (line.rfind("kind:", 0) == 0) kind = true;
+        if (api_version && kind) return true;
+        if (eol == std::string_view::npos) break;
+        yaml_text.remove_prefix(eol + 1);
+    }
+    return false;
+}
+
 bool is_unreachable_error(std::string_view stderr_text) {
     std::string text(stderr_text);
     for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -192,6 +242,39 @@ bool is_unreachable_error(std::string_view stderr_text) {
     };
     return std::any_of(std::begin(patterns), std::end(patterns),
                        [&](const char* p) { return text.find(p) != std::string::npos; });
+}
+
+std::vector<std::pair<std::string, std::string>> files_in_log(std::string_view log) {
+    static constexpr std::string_view begin = "==> trainbench file: ";
+    static constexpr std::string_view begin_end = " <==";
+    static constexpr std::string_view end = "<== trainbench file end";
+    std::vector<std::pair<std::string, std::string>> files;
+    std::string* current = nullptr;
+    std::size_t pos = 0;
+    while (pos < log.size()) {
+        std::size_t nl = log.find('\n', pos);
+        std::string_view line = log.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
+        pos = nl == std::string_view::npos ? log.size() : nl + 1;
+        if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+        if (current == nullptr) {
+            if (line.substr(0, begin.size()) == begin && line.size() > begin.size() + begin_end.size() &&
+                line.substr(line.size() - begin_end.size()) == begin_end) {
+                std::string rel(line.substr(begin.size(), line.size() - begin.size() - begin_end.size()));
+                bool safe = rel.rfind("logs/", 0) == 0 && rel.find("..") == std::string::npos &&
+                            rel.find('\\') == std::string::npos && rel.back() != '/';
+                if (safe) {
+                    files.emplace_back(rel, std::string());
+                    current = &files.back().second;
+                }
+            }
+        } else if (line == end) {
+            current = nullptr;
+        } else {
+            current->append(line);
+            current->push_back('\n');
+        }
+    }
+    return files;
 }
 
 }  // namespace kubernetes
@@ -215,6 +298,16 @@ std::string run_id_of(const fs::path& run_dir) {
     return run_dir.filename().string();
 }
 
+std::string run_selector(const std::set<std::string>& run_ids) {
+    std::string selector = "trainbench.io/run-id in (";
+    bool first = true;
+    for (const std::string& id : run_ids) {
+        selector += (first ? "" : ",") + id;
+        first = false;
+    }
+    return selector + ")";
+}
+
 class KubernetesBackend final : public Backend {
 public:
     explicit KubernetesBackend(const BackendOptions& options)
@@ -232,8 +325,10 @@ public:
         std::vector<fs::path> manifests{request.entrypoint};
         for (const fs::path& f : request.files) {
             std::string ext = f.extension().string();
-            // Top-level manifests only: a Helm chart in a sub-directory is not applied raw.
-            if ((ext == ".yaml" || ext == ".yml") && !f.has_parent_path() && f != request.entrypoint)
+            // Top-level manifests only: a Helm chart in a sub-directory is not applied raw, and
+            // a framework's YAML config (NeMo's, shipped in the ConfigMap) is no Kubernetes object.
+            if ((ext == ".yaml" || ext == ".yml") && !f.has_parent_path() && f != request.entrypoint &&
+                kubernetes::is_manifest_yaml(read_file(request.stage_dir / f)))
                 manifests.push_back(f);
         }
         for (const fs::path& m : manifests) {
@@ -252,15 +347,8 @@ public:
         for (const JobQuery& q : jobs) run_ids.insert(run_id_of(q.run_dir));
         std::map<std::string, JobStatus> known;
         if (!run_ids.empty()) {
-            std::string selector = "trainbench.io/run-id in (";
-            bool first = true;
-            for (const std::string& id : run_ids) {
-                selector += (first ? "" : ",") + id;
-                first = false;
-            }
-            selector += ")";
             std::vector<std::string> argv = base();
-            argv.insert(argv.end(), {"get", "job,pods", "-l", selector, "-o", "json"});
+            argv.insert(argv.end(), {"get", "job,pods", "-l", run_selector(run_ids), "-o", "json"});
             ProcessResult r = checked(argv, "get");
             for (JobStatus& s : kubernetes::parse_get_json(r.out)) known[s.job_id] = std::move(s);
         }
@@ -278,14 +366,16 @@ public:
         return result;
     }
 
+    // Deletes every object of the runs (the Job, its headless Service and ConfigMap), found
+    // by the run-id label; the Job's pods go with it (garbage collection).
     void cancel(const std::vector<JobQuery>& jobs) override {
-        std::vector<std::string> argv = base();
-        argv.insert(argv.end(), {"delete", "job"});
-        std::size_t n = argv.size();
+        std::set<std::string> run_ids;
         for (const JobQuery& q : jobs)
-            if (!q.job_id.empty()) argv.push_back(q.job_id);
-        if (argv.size() == n) return;
-        argv.insert(argv.end(), {"--ignore-not-found", "--wait=false"});
+            if (!q.job_id.empty()) run_ids.insert(run_id_of(q.run_dir));
+        if (run_ids.empty()) return;
+        std::vector<std::string> argv = base();
+        argv.insert(argv.end(), {"delete", "job,service,configmap", "-l", run_selector(run_ids),
+                                 "--ignore-not-found", "--wait=false"});
         (void)checked(argv, "delete");
     }
 
@@ -294,13 +384,28 @@ public:
         argv.insert(argv.end(), {"logs", "-l", "job-name=" + job.job_id, "--all-containers", "--prefix", "--tail=-1",
                                  "--max-log-requests=64"});
         ProcessResult r = checked(argv, "logs");
-        fs::path file = job.run_dir / "logs" / job.stage / fmt::format("kubectl-{}.log", job.job_id);
+        const fs::path dir = job.run_dir / "logs" / job.stage;
         std::error_code ec;
-        fs::create_directories(file.parent_path(), ec);
-        write_file_atomic(file, r.out);
+        fs::create_directories(dir, ec);
+        write_file_atomic(dir / fmt::format("kubectl-{}.log", job.job_id), r.out);
+        // Rank 0's training container without kubectl's "[pod/NAME/CONTAINER] " prefix: what the
+        // trainer printed, and the files the launch script's exit trap copied into it (its
+        // DLLogger log), written back under the run directory where metrics.path finds them.
+        argv = base();
+        argv.insert(argv.end(), {"logs", "-l", "job-name=" + job.job_id + ",batch.kubernetes.io/job-completion-index=0",
+                                 "-c", "training", "--tail=-1"});
+        ProcessResult r0 = m_run.run(command(argv));
+        if (r0.ok() && !r0.out.empty()) {
+            write_file_atomic(dir / "training-0.log", r0.out);
+            for (const auto& [rel, content] : kubernetes::files_in_log(r0.out)) {
+                fs::path target = job.run_dir / rel;
+                fs::create_directories(target.parent_path(), ec);
+                write_file_atomic(target, content);
+            }
+        }
         std::vector<fs::path> files;
-        for (const auto& e : fs::directory_iterator(file.parent_path(), ec))
-            if (e.is_regular_file()) files.push_back(e.path());
+        for (auto it = fs::recursive_directory_iterator(dir, ec); it != fs::recursive_directory_iterator(); ++it)
+            if (it->is_regular_file()) files.push_back(it->path());
         std::sort(files.begin(), files.end());
         return files;
     }

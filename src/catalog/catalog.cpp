@@ -158,6 +158,9 @@ void read_target_fields(yaml::MapReader& r, Target& t, const std::vector<std::st
         kr.read("shm_size", t.kubernetes.shm_size);
         kr.read("host_network", t.kubernetes.host_network);
         kr.read_enum("network_stack", t.kubernetes.network_stack, {"tcpxo", "tcpx", ""});
+        kr.read("scheduling_gates", t.kubernetes.scheduling_gates);
+        kr.read("results_pvc", t.kubernetes.results_pvc);
+        kr.read("results_bucket", t.kubernetes.results_bucket);
         if (const yaml::Node* ns = kr.get("node_selector")) {
             std::string key = kr.key_path("node_selector");
             if (!ns->is_map()) {

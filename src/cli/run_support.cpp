@@ -196,6 +196,18 @@ int wait_for_run(Context& ctx, run::RunInfo& run, double timeout_s, double inter
         }
     }
     if (live) ctx.err << '\n';
+    // A Kubernetes run's logs and results live in its pods, which the cluster deletes later
+    // (ttlSecondsAfterFinished): collect them into the run directory now, as `logs` does.
+    if (run.backend == "kubernetes") {
+        try {
+            std::unique_ptr<backend::Backend> b = provider(run, system_process_runner());
+            for (const run::StageState& s : run.stages)
+                if (!s.job_id.empty()) (void)b->logs(run.query(s));
+        } catch (const Error& e) {
+            ctx.err << fmt::format("trainbench: warning: could not collect the logs of run {}: {}\n", run.short_id,
+                                   e.what());
+        }
+    }
     if (ctx.options.json)
         print_json(ctx, run.to_json().dump(2));
     else

@@ -649,6 +649,8 @@ private:
             kr.read("queue", k.queue);
             kr.read("service_account", k.service_account);
             kr.read("image_pull_secrets", k.image_pull_secrets);
+            kr.read("results_pvc", k.results_pvc);
+            kr.read("results_bucket", k.results_bucket);
             if (const Node* ns = kr.get("node_selector")) {
                 if (!ns->is_map()) {
                     yaml::type_error(m_d, *ns, "kubernetes.node_selector", "a map of label: value");

@@ -65,7 +65,10 @@ nlohmann::ordered_json target_json(const catalog::Target& t) {
     for (const auto& [k, v] : t.kubernetes.node_selector) sel[k] = v;
     j["kubernetes"] = {{"namespace", t.kubernetes.namespace_name},    {"gpu_resource", t.kubernetes.gpu_resource},
                        {"shm_size", t.kubernetes.shm_size},           {"host_network", t.kubernetes.host_network},
-                       {"network_stack", t.kubernetes.network_stack}, {"node_selector", sel}};
+                       {"network_stack", t.kubernetes.network_stack}, {"node_selector", sel},
+                       {"scheduling_gates", t.kubernetes.scheduling_gates},
+                       {"results_pvc", t.kubernetes.results_pvc},
+                       {"results_bucket", t.kubernetes.results_bucket}};
     return j;
 }
 
@@ -179,7 +182,9 @@ nlohmann::ordered_json to_json(const Recipe& r) {
                        {"queue", r.kubernetes.queue},
                        {"service_account", r.kubernetes.service_account},
                        {"image_pull_secrets", r.kubernetes.image_pull_secrets},
-                       {"node_selector", sel}};
+                       {"node_selector", sel},
+                       {"results_pvc", r.kubernetes.results_pvc},
+                       {"results_bucket", r.kubernetes.results_bucket}};
     j["launch"] = {{"command", r.launch.command},
                    {"entrypoint", r.launch.entrypoint},
                    {"workdir", r.launch.workdir},

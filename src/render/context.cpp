@@ -121,7 +121,15 @@ std::vector<ShellWord> launcher_words(const Facts& f, bool nsys) {
     bool python_program = f.stage.kind == "train" && r.framework != "custom";
     if (!python_program) return w;
     if (f.scheduler == catalog::Scheduler::kubernetes && r.framework != "tinygpt") {
-        // One torchrun per pod (seed 004).
+        // One torchrun per pod (seed 004), under nsys when profiling (as on Slurm): the
+        // report goes to the run directory, which the target keeps on a PVC or bucket.
+        if (nsys) {
+            for (const char* word : {"nsys", "profile", "-s", "none", "-t", "nvtx,cuda",
+                                     "--capture-range=cudaProfilerApi", "--capture-range-end=stop",
+                                     "--force-overwrite", "true", "-o"})
+                w.emplace_back(word);
+            w.push_back(run_path(f.log_dir + "/nsys-node").var("NODE_RANK"));
+        }
         w.emplace_back("torchrun");
         w.push_back(word_with_var("--nproc-per-node=", "GPUS_PER_NODE"));
         w.push_back(word_with_var("--nnodes=", "NNODES"));
@@ -603,8 +611,25 @@ ordered_json build_context(const recipe::Recipe& recipe_in, const RenderOptions&
     {
         const catalog::KubernetesDefaults& kd = r.target.kubernetes;
         std::string ns = r.kubernetes.namespace_name.empty() ? kd.namespace_name : r.kubernetes.namespace_name;
-        // Pod hostnames are "<name>-<index>", so keep room for the index.
-        std::string k8s_name = dns_label(job_name, 52);
+        // Object names keep the recipe name's start (`kubectl get pods | grep gpt3` finds them)
+        // and end in the run's short id, so two runs never collide; pod hostnames are
+        // "<name>-<index>", so 52 characters leave room for the index.
+        const std::string short_id =
+            options.run_id.size() > 6 ? options.run_id.substr(options.run_id.size() - 6) : options.run_id;
+        const std::string unique = "-" + dns_label(short_id, 16);
+        std::string head = dns_label(r.name + (stage.name == "train" ? "" : "-" + stage.name), 200);
+        if (head.size() + unique.size() > 52) head.resize(52 - unique.size());
+        while (!head.empty() && head.back() == '-') head.pop_back();
+        std::string k8s_name = head + unique;
+        const std::string results_pvc =
+            r.kubernetes.results_pvc.empty() ? kd.results_pvc : r.kubernetes.results_pvc;
+        const std::string results_bucket =
+            r.kubernetes.results_bucket.empty() ? kd.results_bucket : r.kubernetes.results_bucket;
+        if (!results_pvc.empty() && !results_bucket.empty())
+            throw InputError(fmt::format("recipe '{}' sets both kubernetes.results_pvc and results_bucket", r.name),
+                             "keep the run directory on one of them");
+        ordered_json gates = ordered_json::array();
+        for (const std::string& g : kd.scheduling_gates) gates.push_back({{"name", g}});
         ordered_json selectors = ordered_json::array();
         std::map<std::string, std::string> node_selector = kd.node_selector;
         for (const auto& [k, v] : r.kubernetes.node_selector) node_selector[k] = v;
@@ -632,6 +657,14 @@ ordered_json build_context(const recipe::Recipe& recipe_in, const RenderOptions&
                            {"has_image_pull_secrets", !secrets.empty()},
                            {"node_selector", selectors},
                            {"has_node_selector", !selectors.empty()},
+                           {"scheduling_gates", gates},
+                           {"has_scheduling_gates", !gates.empty()},
+                           {"results_pvc", results_pvc},
+                           {"results_bucket", results_bucket},
+                           {"has_results_pvc", !results_pvc.empty()},
+                           {"has_results_bucket", !results_bucket.empty()},
+                           {"results_emptydir", results_pvc.empty() && results_bucket.empty()},
+                           {"results_subpath", "trainbench-runs/" + dns_label(r.name, 200) + "/" + options.run_id},
                            {"secret_name", k8s_name + "-env"},
                            {"chart_name", dns_label("trainbench-" + r.name, 53)},
                            {"chart_description",

@@ -4,6 +4,7 @@
 #include "unit/backend/fake_process_runner.hpp"
 
 #include <trainbench/backend.hpp>
+#include <trainbench/core.hpp>
 
 #include <gtest/gtest.h>
 
@@ -47,7 +48,10 @@ TEST(KubernetesParsers, JobAndPodStatesFromKubectlGetJson) {
     EXPECT_EQ(s[0].ended, "2026-11-22T02:40:10Z");
     EXPECT_EQ(s[1].state, JobState::failed);
     EXPECT_EQ(s[1].exit_code, 3) << "from the pod matched through its owner reference";
-    EXPECT_EQ(s[1].reason, "BackoffLimitExceeded: Job has reached the specified backoff limit");
+    EXPECT_EQ(s[1].reason,
+              "BackoffLimitExceeded: Job has reached the specified backoff limit; pod gpt3-fail-bbbbbb-train-0-abcde: "
+              "container trainer exited with code 3 (Error)")
+        << "the Job's reason, then the failed pod's own";
     EXPECT_EQ(s[2].state, JobState::running);
     EXPECT_EQ(s[3].state, JobState::pending);
     EXPECT_EQ(s[3].reason, "ImagePullBackOff");
@@ -58,6 +62,14 @@ TEST(KubernetesParsers, ApplyOutputNamesTheJob) {
     EXPECT_EQ(kubernetes::parse_apply_json(data("fake_kubectl_apply.json")), "gpt3-a3mega-aaaaaa-train");
     EXPECT_EQ(kubernetes::parse_apply_json(R"({"kind":"ConfigMap","metadata":{"name":"x"}})"), std::nullopt);
     EXPECT_EQ(kubernetes::parse_apply_json("not json"), std::nullopt);
+}
+
+TEST(KubernetesParsers, OnlyKubernetesObjectsCountAsManifests) {
+    EXPECT_TRUE(kubernetes::is_manifest_yaml("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n"));
+    EXPECT_TRUE(kubernetes::is_manifest_yaml("# c\n---\nkind: Service\napiVersion: v1"));
+    EXPECT_FALSE(kubernetes::is_manifest_yaml("run:\n  name: gpt3\ntrainer:\n  num_nodes: 16\n"));
+    EXPECT_FALSE(kubernetes::is_manifest_yaml("model:\n  kind: gpt\n  apiVersion: 2\n"));
+    EXPECT_FALSE(kubernetes::is_manifest_yaml(""));
 }
 
 TEST(KubernetesParsers, RealKubectlMessagesWithoutAClusterAreRecognised) {
@@ -75,7 +87,11 @@ TEST(KubernetesBackend, SubmitAppliesTheTopLevelManifestsWithContextAndNamespace
     r.stage = "train";
     r.stage_dir = r.run_dir / "rendered/train";
     r.entrypoint = "manifests.yaml";
-    r.files = {"manifests.yaml", "launch.sh", "extra.yaml", "chart/templates/job.yaml"};
+    r.files = {"manifests.yaml", "launch.sh", "extra.yaml", "nemo-config.yaml", "chart/templates/job.yaml"};
+    fs::create_directories(r.stage_dir);
+    write_file_atomic(r.stage_dir / "extra.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: extra}\n");
+    // A framework config beside the manifests is no Kubernetes object: kubectl apply would reject it.
+    write_file_atomic(r.stage_dir / "nemo-config.yaml", "trainer:\n  num_nodes: 16\n");
     SubmitResult res = b->submit(r);
     EXPECT_EQ(res.job_id, "gpt3-a3mega-aaaaaa-train");
     ASSERT_EQ(fake.requests.size(), 1u);
@@ -149,23 +165,49 @@ TEST(KubernetesBackend, MissingKubectlSaysWhatToDo) {
     }
 }
 
-TEST(KubernetesBackend, CancelDeletesTheJobsAndLogsAreFetchedIntoTheRunDirectory) {
+TEST(KubernetesBackend, CancelDeletesTheRunsObjectsAndLogsAreFetchedIntoTheRunDirectory) {
     FakeProcessRunner fake;
     fake.on({"kubectl", "--namespace", "llm", "delete"}, ok("job.batch \"job-a\" deleted\n"));
-    fake.on({"kubectl", "--namespace", "llm", "logs"}, ok("[pod/job-a-0-xyz/trainer] step 1 loss 10.5\n"));
+    fake.on({"kubectl", "--namespace", "llm", "logs", "-l", "job-name=job-a"},
+            ok("[pod/job-a-0-xyz/training] step 1 loss 10.5\n"));
+    fake.on({"kubectl", "--namespace", "llm", "logs", "-l", "job-name=job-a,batch.kubernetes.io/job-completion-index=0"},
+            ok("step 1 loss 10.5\n==> trainbench file: logs/train/dllogger/rank-0/dllogger.json <==\nDLLL {\"step\": 1}\n"
+               "<== trainbench file end\nafter\n==> trainbench file: ../escape <==\nx\n<== trainbench file end\n"));
     auto b = make(fake, "", "llm");
     fs::path dir = run_dir("20261122T023000Z-aaaaaa");
     fs::remove_all(dir);
     b->cancel({{"job-a", dir, "train"}});
-    EXPECT_EQ(fake.requests[0].argv, (std::vector<std::string>{"kubectl", "--namespace", "llm", "delete", "job",
-                                                               "job-a", "--ignore-not-found", "--wait=false"}));
+    EXPECT_EQ(fake.requests[0].argv,
+              (std::vector<std::string>{"kubectl", "--namespace", "llm", "delete", "job,service,configmap", "-l",
+                                        "trainbench.io/run-id in (20261122T023000Z-aaaaaa)", "--ignore-not-found",
+                                        "--wait=false"}));
     std::vector<fs::path> files = b->logs({"job-a", dir, "train"});
+    ASSERT_EQ(fake.requests.size(), 3u);
     EXPECT_EQ(fake.requests[1].argv,
               (std::vector<std::string>{"kubectl", "--namespace", "llm", "logs", "-l", "job-name=job-a",
                                         "--all-containers", "--prefix", "--tail=-1", "--max-log-requests=64"}));
-    ASSERT_EQ(files.size(), 1u);
-    EXPECT_EQ(read_file(files[0]), "[pod/job-a-0-xyz/trainer] step 1 loss 10.5\n");
+    EXPECT_EQ(fake.requests[2].argv,
+              (std::vector<std::string>{"kubectl", "--namespace", "llm", "logs", "-l",
+                                        "job-name=job-a,batch.kubernetes.io/job-completion-index=0", "-c", "training",
+                                        "--tail=-1"}));
+    ASSERT_EQ(files.size(), 3u);
+    EXPECT_EQ(files[0], dir / "logs/train/dllogger/rank-0/dllogger.json");
+    EXPECT_EQ(read_file(files[0]), "DLLL {\"step\": 1}\n") << "the file the exit trap copied into the log";
+    EXPECT_EQ(read_file(dir / "logs/train/kubectl-job-a.log"), "[pod/job-a-0-xyz/training] step 1 loss 10.5\n");
+    EXPECT_TRUE(fs::exists(dir / "logs/train/training-0.log"));
+    EXPECT_FALSE(fs::exists(dir / "logs/escape")) << "a path outside logs/ is ignored";
     fs::remove_all(dir);
+}
+
+TEST(KubernetesParsers, FilesInTheLogAreTheLinesBetweenMarkers) {
+    auto f = kubernetes::files_in_log("a\n==> trainbench file: logs/t/x.json <==\r\n1\n2\n<== trainbench file end\nb\n"
+                                      "==> trainbench file: /etc/passwd <==\nno\n<== trainbench file end\n"
+                                      "==> trainbench file: logs/t/unterminated <==\n3");
+    ASSERT_EQ(f.size(), 2u);
+    EXPECT_EQ(f[0].first, "logs/t/x.json");
+    EXPECT_EQ(f[0].second, "1\n2\n");
+    EXPECT_EQ(f[1].first, "logs/t/unterminated");
+    EXPECT_EQ(f[1].second, "3\n");
 }
 
 TEST(KubernetesBackend, StagesCannotBeChained) {

@@ -293,9 +293,13 @@ TEST(Context, KubernetesNamesAreUniquePerRunAndValidLabels) {
     ordered_json ca = build_context(r, a, effective_stages(r).front());
     ordered_json cb = build_context(r, b, effective_stages(r).front());
     EXPECT_NE(ca["kubernetes"]["name"], cb["kubernetes"]["name"]);
-    EXPECT_EQ(ca["kubernetes"]["name"], "trainbench-test-recipe-20261122t021823z-abc123");
-    EXPECT_EQ(ca["kubernetes"]["master_addr"],
-              "trainbench-test-recipe-20261122t021823z-abc123-0.trainbench-test-recipe-20261122t021823z-abc123");
+    EXPECT_EQ(ca["kubernetes"]["name"], "test-recipe-abc123") << "the recipe name, then the short id";
+    EXPECT_EQ(ca["kubernetes"]["master_addr"], "test-recipe-abc123-0.test-recipe-abc123");
+    // A long name keeps its start (`kubectl get pods | grep gpt3` finds it) and the short id.
+    r.name = "gpt3-175b-fp8-a3mega-16n-smoke-with-a-much-longer-name-than-fits";
+    std::string longname = build_context(r, a, effective_stages(r).front())["kubernetes"]["name"];
+    EXPECT_EQ(longname, "gpt3-175b-fp8-a3mega-16n-smoke-with-a-much-lo-abc123");
+    EXPECT_LE(longname.size(), 52u);
     EXPECT_EQ(ca["kubernetes"]["tcpxo"], true);
     std::vector<std::string> argv = ca["launch_argv"].get<std::vector<std::string>>();
     EXPECT_EQ(argv.at(0), "torchrun");
