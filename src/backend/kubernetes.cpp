@@ -148,8 +148,7 @@ std::vector<JobStatus> parse_get_json(std::string_view json_text) {
             if (!node.empty()) nodes.insert(node);
             const json& pstatus = path(*pod, {"status"});
             if (str(pstatus, "phase") == "Running") any_running = true;
-            if (str(pstatus, "phase") == "Failed" && pod_failure.empty())
-                pod_failure = pod_failure_text(*pod);
+            if (str(pstatus, "phase") == "Failed" && pod_failure.empty()) pod_failure = pod_failure_text(*pod);
             const json& containers = path(pstatus, {"containerStatuses"});
             if (containers.is_array()) {
                 for (const json& c : containers) {
@@ -374,8 +373,8 @@ public:
             if (!q.job_id.empty()) run_ids.insert(run_id_of(q.run_dir));
         if (run_ids.empty()) return;
         std::vector<std::string> argv = base();
-        argv.insert(argv.end(), {"delete", "job,service,configmap", "-l", run_selector(run_ids),
-                                 "--ignore-not-found", "--wait=false"});
+        argv.insert(argv.end(), {"delete", "job,service,configmap", "-l", run_selector(run_ids), "--ignore-not-found",
+                                 "--wait=false"});
         (void)checked(argv, "delete");
     }
 

@@ -63,9 +63,12 @@ nlohmann::ordered_json target_json(const catalog::Target& t) {
                   {"cpus_per_task", t.slurm.cpus_per_task}};
     nlohmann::ordered_json sel = nlohmann::ordered_json::object();
     for (const auto& [k, v] : t.kubernetes.node_selector) sel[k] = v;
-    j["kubernetes"] = {{"namespace", t.kubernetes.namespace_name},    {"gpu_resource", t.kubernetes.gpu_resource},
-                       {"shm_size", t.kubernetes.shm_size},           {"host_network", t.kubernetes.host_network},
-                       {"network_stack", t.kubernetes.network_stack}, {"node_selector", sel},
+    j["kubernetes"] = {{"namespace", t.kubernetes.namespace_name},
+                       {"gpu_resource", t.kubernetes.gpu_resource},
+                       {"shm_size", t.kubernetes.shm_size},
+                       {"host_network", t.kubernetes.host_network},
+                       {"network_stack", t.kubernetes.network_stack},
+                       {"node_selector", sel},
                        {"scheduling_gates", t.kubernetes.scheduling_gates},
                        {"results_pvc", t.kubernetes.results_pvc},
                        {"results_bucket", t.kubernetes.results_bucket}};

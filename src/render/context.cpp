@@ -124,9 +124,9 @@ std::vector<ShellWord> launcher_words(const Facts& f, bool nsys) {
         // One torchrun per pod (seed 004), under nsys when profiling (as on Slurm): the
         // report goes to the run directory, which the target keeps on a PVC or bucket.
         if (nsys) {
-            for (const char* word : {"nsys", "profile", "-s", "none", "-t", "nvtx,cuda",
-                                     "--capture-range=cudaProfilerApi", "--capture-range-end=stop",
-                                     "--force-overwrite", "true", "-o"})
+            for (const char* word :
+                 {"nsys", "profile", "-s", "none", "-t", "nvtx,cuda", "--capture-range=cudaProfilerApi",
+                  "--capture-range-end=stop", "--force-overwrite", "true", "-o"})
                 w.emplace_back(word);
             w.push_back(run_path(f.log_dir + "/nsys-node").var("NODE_RANK"));
         }
@@ -621,8 +621,7 @@ ordered_json build_context(const recipe::Recipe& recipe_in, const RenderOptions&
         if (head.size() + unique.size() > 52) head.resize(52 - unique.size());
         while (!head.empty() && head.back() == '-') head.pop_back();
         std::string k8s_name = head + unique;
-        const std::string results_pvc =
-            r.kubernetes.results_pvc.empty() ? kd.results_pvc : r.kubernetes.results_pvc;
+        const std::string results_pvc = r.kubernetes.results_pvc.empty() ? kd.results_pvc : r.kubernetes.results_pvc;
         const std::string results_bucket =
             r.kubernetes.results_bucket.empty() ? kd.results_bucket : r.kubernetes.results_bucket;
         if (!results_pvc.empty() && !results_bucket.empty())

@@ -170,9 +170,10 @@ TEST(KubernetesBackend, CancelDeletesTheRunsObjectsAndLogsAreFetchedIntoTheRunDi
     fake.on({"kubectl", "--namespace", "llm", "delete"}, ok("job.batch \"job-a\" deleted\n"));
     fake.on({"kubectl", "--namespace", "llm", "logs", "-l", "job-name=job-a"},
             ok("[pod/job-a-0-xyz/training] step 1 loss 10.5\n"));
-    fake.on({"kubectl", "--namespace", "llm", "logs", "-l", "job-name=job-a,batch.kubernetes.io/job-completion-index=0"},
-            ok("step 1 loss 10.5\n==> trainbench file: logs/train/dllogger/rank-0/dllogger.json <==\nDLLL {\"step\": 1}\n"
-               "<== trainbench file end\nafter\n==> trainbench file: ../escape <==\nx\n<== trainbench file end\n"));
+    fake.on(
+        {"kubectl", "--namespace", "llm", "logs", "-l", "job-name=job-a,batch.kubernetes.io/job-completion-index=0"},
+        ok("step 1 loss 10.5\n==> trainbench file: logs/train/dllogger/rank-0/dllogger.json <==\nDLLL {\"step\": 1}\n"
+           "<== trainbench file end\nafter\n==> trainbench file: ../escape <==\nx\n<== trainbench file end\n"));
     auto b = make(fake, "", "llm");
     fs::path dir = run_dir("20261122T023000Z-aaaaaa");
     fs::remove_all(dir);
@@ -200,9 +201,10 @@ TEST(KubernetesBackend, CancelDeletesTheRunsObjectsAndLogsAreFetchedIntoTheRunDi
 }
 
 TEST(KubernetesParsers, FilesInTheLogAreTheLinesBetweenMarkers) {
-    auto f = kubernetes::files_in_log("a\n==> trainbench file: logs/t/x.json <==\r\n1\n2\n<== trainbench file end\nb\n"
-                                      "==> trainbench file: /etc/passwd <==\nno\n<== trainbench file end\n"
-                                      "==> trainbench file: logs/t/unterminated <==\n3");
+    auto f = kubernetes::files_in_log(
+        "a\n==> trainbench file: logs/t/x.json <==\r\n1\n2\n<== trainbench file end\nb\n"
+        "==> trainbench file: /etc/passwd <==\nno\n<== trainbench file end\n"
+        "==> trainbench file: logs/t/unterminated <==\n3");
     ASSERT_EQ(f.size(), 2u);
     EXPECT_EQ(f[0].first, "logs/t/x.json");
     EXPECT_EQ(f[0].second, "1\n2\n");
