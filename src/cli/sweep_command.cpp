@@ -316,6 +316,12 @@ std::string cell(const std::optional<double>& v, const char* f) {
     return v ? fmt::format(fmt::runtime(f), *v) : std::string("-");
 }
 
+// A fraction as a percentage ("12.34%"): fmt has no '%' presentation type (unlike Python),
+// so "{:.2%}" throws at run time.
+std::string percent_cell(const std::optional<double>& v, int decimals) {
+    return v ? fmt::format("{:.{}f}%", *v * 100.0, decimals) : std::string("-");
+}
+
 // Scaling efficiency: tokens/s per GPU against the point of the same model
 // with the fewest nodes (1.0 = perfect linear scaling).
 void add_scaling(std::vector<ReportRow>& rows) {
@@ -464,8 +470,8 @@ int run_report(const SweepOptions& opts, Context& ctx) {
             std::vector<std::string> c = {std::to_string(r.index),          r.name,
                                           std::to_string(r.nodes),          std::to_string(r.gpus),
                                           cell(r.step_time_s, "{:.3f}"),    cell(r.tokens_per_s, "{:.0f}"),
-                                          cell(r.tflops_per_gpu, "{:.1f}"), cell(r.mfu, "{:.2%}"),
-                                          cell(r.scaling, "{:.1%}"),        r.note};
+                                          cell(r.tflops_per_gpu, "{:.1f}"), percent_cell(r.mfu, 2),
+                                          percent_cell(r.scaling, 1),        r.note};
             table += "| " + fmt::format("{}", fmt::join(c, " | ")) + " |\n";
             html_rows += "<tr>";
             for (const std::string& v : c) html_rows += "<td>" + html_escape(v) + "</td>";
@@ -497,7 +503,7 @@ int run_report(const SweepOptions& opts, Context& ctx) {
             out +=
                 fmt::format("{:>5}  {:<40}  {:>5}  {:>5}  {:>10}  {:>12}  {:>10}  {:>7}  {:>8}  {}\n", r.index, r.name,
                             r.nodes, r.gpus, cell(r.step_time_s, "{:.3f}"), cell(r.tokens_per_s, "{:.0f}"),
-                            cell(r.tflops_per_gpu, "{:.1f}"), cell(r.mfu, "{:.2%}"), cell(r.scaling, "{:.1%}"), r.note);
+                            cell(r.tflops_per_gpu, "{:.1f}"), percent_cell(r.mfu, 2), percent_cell(r.scaling, 1), r.note);
     }
     if (!opts.html.empty() && format == "html") {
         write_file_atomic(opts.html, out);

@@ -114,6 +114,22 @@ d = json.load(open(sys.argv[1]))
 assert len(d["points"]) == 4 and all(p["run_id"] for p in d["points"]), d
 assert sorted(p["nodes"] for p in d["points"]) == [1, 1, 2, 2], d
 PY
-"$tb" --runs "$runs" sweep report "$sweep" --format html -o "$work/report.html" 2>/dev/null || fail "sweep report --format html failed"
+"$tb" --runs "$runs" sweep report "$sweep" --format html -o "$work/report.html" 2>"$work/report-html.err" || fail "sweep report --format html failed: $(cat "$work/report-html.err")"
 grep -q '<h1>Sweep local-slurm-tinygpt</h1>' "$work/report.html" || fail "html report has no title"
-echo "ok: 4 points, 4 runs, 4 jobs, no duplicates after SIGINT and resume"
+# 7. Once every run has finished, every report format renders the measured figures (MFU and
+#    scaling as percentages); a report made while the runs still trained must not be the only
+#    one the test sees.
+deadline=$((SECONDS + 300))
+until "$tb" --runs "$runs" sweep report "$sweep" --json 2>/dev/null |
+      python3 -c 'import json,sys; d=json.load(sys.stdin); sys.exit(0 if all(p["mfu"] is not None for p in d["points"]) else 1)'; do
+  [ $SECONDS -lt $deadline ] || fail "the 4 runs have no MFU 300 s after submission"
+  sleep 2
+done
+for format in table markdown html csv; do
+  "$tb" --runs "$runs" sweep report "$sweep" --format "$format" >"$work/final.$format" 2>"$work/final.err" ||
+    fail "sweep report --format $format of finished runs failed: $(cat "$work/final.err")"
+done
+grep -Eq '[0-9]+\.[0-9]{2}%' "$work/final.table" || fail "the table report shows no MFU percentage: $(cat "$work/final.table")"
+grep -Eq '<td>[0-9]+\.[0-9]{2}%</td>' "$work/final.html" || fail "the html report shows no MFU percentage"
+grep -q '<polyline' "$work/final.html" || fail "the html report has no scaling plot of the measured points"
+echo "ok: 4 points, 4 runs, 4 jobs, no duplicates after SIGINT and resume; reports of the finished runs"
