@@ -471,7 +471,7 @@ int run_report(const SweepOptions& opts, Context& ctx) {
                                           std::to_string(r.nodes),          std::to_string(r.gpus),
                                           cell(r.step_time_s, "{:.3f}"),    cell(r.tokens_per_s, "{:.0f}"),
                                           cell(r.tflops_per_gpu, "{:.1f}"), percent_cell(r.mfu, 2),
-                                          percent_cell(r.scaling, 1),        r.note};
+                                          percent_cell(r.scaling, 1),       r.note};
             table += "| " + fmt::format("{}", fmt::join(c, " | ")) + " |\n";
             html_rows += "<tr>";
             for (const std::string& v : c) html_rows += "<td>" + html_escape(v) + "</td>";
@@ -500,10 +500,10 @@ int run_report(const SweepOptions& opts, Context& ctx) {
         out = fmt::format("{:>5}  {:<40}  {:>5}  {:>5}  {:>10}  {:>12}  {:>10}  {:>7}  {:>8}  {}\n", "#", "point",
                           "nodes", "gpus", "step (s)", "tokens/s", "TFLOPS/GPU", "MFU", "scaling", "note");
         for (const ReportRow& r : rows)
-            out +=
-                fmt::format("{:>5}  {:<40}  {:>5}  {:>5}  {:>10}  {:>12}  {:>10}  {:>7}  {:>8}  {}\n", r.index, r.name,
-                            r.nodes, r.gpus, cell(r.step_time_s, "{:.3f}"), cell(r.tokens_per_s, "{:.0f}"),
-                            cell(r.tflops_per_gpu, "{:.1f}"), percent_cell(r.mfu, 2), percent_cell(r.scaling, 1), r.note);
+            out += fmt::format("{:>5}  {:<40}  {:>5}  {:>5}  {:>10}  {:>12}  {:>10}  {:>7}  {:>8}  {}\n", r.index,
+                               r.name, r.nodes, r.gpus, cell(r.step_time_s, "{:.3f}"), cell(r.tokens_per_s, "{:.0f}"),
+                               cell(r.tflops_per_gpu, "{:.1f}"), percent_cell(r.mfu, 2), percent_cell(r.scaling, 1),
+                               r.note);
     }
     if (!opts.html.empty() && format == "html") {
         write_file_atomic(opts.html, out);
