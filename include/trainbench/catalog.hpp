@@ -140,6 +140,8 @@ struct FrameworkProfile {
     [[nodiscard]] std::vector<std::string> all_keys() const;
 };
 
+struct FrameworkSlot;  // a profile, or the file it is read from on first use (frameworks.cpp)
+
 // The loaded catalog. Later directories override earlier ones by name, so a
 // user's own catalog directory can redefine a shipped target.
 class Catalog {
@@ -168,19 +170,18 @@ public:
     void add_gpu(Gpu g) { m_gpus[g.name] = std::move(g); }
     void add_target(Target t) { m_targets[t.name] = std::move(t); }
     void add_model(Model m) { m_models[m.name] = std::move(m); }
-    void add_framework(FrameworkProfile p) {
-        std::string key = p.framework + "@" + p.version;
-        m_frameworks[key] = std::make_shared<const FrameworkProfile>(std::move(p));
-    }
-    [[nodiscard]] const std::map<std::string, std::shared_ptr<const FrameworkProfile>>& frameworks() const {
-        return m_frameworks;
-    }
+    void add_framework(FrameworkProfile p);
+    // Registers a profile file (<framework>-<version>.yaml); it is read on first use, so a
+    // command that needs no profile does not pay for parsing them at start-up.
+    void add_framework_file(const std::filesystem::path& file);
+    // Every profile (reads the ones not read yet).
+    [[nodiscard]] std::vector<std::shared_ptr<const FrameworkProfile>> frameworks() const;
 
 private:
     std::map<std::string, Gpu> m_gpus;
     std::map<std::string, Target> m_targets;
     std::map<std::string, Model> m_models;
-    std::map<std::string, std::shared_ptr<const FrameworkProfile>> m_frameworks;  // "<framework>@<version>"
+    std::map<std::string, std::shared_ptr<FrameworkSlot>> m_frameworks;  // "<framework>@<version>"
 };
 
 }  // namespace trainbench::catalog

@@ -348,7 +348,7 @@ Catalog Catalog::load(const std::vector<fs::path>& recipe_dirs) {
     for (const fs::path& dir : recipe_dirs) {
         for (const fs::path& f : yaml_files(dir / "catalog" / "targets")) load_target(f, gpu_names, cat, d);
         for (const fs::path& f : yaml_files(dir / "catalog" / "models")) load_model(f, cat, d);
-        for (const fs::path& f : yaml_files(dir / "catalog" / "frameworks")) detail::load_framework(f, cat, d);
+        for (const fs::path& f : yaml_files(dir / "catalog" / "frameworks")) cat.add_framework_file(f);
     }
     d.throw_if_errors("invalid catalog");
     return cat;

@@ -21,8 +21,8 @@ void read_model_fields(yaml::MapReader& r, Model& m);
 // Shape checks of a model (positive sizes, hidden divisible by heads, ...).
 void check_model(const Model& m, const SourceLocation& where, const std::string& key, Diagnostics& d);
 
-// Loads one framework profile (frameworks.cpp) into the catalog.
-void load_framework(const std::filesystem::path& file, Catalog& cat, Diagnostics& d);
+// Reads one framework profile file (frameworks.cpp); problems go to `d`.
+FrameworkProfile read_framework(const std::filesystem::path& file, Diagnostics& d);
 
 // The lists behind the enumerations (for messages and docs).
 const std::vector<std::string>& scheduler_names();

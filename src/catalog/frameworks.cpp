@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <mutex>
 
 namespace fs = std::filesystem;
 
@@ -66,13 +67,13 @@ void read_config(yaml::MapReader& r, FrameworkProfile& p) {
 
 namespace detail {
 
-void load_framework(const fs::path& file, Catalog& cat, Diagnostics& d) {
+FrameworkProfile read_framework(const fs::path& file, Diagnostics& d) {
     std::string display = file.string();
-    yaml::Node root = yaml::parse_file(file, display, d);
-    if (root.is_null() && d.has_errors()) return;
-    yaml::MapReader r(root, {}, d);
-    if (!r.valid()) return;
     FrameworkProfile p;
+    yaml::Node root = yaml::parse_file(file, display, d);
+    if (root.is_null() && d.has_errors()) return p;
+    yaml::MapReader r(root, {}, d);
+    if (!r.valid()) return p;
     p.where = SourceLocation{display, 1, 1, {}};
     if (!r.read("framework", p.framework)) r.require("framework", "the framework's name (nemo, megatron-lm, ...)");
     if (!r.read("version", p.version)) r.require("version", "the version this profile describes");
@@ -101,7 +102,7 @@ void load_framework(const fs::path& file, Catalog& cat, Diagnostics& d) {
     p.keys.erase(std::unique(p.keys.begin(), p.keys.end()), p.keys.end());
     if (p.title.empty()) p.title = p.framework + " " + p.version;
     if (p.schema.empty()) p.schema = p.title;
-    cat.add_framework(std::move(p));
+    return p;
 }
 
 }  // namespace detail
@@ -130,16 +131,62 @@ std::vector<std::string> FrameworkProfile::all_keys() const {
     return out;
 }
 
+struct FrameworkSlot {
+    std::string framework, version;
+    fs::path file;  // empty for a profile added in code
+    std::once_flag once;
+    std::shared_ptr<const FrameworkProfile> profile;
+
+    const std::shared_ptr<const FrameworkProfile>& get() {
+        std::call_once(once, [this] {
+            if (profile) return;
+            Diagnostics d;
+            FrameworkProfile p = detail::read_framework(file, d);
+            d.throw_if_errors(fmt::format("invalid framework profile '{}'", file.string()));
+            profile = std::make_shared<const FrameworkProfile>(std::move(p));
+        });
+        return profile;
+    }
+};
+
+void Catalog::add_framework(FrameworkProfile p) {
+    auto slot = std::make_shared<FrameworkSlot>();
+    slot->framework = p.framework;
+    slot->version = p.version;
+    slot->profile = std::make_shared<const FrameworkProfile>(std::move(p));
+    m_frameworks[slot->framework + "@" + slot->version] = std::move(slot);
+}
+
+void Catalog::add_framework_file(const fs::path& file) {
+    // The name says which profile it is (read_framework checks the content agrees).
+    std::string stem = file.stem().string();
+    std::size_t dash = stem.rfind('-');
+    if (dash == std::string::npos || dash == 0 || dash + 1 == stem.size())
+        throw InputError(fmt::format("framework profile '{}' is not named <framework>-<version>.yaml", file.string()),
+                         "e.g. nemo-24.07.yaml");
+    auto slot = std::make_shared<FrameworkSlot>();
+    slot->framework = stem.substr(0, dash);
+    slot->version = stem.substr(dash + 1);
+    slot->file = file;
+    m_frameworks[slot->framework + "@" + slot->version] = std::move(slot);
+}
+
 std::shared_ptr<const FrameworkProfile> Catalog::find_framework(std::string_view framework,
                                                                 std::string_view version) const {
     auto it = m_frameworks.find(std::string(framework) + "@" + std::string(version));
-    return it == m_frameworks.end() ? nullptr : it->second;
+    return it == m_frameworks.end() ? nullptr : it->second->get();
 }
 
 std::vector<std::string> Catalog::framework_versions(std::string_view framework) const {
     std::vector<std::string> out;
-    for (const auto& [key, p] : m_frameworks)
-        if (p->framework == framework) out.push_back(p->version);
+    for (const auto& [key, slot] : m_frameworks)
+        if (slot->framework == framework) out.push_back(slot->version);
+    return out;
+}
+
+std::vector<std::shared_ptr<const FrameworkProfile>> Catalog::frameworks() const {
+    std::vector<std::shared_ptr<const FrameworkProfile>> out;
+    for (const auto& [key, slot] : m_frameworks) out.push_back(slot->get());
     return out;
 }
 

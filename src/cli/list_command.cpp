@@ -135,7 +135,7 @@ int list_models(const ListOptions& opts, Context& ctx) {
 int list_frameworks(const ListOptions& opts, Context& ctx) {
     nlohmann::ordered_json j = nlohmann::ordered_json::array();
     std::vector<Row> rows;
-    for (const auto& [key, p] : ctx.catalog().frameworks()) {
+    for (const auto& p : ctx.catalog().frameworks()) {
         std::string writes;
         for (const std::string& w : p->writes) writes += (writes.empty() ? "" : ",") + w;
         rows.push_back(

@@ -246,7 +246,10 @@ TEST_F(CatalogDir, AFrameworkProfileIsNamedAfterItsFrameworkAndVersionAndKnowsIt
     EXPECT_EQ(p->all_keys(), (std::vector<std::string>{"--a", "--only-x", "--only-y", "--task"}));
     write("catalog/frameworks/tool-2.yaml", "framework: tool\nversion: \"3\"\nkeyz: []\n");
     try {
-        (void)Catalog::load({m_dir});
+        // Profiles are read on first use, not at start-up.
+        Catalog lazy = Catalog::load({m_dir});
+        EXPECT_EQ(lazy.framework_versions("tool"), (std::vector<std::string>{"1", "2"}));
+        (void)lazy.find_framework("tool", "2");
         FAIL() << "expected InputError";
     } catch (const InputError& e) {
         std::string all = e.diagnostics().format();
