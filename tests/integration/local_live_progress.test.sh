@@ -11,7 +11,7 @@ tb run "$src/recipes/local/tinygpt.yaml" --interval 0.5 >"$WORK/run.out" 2>"$WOR
 run_pid=$!
 # Watch the same run from another process, with JSON events.
 for _ in $(seq 1 240); do
-    run_dir=$(find "$WORK/runs" -name run.json -printf '%h\n' 2>/dev/null | head -1)
+    run_dir=$(find "$WORK/runs" -name run.json -printf '%h\n' 2>/dev/null | head -1 || true)
     [[ -n $run_dir ]] && break
     sleep 0.25
 done
@@ -42,4 +42,5 @@ awk -v a="$last_mfu" -v b="$report_mfu" 'BEGIN { exit !(a > 0 && b > 0 && a / b 
 
 # The run's report was recorded.
 tb --json history tinygpt-local | jq -e '.results | length == 1' >/dev/null || fail "the run's result was not recorded"
+head -3 "$WORK/progress.txt"
 echo "ok ($count progress lines, live MFU $last_mfu, report MFU $report_mfu)"
