@@ -1,6 +1,7 @@
 # stage {{stage}} (validate): DCGM diagnostics and nccl-tests over the nodes
 # Slurm gives this job (seed 000 cluster_validation.sh, in one job). Results
-# go to {{log_dir}}/; `trainbench report` reads them.
+# go to {{log_dir}}/; `trainbench report` reads them. nccl-tests run as MPI
+# ranks (srun --mpi={{validate.mpi}}), all ranks of a run in one communicator.
 mkdir -p {{log_dir}}
 mapfile -t TB_NODES < <(scontrol show hostnames "${SLURM_JOB_NODELIST}")
 printf '%s\n' "${TB_NODES[@]}" > {{log_dir}}/nodes.txt
@@ -40,6 +41,17 @@ if grep -il 'fail' {{log_dir}}/dcgm-*.txt >&2; then
 fi
 {{/validate.dcgm_enabled}}
 {{#validate.nccl_enabled}}
+{{#validate.has_build}}
+
+# nccl-tests, built once on one node (git clone, make MPI=1 with HPC-X) unless already there.
+if [ ! -x {{{validate.build_check_sh}}} ]; then
+  mkdir -p {{{validate.build_parent_sh}}}
+  if ! {{{validate.build_srun_sh}}}; then
+    echo "trainbench: building nccl-tests failed" >&2
+    exit 1
+  fi
+fi
+{{/validate.has_build}}
 {{#validate.tests}}
 {{#validate.all_nodes}}
 
