@@ -42,6 +42,7 @@ run::RunInfo submit_recipe(Context& ctx, const SubmitArgs& args) {
     // Secrets first: nothing is created when one is missing.
     catalog::EnvList all_env = r.target.env;
     all_env.insert(all_env.end(), r.env.begin(), r.env.end());
+    for (const std::string& name : r.env_unset) std::erase_if(all_env, [&](const auto& e) { return e.first == name; });
     std::map<std::string, std::string> secrets = run::secret_environment(all_env);
 
     run::RunMetadata meta;

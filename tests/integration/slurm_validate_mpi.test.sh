@@ -157,6 +157,7 @@ grep -q "Bad nodes:\*\* ${nodes[0]} ${nodes[1]}\|Bad nodes:\*\* ${nodes[1]} ${no
 tb report "$id" --peak 100 --html "$WORK/bad.html" --junit "$WORK/bad.xml" >/dev/null 2>&1 || true
 grep -q "bad-nodes.*${nodes[0]}" "$WORK/bad.html" || fail "HTML does not name the bad nodes"
 grep -q "failure message=\"bad nodes: " "$WORK/bad.xml" || fail "JUnit does not name the bad nodes: $(cat "$WORK/bad.xml")"
-tb --json report "$id" --peak 100 2>/dev/null | jq -e '.validation.bad_nodes | length == 2' >/dev/null ||
-    fail "JSON bad_nodes"
+tb --json report "$id" --peak 100 2>/dev/null >"$WORK/bad.json" || true
+jq -e '.validation.bad_nodes | length == 2' "$WORK/bad.json" >/dev/null ||
+    fail "JSON bad_nodes: $(head -c 600 "$WORK/bad.json")"
 echo ok

@@ -104,10 +104,9 @@ TEST(StagesRender, SlurmKnobsAreDirectivesAndQuotedWords) {
     fs::path recipes = render_test::source_dir() / "recipes";
     catalog::Catalog cat = catalog::Catalog::load({recipes});
     recipe::LoadOptions lo;
-    for (const char* o :
-         {"slurm.nodelist=gpu-[1-2]", "slurm.exclude=gpu-3", "slurm.reservation=bench",
-          "slurm.directives=[--gres-flags=enforce-binding, --comment=seed000]", "slurm.srun_args=[--mpi=pmix]",
-          "env.NCCL_TOPO_FILE=null"})
+    for (const char* o : {"slurm.nodelist=gpu-[1-2]", "slurm.exclude=gpu-3", "slurm.reservation=bench",
+                          "slurm.directives=[--gres-flags=enforce-binding, --comment=seed000]",
+                          "slurm.srun_args=[--mpi=pmix]", "env.NCCL_TOPO_FILE=null"})
         lo.overrides.push_back(recipe::parse_override(o));
     recipe::Recipe r = recipe::load_recipe(recipes / "azure-ndm-a100-v4/gpt3-126m.yaml", cat, lo);
     RenderOptions o;
