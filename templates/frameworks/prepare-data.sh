@@ -141,6 +141,8 @@ TB_LAST="${DATA_DIR}/train_chunk_${TB_I}.jsonl"
 TB_INPUT="${DATA_DIR}/train_chunk_${TB_I}.jsonl"
 TB_PREFIX="${OUT_DIR}/train_chunk_${TB_I}.jsonl"
 {{/prepare.slimpajama}}
+# The last file the steps above made.
+[ -z "${TB_LAST}" ] || tb_expect "${TB_LAST}"
 {{#prepare.preprocess}}
 
 # Tokenize into ${TB_PREFIX}_text_document.{bin,idx} (NeMo's Megatron preprocessing in
@@ -160,8 +162,5 @@ tb_expect "${TB_PREFIX}_text_document.bin" "${TB_PREFIX}_text_document.idx"
 {{#prepare.rm_extracted}}
 rm -f "${TB_INPUT}"
 {{/prepare.rm_extracted}}
-{{/prepare.preprocess}}
-{{^prepare.preprocess}}
-[ -z "${TB_LAST}" ] || tb_expect "${TB_LAST}"
 {{/prepare.preprocess}}
 tb_check_complete
