@@ -23,8 +23,10 @@ build_pkgs=(
 # libopenblas0-openmp: without it python3-torch runs on the reference BLAS (fp32 matmul
 # 4.7 instead of ~60 GFLOP/s per core here), and the tinygpt workload is 10x slower.
 run_pkgs=(python3-torch python3-numpy libopenblas0-openmp)
+# libpmix-dev: Slurm's mpi/pmix plugin loads libpmix.so (the unversioned name, in this
+# package), so the local test cluster starts `srun --mpi=pmix` steps (slurm_validate_mpi).
 test_pkgs=(
-  slurm-wlm munge shellcheck jq hyperfine gcovr clang clang-format clang-tidy
+  slurm-wlm munge libpmix-dev zstd git shellcheck jq hyperfine gcovr clang clang-format clang-tidy
   libclang-rt-14-dev libbenchmark-dev unzip help2man bash-completion
   curl ca-certificates time dpkg-dev file man-db stress-ng python3-venv openssl
   postgresql sqlite3 chromium

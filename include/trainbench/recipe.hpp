@@ -106,6 +106,11 @@ struct Slurm {
     std::string network;  // #SBATCH --network (e.g. "sharp" for SHARP-enabled jobs)
     std::string job_name_prefix = "trainbench-";
     int cpus_per_task = 0;
+    std::string nodelist;                 // #SBATCH --nodelist (a Slurm host list)
+    std::string exclude;                  // #SBATCH --exclude
+    std::string reservation;              // #SBATCH --reservation
+    std::vector<std::string> directives;  // extra "#SBATCH <directive>" lines ("--gres-flags=enforce-binding")
+    std::vector<std::string> srun_args;   // extra arguments of the training srun ("--mpi=pmix")
 };
 
 struct Kubernetes {
@@ -132,6 +137,8 @@ struct Stage {
     std::string kind;                    // same names; the stage's template family
     std::string dependency = "afterok";  // on the previous stage
     nlohmann::ordered_json options;      // stage-specific settings (validated per kind)
+    std::string time;                    // the stage's job time limit (replaces slurm.time)
+    std::string mem;                     // the stage's job memory (replaces slurm.mem)
     SourceLocation where;
 };
 
@@ -164,7 +171,8 @@ struct Recipe {
     bool distributed_optimizer = true;
     Data data;
     Container container;
-    catalog::EnvList env;  // recipe env, after the target's tuning env
+    catalog::EnvList env;                // recipe env, after the target's tuning env
+    std::vector<std::string> env_unset;  // `env: {NAME: null}`: removed from the target's env, unset in the job
     Profiling profiling;
     Metrics metrics;
     std::vector<Expectation> expectations;
@@ -205,6 +213,21 @@ struct LoadOptions {
 // checks the schema. Throws InputError with every diagnostic on failure.
 [[nodiscard]] Recipe load_recipe(const std::filesystem::path& file, const catalog::Catalog& catalog,
                                  const LoadOptions& options = {});
+
+// ---------------------------------------------------------------- Slurm values
+// Checks of values passed to Slurm and Pyxis verbatim (src/recipe/slurm_values.cpp):
+// each returns the problem in words, or "" when the value is fine.
+// sbatch --time in seconds (0 = no limit; every form sbatch accepts); nullopt when invalid.
+[[nodiscard]] std::optional<long long> parse_slurm_time(std::string_view text);
+[[nodiscard]] std::string format_slurm_time(long long seconds);  // "D-HH:MM:SS" / "HH:MM:SS"
+[[nodiscard]] std::string slurm_time_problem(std::string_view text);
+[[nodiscard]] const char* slurm_time_forms();
+// Pyxis reads an image that does not start with '/' or '.' as a registry image.
+[[nodiscard]] std::string pyxis_image_problem(std::string_view image);
+[[nodiscard]] std::string hostlist_problem(std::string_view list);
+[[nodiscard]] std::string slurm_name_problem(std::string_view name);
+[[nodiscard]] std::string sbatch_directive_problem(std::string_view directive);
+[[nodiscard]] std::string srun_argument_problem(std::string_view argument);
 
 // Per-GPU memory estimate (bytes), shown by validate and plan.
 struct MemoryEstimate {
@@ -262,29 +285,34 @@ struct DcgmOptions {
     int level = 3;                 // dcgmi diag -r LEVEL (1 quick, 2 medium, 3 long)
     std::string binary = "dcgmi";  // the dcgmi program (a path replaces it: stand-ins in tests)
     std::string image;             // container image to run dcgmi in (pyxis); empty = on the host
-    std::string time;              // informational: the seed's job time
+    std::string time;              // the DCGM step's time limit (srun --time)
 };
 struct NcclTestOptions {
     bool enabled = true;
     std::vector<std::string> tests{"all_reduce_perf"};
-    std::string min_bytes = "8";      // -b
-    std::string max_bytes = "8G";     // -e
-    int step_factor = 2;              // -f
-    int iters = 0;                    // -n; 0 = nccl-tests' default
-    int gpus_per_rank = 1;            // -g
-    bool pairwise = true;             // one 2-node run per node pair (seed 000)
-    bool all_nodes = true;            // one run over every node
-    double busbw_threshold_gbs = 0;   // 0 = the target's nccl_busbw_threshold_gbs
-    std::string build_path;           // directory holding the nccl-tests binaries (build.path)
-    std::string build_image;          // or a container image that has them (build.image)
-    std::string hpcx_path;            // informational (seed 000 builds with HPC-X)
+    std::string min_bytes = "8";     // -b
+    std::string max_bytes = "8G";    // -e
+    int step_factor = 2;             // -f
+    int iters = 0;                   // -n; 0 = nccl-tests' default
+    int gpus_per_rank = 1;           // -g
+    bool pairwise = true;            // one 2-node run per node pair (seed 000)
+    bool all_nodes = true;           // one run over every node
+    double busbw_threshold_gbs = 0;  // 0 = the target's nccl_busbw_threshold_gbs
+    std::string build_path;          // directory holding the nccl-tests binaries (build.path)
+    std::string build_image;         // or a container image that has them (build.image)
+    std::string build_dir;           // build nccl-tests here once (make MPI=1), in build_image
+    std::string build_repo = "https://github.com/NVIDIA/nccl-tests.git";
+    std::string build_ref = "v2.19.6";
+    std::string hpcx_path;            // HPC-X loaded (hpcx-init.sh, hpcx_load) for the build and the runs
+    std::string mpi = "pmix";         // srun --mpi=...: the ranks of an MPI build start as one job; "none"
     std::vector<std::string> mounts;  // container mounts for the nccl-tests runs
     catalog::EnvList env;             // exported before the nccl-tests runs
-    std::string mem;                  // informational: the seed's job limits
-    std::string time;
+    std::string mem;                  // each nccl-tests step's memory (srun --mem)
+    std::string time;                 // each nccl-tests run's time limit (srun --time)
 };
 struct ValidateOptions {
-    int nodes = 0;  // nodes validated; 0 = the recipe's
+    int nodes = 0;         // nodes validated; 0 = the recipe's
+    int reuse_hours = 24;  // a passed validation of the same nodes this recent is reused; 0 = never
     DcgmOptions dcgm;
     NcclTestOptions nccl;
 };
@@ -292,7 +320,7 @@ struct PrepareDataOptions {
     std::string dataset;     // "pile", "slimpajama", "custom"
     std::string data_dir;    // downloads and extracted files
     std::string output_dir;  // Megatron .bin/.idx prefixes; default data_dir (pile), data_dir/preprocessed (slimpajama)
-    std::string image;       // container image the steps run in; empty = on the host
+    std::string image;       // container image the steps run in; default the recipe's (Pyxis), else the host
     std::vector<std::string> mounts;
     catalog::EnvList env;
     std::string time;
@@ -304,6 +332,9 @@ struct PrepareDataOptions {
     std::string tokenizer_type = "GPT2BPETokenizer";
     std::string vocab_file, merge_file;      // default data_dir/bpe/{vocab.json,merges.txt}
     std::string url, vocab_url, merges_url;  // download sources
+    int retries = 8;                         // download attempts per file (throttling, server errors)
+    int retry_delay = 10;                    // seconds before the first retry; doubled each time (at most 300)
+    std::string nemo_dir;                    // NeMo in the image (preprocess_data_for_megatron.py)
     // pile
     std::string shards = "0-1";  // "0-29", "0,3,5-7": Pile shard numbers = array indices
     // slimpajama

@@ -69,5 +69,14 @@ struct FigureInfo {
 // the threshold, bad nodes) and its JSON form ("validation" in summary.json).
 [[nodiscard]] std::string render_cluster_validation(const analysis::ClusterValidation& validation);
 [[nodiscard]] nlohmann::ordered_json cluster_validation_json(const analysis::ClusterValidation& validation);
+// The same result as a Markdown section, an HTML <section> and a JUnit <testsuite>
+// (src/report/cluster_validation_formats.cpp): every check, and the bad nodes by name.
+[[nodiscard]] std::string cluster_validation_markdown(const analysis::ClusterValidation& validation);
+[[nodiscard]] std::string cluster_validation_html(const analysis::ClusterValidation& validation);
+[[nodiscard]] std::string cluster_validation_junit(const analysis::ClusterValidation& validation);
+// A report rendered in `format` ("markdown", "html", "junit"; others unchanged) with the
+// validation section added where that format keeps it (appended, before </body>, before </testsuites>).
+[[nodiscard]] std::string with_cluster_validation(std::string_view format, std::string rendered,
+                                                  const analysis::ClusterValidation& validation);
 
 }  // namespace trainbench::report

@@ -150,6 +150,9 @@ struct SubmitOptions {
     std::filesystem::path workloads;             // TRAINBENCH_WORKLOADS
     std::map<std::string, std::string> secrets;  // passed to the job, never written
     ProcessRunner* runner = nullptr;             // default: system_process_runner()
+    // Stage -> job ids ("12:13") it waits for (afterok) besides the previous stage: reused
+    // stages of an earlier run that are still pending or running (apply_reuse fills it).
+    std::map<std::string, std::string> also_after;
 };
 
 // Submits the stages in order, chaining each after the previous with its
@@ -164,6 +167,48 @@ void submit_stages(RunInfo& run, const std::vector<render::RenderedJob>& jobs, c
 // change and "finished" when a run ends. Commands behind a change are kept
 // in that run's commands/.
 void refresh(std::vector<RunInfo>& runs, const BackendProvider& provider, ProcessRunner& runner);
+
+// The file system under a run store (src/run/store_fs.cpp). `shared` is false for the
+// node-local kinds (tmpfs, ext4, xfs, btrfs, overlayfs, zfs, ...), which other nodes of a
+// Slurm job cannot see; unknown kinds count as shared.
+struct StoreFilesystem {
+    std::string type;  // "nfs", "lustre", "tmpfs", "ext2/3/4", ..., "unknown"
+    bool shared = true;
+    bool known = false;
+};
+[[nodiscard]] StoreFilesystem store_filesystem(const std::filesystem::path& path);
+
+// ---------------------------------------------------------------- prepared once, reused
+// (src/run/reuse.cpp; docs/stages.md) Slurm validate and prepare-data stages are recorded
+// in the store under a key of their inputs; a later submission with the same key reuses
+// the earlier job instead of submitting the stage again.
+struct ReuseFlags {
+    bool revalidate = false;  // submit validate stages even when a fresh validation exists
+    bool reprepare = false;   // submit prepare-data stages even when the data was prepared
+};
+struct StageReuse {
+    std::string stage;     // this run's stage
+    std::string kind;      // "validate", "prepare-data"
+    std::string from_run;  // the run that ran it
+    std::filesystem::path from_dir;
+    std::string from_stage;
+    std::string job_id;
+    std::string state;   // "COMPLETED", or "PENDING"/"RUNNING" (then this run waits for it)
+    std::string detail;  // "validated 2.0 h ago on gpu-1 gpu-2"
+};
+// The stages of `r` an earlier run already did (asks the backend for their jobs' states).
+// `notes` gets why a recorded stage is not reused (failed, too old, data gone).
+[[nodiscard]] std::vector<StageReuse> plan_reuse(const std::filesystem::path& store_root, const recipe::Recipe& r,
+                                                 const ReuseFlags& flags, const BackendProvider& provider,
+                                                 ProcessRunner& runner, std::vector<std::string>& notes);
+// Journals a "reused" event per reused stage (and writes reused.json), returns the jobs
+// still to submit, and sets options.also_after for the stage after a reused unfinished one.
+[[nodiscard]] std::vector<render::RenderedJob> apply_reuse(const RunInfo& run,
+                                                           const std::vector<render::RenderedJob>& jobs,
+                                                           const std::vector<StageReuse>& reused,
+                                                           SubmitOptions& options);
+// Records the run's submitted validate / prepare-data stages for later submissions.
+void record_shared_stages(const std::filesystem::path& store_root, const recipe::Recipe& r, const RunInfo& run);
 
 // Cancels every unfinished job of the run and journals the request.
 void cancel(RunInfo& run, const BackendProvider& provider, ProcessRunner& runner);

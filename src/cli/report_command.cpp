@@ -50,8 +50,17 @@ int run_report(const ReportOptions& o, Context& ctx) {
             ctx.warn(std::string("no training figures: ") + e.what());
             nlohmann::ordered_json j = {{"validation", report::cluster_validation_json(*v)}};
             write_file_atomic(*run_dir / "report" / "summary.json", j.dump(2) + "\n");
+            if (!o.flags.html.empty())
+                write_file_atomic(o.flags.html, report::with_cluster_validation(
+                                                    "html",
+                                                    "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">"
+                                                    "<title>Cluster validation</title></head><body>\n</body></html>\n",
+                                                    *v));
+            if (!o.junit.empty()) write_file_atomic(o.junit, report::with_cluster_validation("junit", "", *v));
             if (ctx.options.json)
                 ctx.out << j.dump(2) << "\n";
+            else if (o.flags.markdown)
+                ctx.out << report::cluster_validation_markdown(*v);
             else
                 ctx.out << report::render_cluster_validation(*v);
             if (!v->passed)
@@ -70,15 +79,20 @@ int run_report(const ReportOptions& o, Context& ctx) {
     if (validation) summary_json["validation"] = report::cluster_validation_json(*validation);
     const std::string json_text = summary_json.dump(2) + "\n";
     if (run_dir) write_file_atomic(*run_dir / "report" / "summary.json", json_text);
-    if (!o.flags.html.empty()) write_file_atomic(o.flags.html, report::make_reporter("html")->render(summary));
-    if (!o.junit.empty()) write_file_atomic(o.junit, report::make_reporter("junit")->render(summary));
+    // HTML, JUnit and Markdown carry the validation section too (bad nodes by name).
+    auto rendered = [&](std::string_view format) {
+        std::string text = report::make_reporter(format)->render(summary);
+        return validation ? report::with_cluster_validation(format, std::move(text), *validation) : text;
+    };
+    if (!o.flags.html.empty()) write_file_atomic(o.flags.html, rendered("html"));
+    if (!o.junit.empty()) write_file_atomic(o.junit, rendered("junit"));
 
     if (ctx.options.json)
         ctx.out << json_text;
     else if (o.flags.csv)
         ctx.out << report::make_reporter("csv")->render(summary);
     else if (o.flags.markdown)
-        ctx.out << report::make_reporter("markdown")->render(summary);
+        ctx.out << rendered("markdown");
     else
         ctx.out << report::make_reporter("table", {stdout_colour(ctx)})->render(summary);
     if (validation && !ctx.options.json) ctx.out << "\n" << report::render_cluster_validation(*validation);

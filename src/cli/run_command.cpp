@@ -1,5 +1,6 @@
 // trainbench run RECIPE: submit, wait with a live status line, then report.
 #include "cli/run_support.hpp"
+#include "cli/stage_reuse.hpp"
 
 #include <trainbench/cli.hpp>
 
@@ -69,6 +70,7 @@ void setup_run_command(CLI::App& root, Context& ctx) {
         ->allow_extra_args(false);
     cmd->add_option("--stage", opts->submit.stage, "Run only this stage");
     add_kube_flags(cmd, opts->submit.kube_context, opts->submit.kube_namespace);
+    add_reuse_flags(cmd, opts->submit.reuse);
     cmd->add_option("--timeout", opts->timeout, "Stop waiting after SECONDS (exit 4; the run continues)");
     cmd->add_option("--interval", opts->interval, "Seconds between scheduler queries")->check(CLI::PositiveNumber);
     cmd->add_flag("--no-report", opts->no_report, "Do not report when the run ends");

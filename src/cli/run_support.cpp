@@ -1,6 +1,7 @@
 #include "cli/run_support.hpp"
 
 #include "cli/live_progress.hpp"
+#include "cli/stage_reuse.hpp"
 
 #include <trainbench/recipe.hpp>
 #include <trainbench/render.hpp>
@@ -41,6 +42,7 @@ run::RunInfo submit_recipe(Context& ctx, const SubmitArgs& args) {
     // Secrets first: nothing is created when one is missing.
     catalog::EnvList all_env = r.target.env;
     all_env.insert(all_env.end(), r.env.begin(), r.env.end());
+    for (const std::string& name : r.env_unset) std::erase_if(all_env, [&](const auto& e) { return e.first == name; });
     std::map<std::string, std::string> secrets = run::secret_environment(all_env);
 
     run::RunMetadata meta;
@@ -54,8 +56,12 @@ run::RunInfo submit_recipe(Context& ctx, const SubmitArgs& args) {
     }
     meta.resolved_yaml = recipe::to_yaml(r);
 
+    warn_node_local_store(ctx, r);
+    std::vector<run::StageReuse> reused = plan_stage_reuse(ctx, r, args.reuse, !args.stage.empty());
+
     run::RunStore store(ctx.runs_root());
     run::RunInfo info = store.create(meta, system_process_runner());
+    run::SubmitOptions so;
 
     std::vector<render::RenderedJob> jobs;
     try {
@@ -69,6 +75,7 @@ run::RunInfo submit_recipe(Context& ctx, const SubmitArgs& args) {
             throw InputError(args.stage.empty() ? "the recipe renders no stage"
                                                 : fmt::format("no stage '{}' in the recipe", args.stage));
         if (!args.stage.empty()) jobs.front().dependency.clear();  // one stage on its own
+        jobs = run::apply_reuse(info, jobs, reused, so);
         run::write_rendered(info, jobs);
     } catch (const Error& e) {
         ordered_json ev;
@@ -79,11 +86,12 @@ run::RunInfo submit_recipe(Context& ctx, const SubmitArgs& args) {
         throw;
     }
 
-    run::SubmitOptions so;
     so.job_name_prefix = r.slurm.job_name_prefix;
     so.workloads = ctx.data_dirs().workloads;
     so.secrets = secrets;
+    print_reused(ctx, reused);
     run::submit_stages(info, jobs, backend_provider(), so);
+    run::record_shared_stages(ctx.runs_root(), r, info);
     return info;
 }
 

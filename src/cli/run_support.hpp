@@ -17,6 +17,7 @@ struct SubmitArgs {
     std::string stage;  // submit only this stage (no dependency)
     std::string kube_context;
     std::string kube_namespace;
+    run::ReuseFlags reuse;  // --revalidate, --reprepare
 };
 
 // validate, render with the run's directory and id, create the run, submit

@@ -1,6 +1,7 @@
 // trainbench submit RECIPE: validate, render into a fresh run directory and
 // submit every stage through the target's scheduler, chained by dependencies.
 #include "cli/run_support.hpp"
+#include "cli/stage_reuse.hpp"
 
 namespace trainbench::cli {
 
@@ -23,6 +24,7 @@ void setup_submit_command(CLI::App& root, Context& ctx) {
         ->allow_extra_args(false);
     cmd->add_option("--stage", opts->stage, "Submit only this stage (no dependency)");
     add_kube_flags(cmd, opts->kube_context, opts->kube_namespace);
+    add_reuse_flags(cmd, opts->reuse);
     cmd->footer(R"TXT(Examples:
   trainbench submit recipes/local-slurm/tinygpt.yaml
   trainbench submit recipes/aws-p4d/gpt3-126m.yaml -s nodes=4 --json

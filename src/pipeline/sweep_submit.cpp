@@ -87,16 +87,22 @@ run::RunInfo submit_point_default(const sweep::Point& point, const RunContext& c
     meta.target = r.target_name.empty() ? r.target.name : r.target_name;
     meta.backend = std::string(catalog::to_string(r.target.scheduler));
     meta.resolved_yaml = recipe::to_yaml(r);
+    // Points share a validated cluster and prepared data (docs/stages.md): only the first submits them.
+    std::vector<std::string> notes;
+    std::vector<run::StageReuse> reused =
+        run::plan_reuse(ctx.runs_root, r, {}, run::default_backend_provider(), runner, notes);
     run::RunStore store(ctx.runs_root);
     run::RunInfo info = store.create(meta, runner);
     if (on_created) on_created(info);
-    run::write_rendered(info, jobs);
     run::SubmitOptions so;
+    jobs = run::apply_reuse(info, jobs, reused, so);
+    run::write_rendered(info, jobs);
     so.job_name_prefix = r.slurm.job_name_prefix;
     so.workloads = ctx.workloads;
     so.secrets = std::move(secrets);
     so.runner = &runner;
     run::submit_stages(info, jobs, run::default_backend_provider(), so);
+    run::record_shared_stages(ctx.runs_root, r, info);
     return info;
 }
 

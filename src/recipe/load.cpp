@@ -491,7 +491,12 @@ private:
         if (const Node* c = top.get("container")) {
             MapReader cr(*c, "container", m_d);
             cr.read_enum("runtime", m_r.container.runtime, catalog::container_runtime_names());
-            cr.read("image", m_r.container.image);
+            if (m_r.container.runtime == "pyxis" || m_r.container.runtime == "enroot")
+                read_checked(cr, "image", m_r.container.image, pyxis_image_problem,
+                             "an absolute path ('/shared/nemo.sqsh'), a relative one written './nemo.sqsh', or a "
+                             "registry image ('nvcr.io#nvidia/nemo:24.05')");
+            else
+                cr.read("image", m_r.container.image);
             cr.read("mounts", m_r.container.mounts);
             cr.read("mount_home", m_r.container.mount_home);
             cr.read("env", m_r.container.env);
@@ -519,10 +524,16 @@ private:
                           "letters, digits and '_', not starting with a digit");
                 continue;
             }
-            if (!e.value.is_scalar()) {
-                yaml::type_error(m_d, e.value, k, "a string or number");
+            if (e.value.is_null()) {  // NAME: null removes a variable the target (or a base recipe) sets
+                std::erase_if(m_r.env, [&](const auto& kv) { return kv.first == e.key; });
+                m_r.env_unset.push_back(e.key);
                 continue;
             }
+            if (!e.value.is_scalar()) {
+                yaml::type_error(m_d, e.value, k, "a string or number, or null to unset the variable");
+                continue;
+            }
+            std::erase(m_r.env_unset, e.key);
             m_r.env.emplace_back(e.key, e.value.scalar);
         }
     }
@@ -614,13 +625,7 @@ private:
             sr.read("partition", s.partition);
             sr.read("account", s.account);
             sr.read("qos", s.qos);
-            if (sr.read("time", s.time)) {
-                static const std::regex time_re("([0-9]+-)?[0-9]{1,2}:[0-9]{2}:[0-9]{2}|[0-9]+");
-                if (!std::regex_match(s.time, time_re)) {
-                    m_d.error(sr.get("time")->where, "slurm.time", fmt::format("invalid time limit '{}'", s.time),
-                              "'HH:MM:SS', 'D-HH:MM:SS' or minutes");
-                }
-            }
+            read_checked(sr, "time", s.time, slurm_time_problem, slurm_time_forms());
             sr.read("exclusive", s.exclusive);
             sr.read("mem", s.mem);
             sr.read("use_gres", s.use_gres);
@@ -628,6 +633,7 @@ private:
             sr.read("network", s.network);
             sr.read("job_name_prefix", s.job_name_prefix);
             sr.read("cpus_per_task", s.cpus_per_task, 0);
+            decode_slurm_knobs(sr, s);
             sr.finish();
         }
         // Unset values come from the target.
@@ -638,6 +644,36 @@ private:
         if (s.mem.empty()) s.mem = t.mem;
         if (!s.use_gres) s.use_gres = t.use_gres;
         if (s.cpus_per_task == 0) s.cpus_per_task = t.cpus_per_task;
+    }
+
+    // Reads a string key and reports `problem(value)` at it.
+    bool read_checked(MapReader& r, std::string_view key, std::string& out, std::string (*problem)(std::string_view),
+                      std::string_view expected) {
+        if (!r.read(key, out)) return false;
+        if (std::string p = problem(out); !p.empty()) {
+            m_d.error(r.get(key)->where, r.key_path(key), p, std::string(expected));
+            return false;
+        }
+        return true;
+    }
+    void read_checked_list(MapReader& r, std::string_view key, std::vector<std::string>& out,
+                           std::string (*problem)(std::string_view), std::string_view expected) {
+        if (!r.read(key, out)) return;
+        const Node* n = r.get(key);
+        for (std::size_t i = 0; i < out.size(); ++i)
+            if (std::string p = problem(out[i]); !p.empty())
+                m_d.error(n->items[i].where, fmt::format("{}[{}]", r.key_path(key), i), p, std::string(expected));
+    }
+
+    // Placement and pass-through knobs: host lists, reservation, extra #SBATCH lines and srun arguments.
+    void decode_slurm_knobs(MapReader& sr, Slurm& s) {
+        read_checked(sr, "nodelist", s.nodelist, hostlist_problem, "a Slurm host list such as 'gpu-[1-4],gpu-7'");
+        read_checked(sr, "exclude", s.exclude, hostlist_problem, "a Slurm host list such as 'gpu-[1-4],gpu-7'");
+        read_checked(sr, "reservation", s.reservation, slurm_name_problem, "a reservation name");
+        read_checked_list(sr, "directives", s.directives, sbatch_directive_problem,
+                          "one sbatch option per item, such as '--gres-flags=enforce-binding'");
+        read_checked_list(sr, "srun_args", s.srun_args, srun_argument_problem,
+                          "one srun option per item, such as '--mpi=pmix'");
     }
 
     void decode_kubernetes(MapReader& top) {
@@ -687,6 +723,8 @@ private:
                     sr.require("kind", fmt::format("one of {}", quoted_list(kinds)));
             }
             sr.read_enum("dependency", s.dependency, {"afterok", "afterany", "afternotok", "none"});
+            read_checked(sr, "time", s.time, slurm_time_problem, slurm_time_forms());
+            sr.read("mem", s.mem);
             if (const Node* o = sr.get("options")) {
                 if (!o->is_map())
                     yaml::type_error(m_d, *o, k + ".options", "a map of stage settings");

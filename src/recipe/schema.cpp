@@ -145,6 +145,7 @@ nlohmann::ordered_json to_json(const Recipe& r) {
                       {"mount_home", r.container.mount_home},
                       {"env", r.container.env}};
     j["env"] = env_json(r.env);
+    for (const std::string& name : r.env_unset) j["env"][name] = nullptr;
     j["profiling"] = {{"nsys", r.profiling.nsys},
                       {"start_step", r.profiling.start_step},
                       {"end_step", r.profiling.end_step},
@@ -178,7 +179,12 @@ nlohmann::ordered_json to_json(const Recipe& r) {
                   {"constraint", r.slurm.constraint},
                   {"network", r.slurm.network},
                   {"job_name_prefix", r.slurm.job_name_prefix},
-                  {"cpus_per_task", r.slurm.cpus_per_task}};
+                  {"cpus_per_task", r.slurm.cpus_per_task},
+                  {"nodelist", r.slurm.nodelist},
+                  {"exclude", r.slurm.exclude},
+                  {"reservation", r.slurm.reservation},
+                  {"directives", r.slurm.directives},
+                  {"srun_args", r.slurm.srun_args}};
     nlohmann::ordered_json sel = nlohmann::ordered_json::object();
     for (const auto& [k, v] : r.kubernetes.node_selector) sel[k] = v;
     j["kubernetes"] = {{"namespace", r.kubernetes.namespace_name},
@@ -199,6 +205,8 @@ nlohmann::ordered_json to_json(const Recipe& r) {
         st["name"] = s.name;
         st["kind"] = s.kind;
         st["dependency"] = s.dependency;
+        if (!s.time.empty()) st["time"] = s.time;
+        if (!s.mem.empty()) st["mem"] = s.mem;
         st["options"] = s.options.is_null() ? nlohmann::ordered_json::object() : s.options;
         stages.push_back(st);
     }

@@ -15,7 +15,7 @@ namespace trainbench::recipe {
 
 namespace {
 
-enum class Type { boolean, integer, number, string, size, string_list, env, map, prefix_list };
+enum class Type { boolean, integer, number, string, size, string_list, env, map, prefix_list, time, image };
 
 struct Key {
     std::string path;  // dotted, relative to options
@@ -33,12 +33,13 @@ const std::vector<std::string> k_nccl_tests = {
 const std::vector<Key>& validate_keys() {
     static const std::vector<Key> keys = {
         {"nodes", Type::integer, {}, {}, 1, 0},
+        {"reuse_hours", Type::integer, {}, {}, 0, 0},
         {"dcgm", Type::map, {}, {}, 0, 0},
         {"dcgm.enabled", Type::boolean, {}, {}, 0, 0},
         {"dcgm.level", Type::integer, {}, {}, 1, 3},
         {"dcgm.binary", Type::string, {}, {}, 0, 0},
-        {"dcgm.image", Type::string, {}, {}, 0, 0},
-        {"dcgm.time", Type::string, {}, {}, 0, 0},
+        {"dcgm.image", Type::image, {}, {}, 0, 0},
+        {"dcgm.time", Type::time, {}, {}, 0, 0},
         {"nccl", Type::map, {}, {}, 0, 0},
         {"nccl.enabled", Type::boolean, {}, {}, 0, 0},
         {"nccl.tests", Type::string_list, {}, k_nccl_tests, 0, 0},
@@ -52,12 +53,16 @@ const std::vector<Key>& validate_keys() {
         {"nccl.busbw_threshold_gbs", Type::number, {}, {}, 0, 0},
         {"nccl.build", Type::map, {}, {}, 0, 0},
         {"nccl.build.path", Type::string, {}, {}, 0, 0},
-        {"nccl.build.image", Type::string, {}, {}, 0, 0},
+        {"nccl.build.image", Type::image, {}, {}, 0, 0},
+        {"nccl.build.dir", Type::string, {}, {}, 0, 0},
+        {"nccl.build.repo", Type::string, {}, {}, 0, 0},
+        {"nccl.build.ref", Type::string, {}, {}, 0, 0},
         {"nccl.hpcx_path", Type::string, {}, {}, 0, 0},
+        {"nccl.mpi", Type::string, {}, {"pmix", "pmix_v4", "pmi2", "none"}, 0, 0},
         {"nccl.mounts", Type::string_list, {}, {}, 0, 0},
         {"nccl.env", Type::env, {}, {}, 0, 0},
         {"nccl.mem", Type::string, {}, {}, 0, 0},
-        {"nccl.time", Type::string, {}, {}, 0, 0},
+        {"nccl.time", Type::time, {}, {}, 0, 0},
     };
     return keys;
 }
@@ -68,10 +73,10 @@ const std::vector<Key>& prepare_keys() {
         {"dataset", Type::string, {}, {"pile", "slimpajama", "custom"}, 0, 0},
         {"data_dir", Type::string, both, {}, 0, 0},
         {"output_dir", Type::string, {}, {}, 0, 0},
-        {"image", Type::string, {}, {}, 0, 0},
+        {"image", Type::image, {}, {}, 0, 0},
         {"mounts", Type::string_list, {}, {}, 0, 0},
         {"env", Type::env, {}, {}, 0, 0},
-        {"time", Type::string, {}, {}, 0, 0},
+        {"time", Type::time, {}, {}, 0, 0},
         {"partition", Type::string, {}, {}, 0, 0},
         {"nodes", Type::integer, {}, {}, 1, 0},
         {"tasks_per_node", Type::integer, {}, {}, 1, 0},
@@ -87,6 +92,9 @@ const std::vector<Key>& prepare_keys() {
         {"url", Type::string, both, {}, 0, 0},
         {"vocab_url", Type::string, both, {}, 0, 0},
         {"merges_url", Type::string, both, {}, 0, 0},
+        {"retries", Type::integer, both, {}, 1, 100},
+        {"retry_delay", Type::integer, both, {}, 0, 3600},
+        {"nemo_dir", Type::string, both, {}, 0, 0},
         {"shards", Type::string, pile, {}, 0, 0},
         {"chunks", Type::integer, slim, {}, 1, 0},
         {"valid_test_chunks", Type::integer, slim, {}, 0, 0},
@@ -122,6 +130,10 @@ std::string type_text(Type t) {
             return "a map";
         case Type::prefix_list:
             return "a list of {weight: <number>, prefix: <path>}";
+        case Type::time:
+            return std::string("a Slurm time limit: ") + slurm_time_forms();
+        case Type::image:
+            return "an image: an absolute path, './relative.sqsh', or a registry image";
     }
     return "a value";
 }
@@ -229,6 +241,11 @@ public:
                                 (!e.contains("weight") || e["weight"].is_number());
                      });
                 break;
+            case Type::time:
+            case Type::image:
+                ok = v.is_string() || v.is_number();
+                if (ok && !checked_text(k, value_text(v))) return;
+                break;
         }
         if (!ok) {
             error(k.path, fmt::format("option '{}' is '{}', expected {}", k.path, value_text(v), type_text(k.type)),
@@ -259,6 +276,13 @@ public:
     }
 
 private:
+    // Slurm times and Pyxis images: the shared checks of src/recipe/slurm_values.cpp.
+    bool checked_text(const Key& k, const std::string& text) {
+        std::string problem = k.type == Type::time ? slurm_time_problem(text) : pyxis_image_problem(text);
+        if (!problem.empty()) error(k.path, fmt::format("option '{}': {}", k.path, problem), type_text(k.type));
+        return problem.empty();
+    }
+
     const Recipe& m_r;
     std::size_t m_index;
     Diagnostics& m_d;
@@ -329,6 +353,12 @@ void validate_stage_options(const Recipe& r, Diagnostics& d) {
                         "enable dcgm or nccl, or remove the stage");
             if (v.nccl.enabled && !v.nccl.build_path.empty() && !v.nccl.build_image.empty())
                 c.error("nccl.build", "nccl.build gives both 'path' and 'image'", "one way to obtain nccl-tests");
+            if (v.nccl.enabled && !v.nccl.build_path.empty() && !v.nccl.build_dir.empty())
+                c.error("nccl.build", "nccl.build gives both 'path' (prebuilt) and 'dir' (build here)",
+                        "one way to obtain nccl-tests");
+            if (!v.nccl.build_dir.empty() && v.nccl.build_dir.front() != '/')
+                c.error("nccl.build.dir", fmt::format("'{}' is not an absolute path", v.nccl.build_dir),
+                        "a directory on the shared file system, e.g. /shared/nccl-tests");
         } else if (s.kind == "prepare-data") {
             has_prepare = true;
             std::string dataset;
@@ -381,6 +411,7 @@ ValidateOptions validate_options(const Recipe& r, const Stage& stage) {
     Reader rd{stage.options.is_object() ? stage.options : empty};
     rd.get("nodes", v.nodes);
     if (v.nodes <= 0) v.nodes = std::max(1, r.nodes);
+    rd.get("reuse_hours", v.reuse_hours);
     rd.get("dcgm.enabled", v.dcgm.enabled);
     rd.get("dcgm.level", v.dcgm.level);
     rd.get("dcgm.binary", v.dcgm.binary);
@@ -400,7 +431,11 @@ ValidateOptions validate_options(const Recipe& r, const Stage& stage) {
     if (n.busbw_threshold_gbs <= 0) n.busbw_threshold_gbs = r.target.nccl_busbw_threshold_gbs;
     rd.get("nccl.build.path", n.build_path);
     rd.get("nccl.build.image", n.build_image);
+    rd.get("nccl.build.dir", n.build_dir);
+    rd.get("nccl.build.repo", n.build_repo);
+    rd.get("nccl.build.ref", n.build_ref);
     rd.get("nccl.hpcx_path", n.hpcx_path);
+    rd.get("nccl.mpi", n.mpi);
     rd.get("nccl.mounts", n.mounts);
     rd.get("nccl.env", n.env);
     rd.get("nccl.mem", n.mem);
@@ -408,7 +443,7 @@ ValidateOptions validate_options(const Recipe& r, const Stage& stage) {
     return v;
 }
 
-PrepareDataOptions prepare_data_options(const Recipe& /*r*/, const Stage& stage) {
+PrepareDataOptions prepare_data_options(const Recipe& r, const Stage& stage) {
     PrepareDataOptions p;
     const ordered_json empty = ordered_json::object();
     Reader rd{stage.options.is_object() ? stage.options : empty};
@@ -420,6 +455,15 @@ PrepareDataOptions prepare_data_options(const Recipe& /*r*/, const Stage& stage)
     if (p.output_dir.empty() && !p.data_dir.empty())
         p.output_dir = p.dataset == "slimpajama" ? p.data_dir + "/preprocessed" : p.data_dir;
     rd.get("image", p.image);
+    // Tokenization needs NeMo: by default the recipe's own container (Pyxis/enroot targets).
+    std::string runtime = r.container.runtime.empty() ? r.target.container_runtime : r.container.runtime;
+    if (p.image.empty() && p.dataset != "custom" && (runtime == "pyxis" || runtime == "enroot"))
+        p.image = r.container.image;
+    // NeMo's place in the image: /opt/bignlp/NeMo in the bignlp-training (22.06) images, else /opt/NeMo.
+    p.nemo_dir = p.image.find("bignlp-training") != std::string::npos ? "/opt/bignlp/NeMo" : "/opt/NeMo";
+    rd.get("nemo_dir", p.nemo_dir);
+    rd.get("retries", p.retries);
+    rd.get("retry_delay", p.retry_delay);
     rd.get("mounts", p.mounts);
     rd.get("env", p.env);
     rd.get("time", p.time);
@@ -438,7 +482,9 @@ PrepareDataOptions prepare_data_options(const Recipe& /*r*/, const Stage& stage)
     rd.get("merge_file", p.merge_file);
     if (p.vocab_file.empty() && !p.data_dir.empty()) p.vocab_file = p.data_dir + "/bpe/vocab.json";
     if (p.merge_file.empty() && !p.data_dir.empty()) p.merge_file = p.data_dir + "/bpe/merges.txt";
-    if (p.dataset == "pile") p.url = "https://the-eye.eu/public/AI/pile/train/";
+    // The Pile's original mirror (the-eye.eu) is gone; the NeMo launcher now reads the
+    // uncopyrighted copy on Hugging Face (same shard names 00..29.jsonl.zst).
+    if (p.dataset == "pile") p.url = "https://huggingface.co/datasets/monology/pile-uncopyrighted/resolve/main/train/";
     if (p.dataset == "slimpajama")
         p.url = "https://huggingface.co/datasets/cerebras/SlimPajama-627B/resolve/main/train";
     p.vocab_url = "https://huggingface.co/gpt2/resolve/main/vocab.json";

@@ -3,6 +3,7 @@
 #include "render/escape.hpp"
 #include "render/frameworks/framework.hpp"
 #include "render/shell_word.hpp"
+#include "render/slurm_knobs.hpp"
 #include "render/stage_context.hpp"
 
 #include <trainbench/render.hpp>
@@ -389,6 +390,7 @@ ordered_json build_context(const recipe::Recipe& recipe_in, const RenderOptions&
                       {"error", log_dir + (slurm_prepare ? "/slurm-%A_%a.err" : "/slurm-%j.err")}};
     }
     add_stage_context(r, stage, scheduler, gpus_per_node, c);
+    add_slurm_knobs(r, stage, c);
 
     // Container: the recipe's, else the target's runtime; mounts = target defaults + recipe + the run dir.
     std::string runtime = r.container.runtime.empty() ? r.target.container_runtime : r.container.runtime;
@@ -423,6 +425,7 @@ ordered_json build_context(const recipe::Recipe& recipe_in, const RenderOptions&
         set_env("CUDA_DEVICE_MAX_CONNECTIONS", "1");
     if (!r.target.topology_file.empty()) set_env("NCCL_TOPO_FILE", r.target.topology_file);
     for (const auto& [k, v] : r.env) set_env(k, v);
+    for (const std::string& name : r.env_unset) std::erase_if(env, [&](const auto& e) { return e.first == name; });
     ordered_json env_list = ordered_json::array();
     ordered_json env_refs = ordered_json::array();
     for (const auto& [name, value] : env) {
@@ -468,6 +471,7 @@ ordered_json build_context(const recipe::Recipe& recipe_in, const RenderOptions&
             // container.env: these variables keep their host (job) value inside the container.
             if (!r.container.env.empty()) runner.emplace_back("--container-env=" + join(r.container.env, ","));
         }
+        for (const std::string& a : r.slurm.srun_args) runner.emplace_back(a);
     }
     {
         // Layout: runner flags one per line, launcher on one line with the program, args one per line.

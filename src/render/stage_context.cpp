@@ -13,15 +13,15 @@ using nlohmann::ordered_json;
 
 namespace trainbench::render {
 
-namespace {
-
 nlohmann::ordered_json plain_words(const std::vector<ShellWord>& words) {
     nlohmann::ordered_json out = nlohmann::ordered_json::array();
     for (const ShellWord& w : words) out.push_back(w.plain());
     return out;
 }
 
+namespace {
 constexpr const char* k_run_dir_var = "TRAINBENCH_RUN_DIR";
+}  // namespace
 
 // Shell words with each "--flag" (and its values) on a continued line of its own.
 std::string join_shell_lines(const std::vector<ShellWord>& words, const std::string& indent) {
@@ -70,6 +70,24 @@ ordered_json env_json(const catalog::EnvList& env) {
     return out;
 }
 
+namespace {
+
+std::string parent_dir(const std::string& path) {
+    std::size_t slash = path.rfind('/');
+    return slash == std::string::npos || slash == 0 ? std::string() : path.substr(0, slash);
+}
+
+// Whether a mount "host:container[:flags]" in `mounts` already shows `dir` at the same path.
+bool covered_by(const std::vector<std::string>& mounts, const std::string& dir) {
+    for (const std::string& m : mounts) {
+        std::string host = m.substr(0, m.find(':'));
+        std::string rest = m.substr(m.find(':') + 1);
+        std::string target = rest.substr(0, rest.find(':'));
+        if (host == target && (dir == host || dir.rfind(host + "/", 0) == 0)) return true;
+    }
+    return false;
+}
+
 std::string array_spec_of(const std::vector<int>& indices, int throttle) {
     std::string spec;
     std::size_t i = 0;
@@ -93,65 +111,9 @@ void add_stage_context(const recipe::Recipe& r, const recipe::Stage& stage, cata
     c["array_size"] = 0;
     const std::string log_dir = "logs/" + stage.name;
 
-    // ---------------------------------------------------------------- validate
-    {
-        recipe::ValidateOptions v =
-            stage.kind == "validate" ? recipe::validate_options(r, stage) : recipe::ValidateOptions{};
-        const recipe::NcclTestOptions& n = v.nccl;
-        std::string runtime = r.container.runtime.empty() ? r.target.container_runtime : r.container.runtime;
-        // nccl-tests: a prebuilt directory on the host, else the build image, else the recipe's container.
-        std::string nccl_image =
-            n.build_path.empty()
-                ? (n.build_image.empty() && (runtime == "pyxis" || runtime == "enroot") ? r.container.image
-                                                                                        : n.build_image)
-                : std::string();
-        std::vector<std::string> mounts = r.target.default_mounts;
-        for (const std::string& m : n.mounts)
-            if (std::find(mounts.begin(), mounts.end(), m) == mounts.end()) mounts.push_back(m);
-        // Explicit task counts: the job's own SLURM_NTASKS (one per GPU) must not leak into these steps.
-        std::vector<ShellWord> dcgm_srun{"srun", "--ntasks-per-node=1", word_with_var("--ntasks=", "TB_NODE_COUNT")};
-        for (ShellWord& w : container_flags(v.dcgm.image, {})) dcgm_srun.push_back(std::move(w));
-        // One file per task (rank i runs on node i: block distribution); renamed to the node's name after.
-        dcgm_srun.emplace_back("--output=" + log_dir + "/dcgm-task-%t.txt");
-        dcgm_srun.emplace_back(v.dcgm.binary);
-        dcgm_srun.emplace_back("diag");
-        dcgm_srun.emplace_back("-r");
-        dcgm_srun.emplace_back(std::to_string(v.dcgm.level));
-        const int ranks_per_node = std::max(1, std::max(1, gpus_per_node) / std::max(1, n.gpus_per_rank));
-        std::vector<ShellWord> nccl_srun{"srun", fmt::format("--ntasks-per-node={}", ranks_per_node)};
-        for (ShellWord& w : container_flags(nccl_image, mounts)) nccl_srun.push_back(std::move(w));
-        std::vector<ShellWord> args{"-b", n.min_bytes,
-                                    "-e", n.max_bytes,
-                                    "-f", std::to_string(n.step_factor),
-                                    "-g", std::to_string(n.gpus_per_rank)};
-        if (n.iters > 0) {
-            args.emplace_back("-n");
-            args.emplace_back(std::to_string(n.iters));
-        }
-        ordered_json tests = ordered_json::array();
-        for (const std::string& t : n.tests)
-            tests.push_back({{"name", t},
-                             {"binary_sh", ShellWord(n.build_path.empty() ? t : n.build_path + "/" + t).shell()},
-                             {"checked", t == "all_reduce_perf"},
-                             {"file_prefix", t == "all_reduce_perf" ? std::string("nccl") : t}});
-        c["validate"] = {{"nodes", v.nodes},
-                         {"dcgm_enabled", v.dcgm.enabled},
-                         {"dcgm_level", v.dcgm.level},
-                         {"dcgm_srun_sh", join_shell(dcgm_srun)},
-                         {"nccl_enabled", n.enabled},
-                         {"nccl_srun_sh", join_shell(nccl_srun)},
-                         {"nccl_args_sh", join_shell(args)},
-                         {"nccl_args", plain_words(args)},
-                         {"ranks_per_node", ranks_per_node},
-                         {"pair_tasks", 2 * ranks_per_node},
-                         {"tests", tests},
-                         {"all_nodes", n.all_nodes},
-                         {"pairwise", n.pairwise},
-                         {"threshold_gbs", fmt::format("{}", n.busbw_threshold_gbs)},
-                         {"has_threshold", n.busbw_threshold_gbs > 0},
-                         {"env", env_json(n.env)},
-                         {"has_env", !n.env.empty()}};
-    }
+    c["validate"] =
+        validate_context(r, stage.kind == "validate" ? recipe::validate_options(r, stage) : recipe::ValidateOptions{},
+                         log_dir, gpus_per_node);
 
     // ---------------------------------------------------------------- prepare-data
     {
@@ -182,15 +144,19 @@ void add_stage_context(const recipe::Recipe& r, const recipe::Stage& stage, cata
             c["array_spec_sh"] = array_spec_of(indices, p.nodes);
             c["array_size"] = static_cast<int>(indices.size());
         }
+        // The container sees the data where the host has it: data_dir, output_dir and the tokenizer files.
+        std::vector<std::string> data_mounts = p.mounts;
+        for (const std::string& dir : {p.data_dir, p.output_dir, parent_dir(p.vocab_file), parent_dir(p.merge_file)})
+            if (!dir.empty() && !covered_by(data_mounts, dir)) data_mounts.push_back(dir + ":" + dir);
         std::vector<ShellWord> srun{"srun", "--ntasks=1"};
-        for (ShellWord& w : container_flags(p.image, p.mounts)) srun.push_back(std::move(w));
-        std::vector<std::string> pre_mounts = p.mounts;
+        for (ShellWord& w : container_flags(p.image, data_mounts)) srun.push_back(std::move(w));
+        std::vector<std::string> pre_mounts = data_mounts;
         for (const std::string& m : p.preprocess_mounts) pre_mounts.push_back(m);
         std::vector<ShellWord> pre_srun{"srun", "--ntasks=1"};
         for (ShellWord& w : container_flags(p.image, pre_mounts)) pre_srun.push_back(std::move(w));
         // Tokenization into Megatron .bin/.idx (NeMo's preprocess_data_for_megatron.py in the image).
         std::vector<ShellWord> preprocess{"python3",
-                                          "/opt/NeMo/scripts/nlp_language_modeling/preprocess_data_for_megatron.py",
+                                          p.nemo_dir + "/scripts/nlp_language_modeling/preprocess_data_for_megatron.py",
                                           "--input",
                                           word_with_var("", "TB_INPUT"),
                                           "--json-keys",
@@ -204,7 +170,7 @@ void add_stage_context(const recipe::Recipe& r, const recipe::Stage& stage, cata
                                           "--merge-file",
                                           p.merge_file,
                                           "--output-prefix",
-                                          word_with_var("", "TB_PREFIX"),
+                                          word_with_var("", "TB_TMP_PREFIX"),
                                           "--dataset-impl",
                                           "mmap",
                                           "--append-eod",
@@ -232,6 +198,8 @@ void add_stage_context(const recipe::Recipe& r, const recipe::Stage& stage, cata
                         {"url", p.url},
                         {"vocab_url", p.vocab_url},
                         {"merges_url", p.merges_url},
+                        {"retries", p.retries},
+                        {"retry_delay", p.retry_delay},
                         {"chunks", p.chunks},
                         {"tasks_per_node", p.tasks_per_node},
                         {"download_chunks", p.download_chunks},

@@ -156,6 +156,11 @@ void submit_stages(RunInfo& run, const std::vector<render::RenderedJob>& jobs, c
             req.dependency = job.dependency;
             req.previous_stage = previous_stage;
         }
+        if (auto also = options.also_after.find(job.stage); also != options.also_after.end()) {
+            // A reused stage of an earlier run still running: wait for it as well.
+            req.depends_on = req.depends_on ? *req.depends_on + ":" + also->second : also->second;
+            if (req.dependency.empty()) req.dependency = "afterok";
+        }
         req.env["TRAINBENCH_RUN_DIR"] = run.dir.string();
         req.env["TRAINBENCH_RUN_ID"] = run.run_id;
         req.env["TRAINBENCH_STAGE"] = job.stage;

@@ -1,6 +1,7 @@
 # stage {{stage}} (validate): DCGM diagnostics and nccl-tests over the nodes
 # Slurm gives this job (seed 000 cluster_validation.sh, in one job). Results
-# go to {{log_dir}}/; `trainbench report` reads them.
+# go to {{log_dir}}/; `trainbench report` reads them. nccl-tests run as MPI
+# ranks (srun --mpi={{validate.mpi}}), all ranks of a run in one communicator.
 mkdir -p {{log_dir}}
 mapfile -t TB_NODES < <(scontrol show hostnames "${SLURM_JOB_NODELIST}")
 printf '%s\n' "${TB_NODES[@]}" > {{log_dir}}/nodes.txt
@@ -40,10 +41,23 @@ if grep -il 'fail' {{log_dir}}/dcgm-*.txt >&2; then
 fi
 {{/validate.dcgm_enabled}}
 {{#validate.nccl_enabled}}
+{{#validate.has_build}}
+
+# nccl-tests, built once on one node (git clone, make MPI=1 with HPC-X) unless already there.
+# shellcheck disable=SC2016 # the bash -c scripts expand their own arguments ("$1", "$@")
+if [ ! -x {{{validate.build_check_sh}}} ]; then
+  mkdir -p {{{validate.build_parent_sh}}}
+  if ! {{{validate.build_srun_sh}}}; then
+    echo "trainbench: building nccl-tests failed" >&2
+    exit 1
+  fi
+fi
+{{/validate.has_build}}
 {{#validate.tests}}
 {{#validate.all_nodes}}
 
 # {{name}} over all ${#TB_NODES[@]} nodes.
+# shellcheck disable=SC2016 # the bash -c scripts expand their own arguments ("$1", "$@")
 if ! {{{validate.nccl_srun_sh}}} -N "${TB_NODE_COUNT}" -n "$((TB_NODE_COUNT * {{{validate.ranks_per_node}}}))" {{{binary_sh}}} {{{validate.nccl_args_sh}}} > {{log_dir}}/{{file_prefix}}-all.txt 2>&1; then
   echo "trainbench: {{name}} over all nodes failed" >&2
   tb_failed=1
@@ -58,6 +72,7 @@ fi
 
 # {{name}} per node pair, two rounds of disjoint pairs ((0,1),(2,3),... then
 # (1,2),(3,4),...,(n-1,0)), so every node is tested with two partners.
+# shellcheck disable=SC2016 # the bash -c scripts expand their own arguments ("$1", "$@")
 if [ "${#TB_NODES[@]}" -ge 2 ]; then
   tb_n=${#TB_NODES[@]}
   for tb_round in 0 1; do

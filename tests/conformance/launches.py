@@ -188,6 +188,9 @@ def _commands_from_training_config(path: Path, framework: str, version: str, rec
 
 def _command(words: list[str], framework: str, version: str, image: str | None, where: str) -> Command:
     """words: a launcher line (python3 [-u] X.py ..., torchrun ... X.py ..., or a binary ...)."""
+    # The validate stage's HPC-X wrapper: bash -c '<load HPC-X, exec "$@">' tb-hpcx HPCX PROGRAM ARGS...
+    if len(words) > 5 and words[0] == "bash" and words[1] == "-c" and words[3] == "tb-hpcx":
+        words = words[5:]
     i = 0
     if words and os.path.basename(words[0]) in ("python", "python3", "torchrun") or \
             (words and re.fullmatch(r"python3(\.\d+)?", os.path.basename(words[0]))):

@@ -60,7 +60,7 @@ node_state() {  # node_state NODE: e.g. "IDLE", "IDLE+INVALID_REG", "DOWN*", "" 
 
 write_config() {
     mkdir -p "$DIR/state" "$DIR/log" "$DIR/run" "$DIR/fakedev"
-    for n in "${NODES[@]}"; do mkdir -p "$DIR/spool/d-$n"; done
+    for n in "${NODES[@]}"; do mkdir -p "$DIR/spool/d-$n" "$DIR/tmp/$n"; done
     local i
     for i in 0 1 2 3 4 5 6 7; do
         # A copy of /dev/null: slurmd only needs a character device per fake GPU.
@@ -81,6 +81,9 @@ AuthType=auth/munge
 CredType=cred/munge
 StateSaveLocation=$DIR/state
 SlurmdSpoolDir=$DIR/spool/d-%n
+# One temporary directory per node daemon: srun --mpi=pmix puts each step's PMIx client
+# directory there, and two nodes on one host would otherwise collide in /tmp.
+TmpFS=$DIR/tmp/%n
 SlurmctldPidFile=$DIR/run/slurmctld.pid
 SlurmdPidFile=$DIR/run/slurmd-%n.pid
 SlurmctldLogFile=$DIR/log/slurmctld.log
