@@ -124,6 +124,11 @@ public:
     // whose result was never journaled). `job` names the run directory and
     // stage; its job_id is empty.
     [[nodiscard]] virtual std::vector<FoundJob> find_jobs(const std::string& job_name, const JobQuery& job) = 0;
+
+    // Copies what a running job printed since the last call into run_dir/logs/<stage>/, for
+    // backends whose logs vanish with the job (Kubernetes: rank 0's training container).
+    // Never throws for a log that cannot be read yet. Default: nothing to do.
+    virtual void follow(const JobQuery& job) { (void)job; }
 };
 
 // Bounded exponential backoff for transient scheduler errors.
@@ -194,6 +199,23 @@ namespace kubernetes {
 // "==> trainbench file: logs/<stage>/<path> <==" and "<== trainbench file end" lines:
 // (path relative to the run directory, content). Paths outside logs/ are ignored.
 [[nodiscard]] std::vector<std::pair<std::string, std::string>> files_in_log(std::string_view log);
+// Where the launch script says rank 0's standard output belongs (metrics.path of a Megatron,
+// NeMo or Metaseq log): "==> trainbench stdout: logs/<stage>/<path> <==" on a line of its own.
+[[nodiscard]] std::optional<std::string> stdout_file_in_log(std::string_view log);
+// How far a streamed log was written: the last line's timestamp and how many lines carried it.
+struct LogCursor {
+    std::string timestamp;
+    long same = 0;
+};
+// `kubectl logs --timestamps` output -> the lines after `cursor`, without their timestamps
+// (a last line without '\n' waits for the next call); moves the cursor past them.
+[[nodiscard]] std::string new_log_text(std::string_view timestamped, LogCursor& cursor);
+// The `release: NAME` line of a rendered chart's values.yaml (the release `submit` installs
+// when the recipe sets kubernetes.install: helm); empty when absent or not a DNS label.
+[[nodiscard]] std::string release_in_values(std::string_view values_yaml);
+// `kubectl get job -o json`: the Helm releases the Jobs belong to (label
+// app.kubernetes.io/managed-by=Helm, annotation meta.helm.sh/release-name), sorted, once each.
+[[nodiscard]] std::vector<std::string> helm_releases(std::string_view json_text);
 }  // namespace kubernetes
 
 // The status files a job script writes (docs/runs.md): a status for a job the

@@ -119,8 +119,9 @@ struct Kubernetes {
     std::string service_account;
     std::vector<std::string> image_pull_secrets;
     std::map<std::string, std::string> node_selector;
-    std::string results_pvc;     // overrides the target's (catalog::KubernetesDefaults)
-    std::string results_bucket;  // overrides the target's
+    std::string results_pvc;          // overrides the target's (catalog::KubernetesDefaults)
+    std::string results_bucket;       // overrides the target's
+    std::string install = "kubectl";  // how `submit` creates the objects: "kubectl" (apply) or "helm" (install)
 };
 
 // How the framework is started. For `custom`, `command` is the whole argv.

@@ -4,6 +4,7 @@
 // carry the labels trainbench.io/run-id and trainbench.io/stage (render's
 // contract, docs/runs.md).
 #include "backend/common.hpp"
+#include "backend/kubernetes_logs.hpp"
 
 #include <trainbench/backend.hpp>
 #include <trainbench/core.hpp>
@@ -276,6 +277,40 @@ std::vector<std::pair<std::string, std::string>> files_in_log(std::string_view l
     return files;
 }
 
+std::string release_in_values(std::string_view values_yaml) {
+    std::size_t pos = 0;
+    while (pos < values_yaml.size()) {
+        std::size_t nl = values_yaml.find('\n', pos);
+        std::string_view line =
+            values_yaml.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
+        pos = nl == std::string_view::npos ? values_yaml.size() : nl + 1;
+        if (line.rfind("release:", 0) != 0) continue;
+        std::string v = trim(line.substr(8));
+        if (v.size() >= 2 && (v.front() == '"' || v.front() == '\'') && v.back() == v.front())
+            v = v.substr(1, v.size() - 2);
+        bool label = !v.empty() && v.size() <= 53 && std::all_of(v.begin(), v.end(), [](char c) {
+            return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
+        });
+        return label ? v : std::string();
+    }
+    return {};
+}
+
+std::vector<std::string> helm_releases(std::string_view json_text) {
+    json doc = json::parse(json_text, nullptr, false);
+    std::set<std::string> releases;
+    if (doc.is_discarded()) return {};
+    for (const json* item : items_of(doc)) {
+        const json& labels = path(*item, {"metadata", "labels"});
+        const json& notes = path(*item, {"metadata", "annotations"});
+        if (labels.is_object() && str(labels, "app.kubernetes.io/managed-by") == "Helm" && notes.is_object()) {
+            std::string r = str(notes, "meta.helm.sh/release-name");
+            if (!r.empty()) releases.insert(r);
+        }
+    }
+    return {releases.begin(), releases.end()};
+}
+
 }  // namespace kubernetes
 
 namespace {
@@ -319,6 +354,7 @@ public:
             throw RuntimeError(
                 fmt::format("the kubernetes backend cannot chain stage '{}' after another stage", request.stage),
                 "submit each stage with '--stage NAME' once the previous one completed");
+        if (request.entrypoint.filename() == "Chart.yaml") return install_chart(request);
         std::vector<std::string> argv = base();
         argv.insert(argv.end(), {"apply", "-o", "json"});
         std::vector<fs::path> manifests{request.entrypoint};
@@ -366,12 +402,14 @@ public:
     }
 
     // Deletes every object of the runs (the Job, its headless Service and ConfigMap), found
-    // by the run-id label; the Job's pods go with it (garbage collection).
+    // by the run-id label; the Job's pods go with it (garbage collection). A run installed
+    // as a Helm release is uninstalled, so no release is left behind.
     void cancel(const std::vector<JobQuery>& jobs) override {
         std::set<std::string> run_ids;
         for (const JobQuery& q : jobs)
             if (!q.job_id.empty()) run_ids.insert(run_id_of(q.run_dir));
         if (run_ids.empty()) return;
+        uninstall_releases(run_selector(run_ids));
         std::vector<std::string> argv = base();
         argv.insert(argv.end(), {"delete", "job,service,configmap", "-l", run_selector(run_ids), "--ignore-not-found",
                                  "--wait=false"});
@@ -386,27 +424,22 @@ public:
         const fs::path dir = job.run_dir / "logs" / job.stage;
         std::error_code ec;
         fs::create_directories(dir, ec);
-        write_file_atomic(dir / fmt::format("kubectl-{}.log", job.job_id), r.out);
-        // Rank 0's training container without kubectl's "[pod/NAME/CONTAINER] " prefix: what the
-        // trainer printed, and the files the launch script's exit trap copied into it (its
-        // DLLogger log), written back under the run directory where metrics.path finds them.
-        argv = base();
-        argv.insert(argv.end(), {"logs", "-l", "job-name=" + job.job_id + ",batch.kubernetes.io/job-completion-index=0",
-                                 "-c", "training", "--tail=-1"});
-        ProcessResult r0 = m_run.run(command(argv));
-        if (r0.ok() && !r0.out.empty()) {
-            write_file_atomic(dir / "training-0.log", r0.out);
-            for (const auto& [rel, content] : kubernetes::files_in_log(r0.out)) {
-                fs::path target = job.run_dir / rel;
-                fs::create_directories(target.parent_path(), ec);
-                write_file_atomic(target, content);
-            }
-        }
+        // No pods left (the Job's TTL passed): keep what an earlier call collected.
+        if (!r.out.empty()) write_file_atomic(dir / fmt::format("kubectl-{}.log", job.job_id), r.out);
+        // Rank 0's training container without kubectl's "[pod/NAME/CONTAINER] " prefix (what
+        // `wait` has not streamed yet), and the files the launch script's exit trap copied into
+        // it (its DLLogger log), written back under the run directory where metrics.path finds them.
+        (void)follow_training_log(m_run, base(), job);
+        export_log_files(job);
         std::vector<fs::path> files;
         for (auto it = fs::recursive_directory_iterator(dir, ec); it != fs::recursive_directory_iterator(); ++it)
-            if (it->is_regular_file()) files.push_back(it->path());
+            if (it->is_regular_file() && it->path().filename().string().front() != '.') files.push_back(it->path());
         std::sort(files.begin(), files.end());
         return files;
+    }
+
+    void follow(const JobQuery& job) override {
+        if (follow_training_log(m_run, base(), job)) export_log_files(job);
     }
 
     std::vector<FoundJob> find_jobs(const std::string& job_name, const JobQuery& job) override {
@@ -423,6 +456,44 @@ public:
     }
 
 private:
+    // `helm install RELEASE CHART` of the chart render made for the stage (kubernetes.install:
+    // helm); the chart names its objects after the release, which is the Job's name.
+    SubmitResult install_chart(const SubmitRequest& request) {
+        const fs::path chart = request.stage_dir / request.entrypoint.parent_path();
+        const std::string release = kubernetes::release_in_values(read_file(chart / "values.yaml"));
+        if (release.empty())
+            throw RuntimeError(fmt::format("'{}' names no release", (chart / "values.yaml").string()),
+                               "the chart's values.yaml needs 'release: NAME' (templates/helm/values.yaml)");
+        std::vector<std::string> argv = helm_base();
+        argv.insert(argv.end(), {"install", release, chart.string(), "-o", "json"});
+        (void)checked(argv, "install");
+        return {release, fmt::format("helm release {} installed", release)};
+    }
+
+    void uninstall_releases(const std::string& selector) {
+        std::vector<std::string> argv = base();
+        argv.insert(argv.end(), {"get", "job", "-l", selector, "-o", "json"});
+        ProcessResult r;
+        try {
+            r = m_run.run(command(argv));
+        } catch (const RuntimeError&) {
+            return;  // no kubectl: the delete that follows says what to do
+        }
+        if (!r.ok()) return;  // the delete that follows says what is wrong
+        for (const std::string& release : kubernetes::helm_releases(r.out)) {
+            argv = helm_base();
+            argv.insert(argv.end(), {"uninstall", release});
+            (void)checked(argv, "uninstall");
+        }
+    }
+
+    std::vector<std::string> helm_base() const {
+        std::vector<std::string> argv = {"helm"};
+        if (!m_context.empty()) argv.insert(argv.end(), {"--kube-context", m_context});
+        if (!m_namespace.empty()) argv.insert(argv.end(), {"--namespace", m_namespace});
+        return argv;
+    }
+
     std::vector<std::string> base() const {
         std::vector<std::string> argv = {"kubectl"};
         if (!m_context.empty()) argv.insert(argv.end(), {"--context", m_context});
@@ -435,7 +506,10 @@ private:
         try {
             r = m_run.run(command(argv));
         } catch (const RuntimeError& e) {
-            throw RuntimeError(e.what(), "install kubectl, or use a target whose scheduler is slurm or local");
+            throw RuntimeError(e.what(),
+                               argv.front() == "helm"
+                                   ? "install helm (scripts/install-tools.sh), or set kubernetes.install: kubectl"
+                                   : "install kubectl, or use a target whose scheduler is slurm or local");
         }
         if (r.ok()) return r;
         std::string message = kubectl_message(r);
@@ -444,7 +518,7 @@ private:
                                m_context.empty()
                                    ? "check 'kubectl config current-context', or pass --context NAME"
                                    : fmt::format("check that context '{}' exists and its API server is up", m_context));
-        throw RuntimeError(fmt::format("kubectl {} failed: {}", verb, message));
+        throw RuntimeError(fmt::format("{} {} failed: {}", argv.front(), verb, message));
     }
 
     Runner m_run;

@@ -173,6 +173,22 @@ void print_submitted(Context& ctx, const run::RunInfo& run) {
         ctx.out << fmt::format("  stage {}: {} job {}\n", s.name, run.backend, s.job_id.empty() ? "-" : s.job_id);
 }
 
+namespace {
+
+// Streams what the run's running jobs printed into its directory (a Kubernetes pod's log
+// goes with the pod); a log that cannot be read yet is tried again at the next poll.
+void follow_running(const run::RunInfo& run, const run::BackendProvider& provider) {
+    if (run.backend != "kubernetes") return;
+    try {
+        std::unique_ptr<backend::Backend> b = provider(run, system_process_runner());
+        for (const run::StageState& s : run.stages)
+            if (!s.job_id.empty() && s.status.state == backend::JobState::running) b->follow(run.query(s));
+    } catch (const Error&) {  // the final collection after the wait reports what fails
+    }
+}
+
+}  // namespace
+
 int wait_for_run(Context& ctx, run::RunInfo& run, double timeout_s, double interval_s, bool events_to_stdout) {
     auto provider = backend_provider();
     LiveProgress progress(ctx, run, events_to_stdout);
@@ -184,6 +200,7 @@ int wait_for_run(Context& ctx, run::RunInfo& run, double timeout_s, double inter
         std::vector<run::RunInfo> one{run};
         run::refresh(one, provider, system_process_runner());
         run = one.front();
+        follow_running(run, provider);
         std::string line = fmt::format("{} {} {}", run.short_id, run.state(), run.detail());
         while (!line.empty() && line.back() == ' ') line.pop_back();
         if (!run.is_final()) (void)progress.poll();

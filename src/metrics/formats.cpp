@@ -148,7 +148,7 @@ std::optional<std::string> detect_from_content(std::string_view file_name, std::
         std::string_view line = head.substr(pos, end - pos);
         pos = end + 1;
         ++lines;
-        std::string_view t = trim(line);
+        std::string_view t = trim(strip_kubectl_prefix(line));
         if (t.empty()) continue;
         if (starts_with(t, "DLLL {") || starts_with(t, "DLLL{"))
             score[0] += 3;

@@ -130,7 +130,38 @@ void ByteWindow::advance_slow(std::size_t n) {
     }
 }
 
+std::string_view strip_kubectl_prefix(std::string_view line) {
+    constexpr std::string_view open = "[pod/";
+    constexpr std::size_t k_longest = 400;  // pod names <= 253, container names <= 63 characters
+    if (line.size() < open.size() + 4 || line.compare(0, open.size(), open) != 0 || line[open.size()] == '/')
+        return line;
+    std::size_t slashes = 0;
+    for (std::size_t i = open.size(); i < line.size() && i < k_longest; ++i) {
+        const char c = line[i];
+        if (c == '/') {
+            ++slashes;
+        } else if (c == ']') {
+            bool ok = slashes == 1 && line[i - 1] != '/' && i + 1 < line.size() && line[i + 1] == ' ';
+            return ok ? line.substr(i + 2) : line;
+        } else if (c == ' ' || c == '\t' || c == '[') {
+            return line;
+        }
+    }
+    return line;
+}
+
 bool LineReader::next(Line& line) {
+    if (!next_raw(line)) return false;
+    std::string_view text = strip_kubectl_prefix(line.text);
+    if (text.size() != line.text.size()) {
+        const std::size_t cut = line.text.size() - text.size();
+        line.text = text;
+        line.capacity = line.capacity > cut ? line.capacity - cut : 0;
+    }
+    return true;
+}
+
+bool LineReader::next_raw(Line& line) {
     for (;;) {
         const char* d = m_window.data();
         std::size_t avail = m_window.available();

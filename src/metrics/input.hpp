@@ -112,8 +112,14 @@ private:
     bool m_eof = false;
 };
 
-// Lines split on '\n' (a trailing '\r' is kept; callers trim). A line longer
-// than the maximum window is skipped whole and reported as `overlong`.
+// `kubectl logs --prefix` marks every line with the pod and container it came from:
+// "[pod/NAME/CONTAINER] text". Returns the text after such a prefix, else `line` unchanged.
+[[nodiscard]] std::string_view strip_kubectl_prefix(std::string_view line);
+
+// Lines split on '\n' (a trailing '\r' is kept; callers trim), each without a
+// kubectl prefix (strip_kubectl_prefix), so every text parser reads the output of
+// `kubectl logs --all-containers --prefix`. A line longer than the maximum window
+// is skipped whole and reported as `overlong`.
 class LineReader {
 public:
     explicit LineReader(Source& source, std::size_t initial = 1 << 20, std::size_t max_line = 16u << 20)
@@ -131,6 +137,8 @@ public:
     [[nodiscard]] std::uint64_t lines() const { return m_line; }
 
 private:
+    bool next_raw(Line& line);
+
     ByteWindow m_window;
     std::uint64_t m_line = 0;
     std::size_t m_scan = 0;  // bytes of the current line already searched for '\n'

@@ -686,6 +686,13 @@ private:
             kr.read("image_pull_secrets", k.image_pull_secrets);
             kr.read("results_pvc", k.results_pvc);
             kr.read("results_bucket", k.results_bucket);
+            if (const Node* in = kr.get("install")) {
+                kr.read("install", k.install);
+                if (k.install != "kubectl" && k.install != "helm")
+                    m_d.error(in->where, "kubernetes.install", fmt::format("unknown install method '{}'", k.install),
+                              "'kubectl' (apply the manifests) or 'helm' (install the chart)",
+                              did_you_mean(k.install, {"kubectl", "helm"}));
+            }
             if (const Node* ns = kr.get("node_selector")) {
                 if (!ns->is_map()) {
                     yaml::type_error(m_d, *ns, "kubernetes.node_selector", "a map of label: value");

@@ -193,7 +193,8 @@ nlohmann::ordered_json to_json(const Recipe& r) {
                        {"image_pull_secrets", r.kubernetes.image_pull_secrets},
                        {"node_selector", sel},
                        {"results_pvc", r.kubernetes.results_pvc},
-                       {"results_bucket", r.kubernetes.results_bucket}};
+                       {"results_bucket", r.kubernetes.results_bucket},
+                       {"install", r.kubernetes.install}};
     j["launch"] = {{"command", r.launch.command},
                    {"entrypoint", r.launch.entrypoint},
                    {"workdir", r.launch.workdir},

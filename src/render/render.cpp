@@ -120,7 +120,8 @@ std::vector<RenderedJob> render(const recipe::Recipe& recipe, const RenderOption
                 render_family(engine, "helm", "chart", context, job);
                 job.files.push_back(RenderedFile{"chart/files/launch.sh", launch, false});
                 job.files.push_back(RenderedFile{"chart/files/training-config.yaml", config, false});
-                job.entrypoint = "manifests.yaml";
+                // kubernetes.install: helm -> the backend runs `helm install` of the chart.
+                job.entrypoint = recipe.kubernetes.install == "helm" ? "chart/Chart.yaml" : "manifests.yaml";
                 break;
             }
         }

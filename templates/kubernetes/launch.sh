@@ -40,6 +40,11 @@ mkdir -p {{metrics_dir}} status
 export LD_LIBRARY_PATH="/usr/local/nccl-plugin/lib64:/usr/local/nvidia/lib64:${LD_LIBRARY_PATH:-}"
 {{/kubernetes.tcpxo}}
 printf '%s %s %s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$(hostname)" "${NODE_RANK}" > {{status_started}}
+{{#has_stdout_file}}
+# Rank 0's standard output is the framework's metrics log (metrics.path): this line tells
+# trainbench, which streams the training container's log, where to keep it (docs/runs.md).
+if [ "${NODE_RANK}" = 0 ]; then printf '==> trainbench stdout: %s <==\n' {{stdout_file}}; fi
+{{/has_stdout_file}}
 
 # The rendezvous host is pod 0's name behind the headless Service: wait until the
 # cluster DNS has it (pods start in any order) instead of failing the rendezvous.

@@ -32,6 +32,18 @@ std::unique_ptr<Backend> make(FakeProcessRunner& fake, std::string context = "",
     return make_backend("kubernetes", o);
 }
 
+// kubectl logs --timestamps: every line after kubelet's fixed-width RFC 3339 time.
+std::string stamped(const std::string& text) {
+    std::string out;
+    std::size_t pos = 0;
+    while (pos < text.size()) {
+        std::size_t nl = text.find('\n', pos);
+        out += "2025-01-01T00:00:00.000000000Z " + text.substr(pos, nl + 1 - pos);
+        pos = nl + 1;
+    }
+    return out;
+}
+
 fs::path run_dir(const std::string& id) {
     return fs::temp_directory_path() / "tb-k8s-test" / id;
 }
@@ -172,12 +184,15 @@ TEST(KubernetesBackend, CancelDeletesTheRunsObjectsAndLogsAreFetchedIntoTheRunDi
             ok("[pod/job-a-0-xyz/training] step 1 loss 10.5\n"));
     fake.on(
         {"kubectl", "--namespace", "llm", "logs", "-l", "job-name=job-a,batch.kubernetes.io/job-completion-index=0"},
-        ok("step 1 loss 10.5\n==> trainbench file: logs/train/dllogger/rank-0/dllogger.json <==\nDLLL {\"step\": 1}\n"
-           "<== trainbench file end\nafter\n==> trainbench file: ../escape <==\nx\n<== trainbench file end\n"));
+        ok(stamped("step 1 loss 10.5\n==> trainbench file: logs/train/dllogger/rank-0/dllogger.json <==\n"
+                   "DLLL {\"step\": 1}\n<== trainbench file end\nafter\n==> trainbench file: ../escape <==\nx\n"
+                   "<== trainbench file end\n")));
     auto b = make(fake, "", "llm");
     fs::path dir = run_dir("20261122T023000Z-aaaaaa");
     fs::remove_all(dir);
     b->cancel({{"job-a", dir, "train"}});
+    EXPECT_EQ(fake.requests[0].argv[3], "get") << "first the Helm releases among the run's Jobs (none here)";
+    fake.requests.erase(fake.requests.begin());
     EXPECT_EQ(fake.requests[0].argv,
               (std::vector<std::string>{"kubectl", "--namespace", "llm", "delete", "job,service,configmap", "-l",
                                         "trainbench.io/run-id in (20261122T023000Z-aaaaaa)", "--ignore-not-found",
@@ -190,14 +205,53 @@ TEST(KubernetesBackend, CancelDeletesTheRunsObjectsAndLogsAreFetchedIntoTheRunDi
     EXPECT_EQ(fake.requests[2].argv,
               (std::vector<std::string>{"kubectl", "--namespace", "llm", "logs", "-l",
                                         "job-name=job-a,batch.kubernetes.io/job-completion-index=0", "-c", "training",
-                                        "--tail=-1"}));
+                                        "--tail=-1", "--timestamps"}));
     ASSERT_EQ(files.size(), 3u);
     EXPECT_EQ(files[0], dir / "logs/train/dllogger/rank-0/dllogger.json");
     EXPECT_EQ(read_file(files[0]), "DLLL {\"step\": 1}\n") << "the file the exit trap copied into the log";
     EXPECT_EQ(read_file(dir / "logs/train/kubectl-job-a.log"), "[pod/job-a-0-xyz/training] step 1 loss 10.5\n");
-    EXPECT_TRUE(fs::exists(dir / "logs/train/training-0.log"));
+    EXPECT_EQ(read_file(dir / "logs/train/training-0.log").substr(0, 17), "step 1 loss 10.5\n");
     EXPECT_FALSE(fs::exists(dir / "logs/escape")) << "a path outside logs/ is ignored";
     fs::remove_all(dir);
+}
+
+TEST(KubernetesBackend, FollowAppendsOnlyTheLinesNotWrittenYet) {
+    FakeProcessRunner fake;
+    const std::vector<std::string> rank0 = {"kubectl", "logs", "-l",
+                                            "job-name=job-f,batch.kubernetes.io/job-completion-index=0"};
+    // Three answers, as the pod prints more: the API's --since-time has whole seconds, so the
+    // second answer repeats the line of second :01 that the first already had.
+    fake.on(rank0, ok("2025-01-01T00:00:01.000000100Z a\n2025-01-01T00:00:01.000000100Z b\n"));
+    fake.on(rank0, ok("2025-01-01T00:00:01.000000100Z a\n2025-01-01T00:00:01.000000100Z b\n"
+                      "2025-01-01T00:00:01.000000200Z c\n2025-01-01T00:00:02.000000000Z "
+                      "==> trainbench stdout: logs/train/train.log <==\n2025-01-01T00:00:03.000000000Z part"));
+    fake.on(rank0, ok("2025-01-01T00:00:03.000000000Z partial now whole\n"));
+    auto b = make(fake);
+    fs::path dir = run_dir("20261122T023000Z-ffffff");
+    fs::remove_all(dir);
+    for (int i = 0; i < 3; ++i) b->follow({"job-f", dir, "train"});
+    ASSERT_EQ(fake.requests.size(), 3u);
+    EXPECT_EQ(fake.requests[0].argv.back(), "--timestamps") << "the first call reads the whole log";
+    EXPECT_EQ(fake.requests[1].argv.back(), "--since-time=2025-01-01T00:00:01Z");
+    EXPECT_EQ(fake.requests[2].argv.back(), "--since-time=2025-01-01T00:00:02Z");
+    const std::string want = "a\nb\nc\n==> trainbench stdout: logs/train/train.log <==\npartial now whole\n";
+    EXPECT_EQ(read_file(dir / "logs/train/training-0.log"), want);
+    EXPECT_EQ(read_file(dir / "logs/train/train.log"), want) << "rank 0's stdout where metrics.path names it";
+    fs::remove_all(dir);
+}
+
+TEST(KubernetesParsers, NewLogTextSkipsWhatTheCursorPassed) {
+    kubernetes::LogCursor c{"2025-01-01T00:00:05.000000000Z", 2};
+    std::string text = kubernetes::new_log_text(
+        "2025-01-01T00:00:04.000000000Z old\n2025-01-01T00:00:05.000000000Z x\n"
+        "2025-01-01T00:00:05.000000000Z y\n2025-01-01T00:00:05.000000000Z z\n"
+        "not stamped\n2025-01-01T00:00:06.000000000Z w\n",
+        c);
+    EXPECT_EQ(text, "z\nw\n");
+    EXPECT_EQ(c.timestamp, "2025-01-01T00:00:06.000000000Z");
+    EXPECT_EQ(c.same, 1);
+    EXPECT_EQ(kubernetes::stdout_file_in_log("x\n==> trainbench stdout: ../etc <==\n"), std::nullopt);
+    EXPECT_EQ(kubernetes::stdout_file_in_log("==> trainbench stdout: logs/t/a.log <==\n"), "logs/t/a.log");
 }
 
 TEST(KubernetesParsers, FilesInTheLogAreTheLinesBetweenMarkers) {
@@ -220,4 +274,36 @@ TEST(KubernetesBackend, StagesCannotBeChained) {
     r.depends_on = "prep";
     EXPECT_THROW((void)b->submit(r), RuntimeError);
     EXPECT_TRUE(fake.requests.empty());
+}
+
+TEST(KubernetesBackend, HelmInstallsTheChartAndCancelUninstallsTheRelease) {
+    FakeProcessRunner fake;
+    fake.on({"helm"}, ok("{}"));
+    fake.on({"kubectl", "--context", "gke-a3", "--namespace", "llm", "get"}, ok(R"({"kind": "List", "items": [
+                {"kind": "Job", "metadata": {"name": "gpt3-3fa2c1", "labels": {"app.kubernetes.io/managed-by": "Helm"},
+                 "annotations": {"meta.helm.sh/release-name": "gpt3-3fa2c1"}}},
+                {"kind": "Job", "metadata": {"name": "applied", "labels": {}}}]})"));
+    fake.on({"kubectl", "--context", "gke-a3", "--namespace", "llm", "delete"}, ok(""));
+    auto b = make(fake, "gke-a3", "llm");
+    SubmitRequest r;
+    r.run_dir = run_dir("20261122T023000Z-3fa2c1");
+    r.stage = "train";
+    r.stage_dir = r.run_dir / "rendered/train";
+    r.entrypoint = "chart/Chart.yaml";
+    fs::create_directories(r.stage_dir / "chart");
+    write_file_atomic(r.stage_dir / "chart/values.yaml", "# values\nrelease: \"gpt3-3fa2c1\"\nrecipe: gpt3\n");
+    SubmitResult s = b->submit(r);
+    EXPECT_EQ(s.job_id, "gpt3-3fa2c1");
+    ASSERT_EQ(fake.requests.size(), 1u);
+    EXPECT_EQ(fake.requests[0].argv,
+              (std::vector<std::string>{"helm", "--kube-context", "gke-a3", "--namespace", "llm", "install",
+                                        "gpt3-3fa2c1", (r.stage_dir / "chart").string(), "-o", "json"}));
+    b->cancel({{"gpt3-3fa2c1", r.run_dir, "train"}});
+    ASSERT_EQ(fake.requests.size(), 4u);
+    EXPECT_EQ(fake.requests[2].argv, (std::vector<std::string>{"helm", "--kube-context", "gke-a3", "--namespace", "llm",
+                                                               "uninstall", "gpt3-3fa2c1"}));
+    EXPECT_EQ(fake.requests[3].argv[5], "delete") << "then the objects not in a release";
+    write_file_atomic(r.stage_dir / "chart/values.yaml", "release: Not_A_Label\n");
+    EXPECT_THROW((void)b->submit(r), RuntimeError);
+    fs::remove_all(r.run_dir);
 }

@@ -288,3 +288,48 @@ TEST(Samples, NcclTestsAwsBatchWithMpirunTagPrefix) {
     EXPECT_EQ(nbig, 5);
     EXPECT_NEAR(big / nbig, 465.056, 1e-9);
 }
+
+// `kubectl logs --all-containers --prefix` (the Kubernetes backend's kubectl-<job>.log) puts
+// "[pod/NAME/CONTAINER] " before every line: each text sample read that way gives the same
+// series, records and format as the file itself.
+TEST(Samples, KubectlPrefixedLinesReadLikeTheFileForEveryTextFormat) {
+    const std::vector<std::pair<std::string, std::string>> cases = {
+        {"dllogger", "dllogger_example_resnet_log.json"},
+        {"megatron", "awsome-distributed-training_megatron-lm-slurm-gpt3-README_iterations.txt"},
+        {"nemo", "awsome-distributed-training_nemo-kubernetes-README_nemo2-progress.txt"},
+        {"metaseq", "fairseq_examples-fully_sharded_data_parallel-README_13B-8xV100-json.txt"},
+        {"nccl-tests", "awsome-distributed-training_nccl-tests-aws-batch-README_p5-allreduce.txt"},
+    };
+    for (const auto& [format, name] : cases) {
+        REQUIRE_SAMPLE(path, name);
+        const std::string plain = read_all(path);
+        std::string prefixed;
+        std::size_t pos = 0;
+        while (pos < plain.size()) {
+            std::size_t nl = plain.find('\n', pos);
+            std::size_t end = nl == std::string::npos ? plain.size() : nl + 1;
+            prefixed += "[pod/gpt3-175b-fp8-a3mega-16n-smoke-3fa2c1-0-x7k2p/training] " + plain.substr(pos, end - pos);
+            pos = end;
+        }
+        SCOPED_TRACE(name);
+        EXPECT_EQ(trainbench::metrics::detail::detect_from_content("kubectl-job.log", prefixed), format);
+        LogData a = parse_text(format, plain);
+        LogData b = parse_text(format, prefixed);
+        EXPECT_GT(b.stats.records, 0u);
+        EXPECT_EQ(b.stats.records, a.stats.records);
+        EXPECT_EQ(b.stats.skipped, a.stats.skipped);
+        ASSERT_EQ(b.series.size(), a.series.size());
+        for (const auto& [key, series] : a.series) {
+            ASSERT_TRUE(b.series.count(key)) << key;
+            EXPECT_EQ(values(b, key), values(a, key)) << key;
+        }
+        ASSERT_EQ(b.nccl.has_value(), a.nccl.has_value());
+        if (a.nccl) {
+            EXPECT_EQ(b.nccl->rows.size(), a.nccl->rows.size());
+        }
+    }
+    // Not a kubectl prefix: left alone.
+    for (const char* line : {"[pod/a] x", "[pod/a/b]x", "[pod/a b/c] x", "[pod//c] x", "[pod/a/] x"})
+        EXPECT_EQ(trainbench::metrics::detail::strip_kubectl_prefix(line), line);
+    EXPECT_EQ(trainbench::metrics::detail::strip_kubectl_prefix("[pod/a/b] x"), "x");
+}
