@@ -163,6 +163,18 @@ void print_submitted(Context& ctx, const run::RunInfo& run) {
         ctx.out << fmt::format("  stage {}: {} job {}\n", s.name, run.backend, s.job_id.empty() ? "-" : s.job_id);
 }
 
+namespace {
+// A scheduler that does not answer for a while (a controller restart) does not end a wait:
+// the last known state stays, with a warning, until the run ends or --timeout passes.
+void refresh_while_waiting(Context& ctx, std::vector<run::RunInfo>& runs, const run::BackendProvider& provider) {
+    try {
+        run::refresh(runs, provider, system_process_runner());
+    } catch (const RuntimeError& e) {
+        ctx.warn(fmt::format("{} (still waiting; the last known state is shown)", e.what()));
+    }
+}
+}  // namespace
+
 int wait_for_run(Context& ctx, run::RunInfo& run, double timeout_s, double interval_s) {
     auto provider = backend_provider();
     auto t0 = std::chrono::steady_clock::now();
@@ -171,7 +183,7 @@ int wait_for_run(Context& ctx, run::RunInfo& run, double timeout_s, double inter
     auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
     while (true) {
         std::vector<run::RunInfo> one{run};
-        run::refresh(one, provider, system_process_runner());
+        refresh_while_waiting(ctx, one, provider);
         run = one.front();
         std::string line = fmt::format("{} {} {}", run.short_id, run.state(), run.detail());
         while (!line.empty() && line.back() == ' ') line.pop_back();
