@@ -1,5 +1,7 @@
 #include "cli/run_support.hpp"
 
+#include "cli/live_progress.hpp"
+
 #include <trainbench/recipe.hpp>
 #include <trainbench/render.hpp>
 
@@ -175,8 +177,9 @@ void refresh_while_waiting(Context& ctx, std::vector<run::RunInfo>& runs, const 
 }
 }  // namespace
 
-int wait_for_run(Context& ctx, run::RunInfo& run, double timeout_s, double interval_s) {
+int wait_for_run(Context& ctx, run::RunInfo& run, double timeout_s, double interval_s, bool events_to_stdout) {
     auto provider = backend_provider();
+    LiveProgress progress(ctx, run, events_to_stdout);
     auto t0 = std::chrono::steady_clock::now();
     std::string last;
     bool live = ctx.err_is_tty && !ctx.options.quiet;
@@ -187,8 +190,10 @@ int wait_for_run(Context& ctx, run::RunInfo& run, double timeout_s, double inter
         run = one.front();
         std::string line = fmt::format("{} {} {}", run.short_id, run.state(), run.detail());
         while (!line.empty() && line.back() == ' ') line.pop_back();
+        if (!run.is_final()) (void)progress.poll();
         if (live) {
-            ctx.err << "\r\033[K" << line << "  [" << human_duration(elapsed()) << "]" << std::flush;
+            ctx.err << "\r\033[K" << line << "  [" << human_duration(elapsed()) << "]"
+                    << (progress.last().empty() ? "" : "  " + progress.last()) << std::flush;
         } else if (line != last && !ctx.options.quiet) {
             ctx.err << "trainbench: " << line << '\n';
         }
