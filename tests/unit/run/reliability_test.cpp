@@ -106,6 +106,7 @@ TEST(RunReliability, FailedSubmissionAttemptsAreJournaledBeforeTheSubmission) {
     root.runner.on({"sbatch"}, {1, false, "", "sbatch: error: Socket timed out on send/recv operation\n"});
     root.runner.on({"sbatch"}, ok("4242\n"));
     root.runner.on({"squeue"}, ok(""));
+    root.runner.on({"scontrol"}, ok(""));  // the look-up by name before each retry finds nothing
     backend::BackendOptions base;
     base.sleep = [](std::chrono::milliseconds) {};
     run::SubmitOptions so;
