@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <stdexcept>
@@ -27,6 +28,7 @@ enum class ExitCode : int {
     invalid_input = 3,       // invalid recipe, catalog, template, sweep or log file
     runtime = 4,             // scheduler, backend or file-system failure
     expectation_failed = 5,  // the run finished but a stated expectation failed, or regress found it slower
+    busy = 6,                // another trainbench holds the lock (sweep --no-wait)
     interrupted = 130,       // SIGINT / SIGTERM
 };
 
@@ -128,6 +130,13 @@ public:
     [[nodiscard]] ExitCode exit_code() const override { return ExitCode::expectation_failed; }
 };
 
+// Another process holds a lock this command was told not to wait for.
+class BusyError : public Error {
+public:
+    using Error::Error;
+    [[nodiscard]] ExitCode exit_code() const override { return ExitCode::busy; }
+};
+
 class InterruptedError : public Error {
 public:
     InterruptedError() : Error("interrupted") {}
@@ -169,8 +178,39 @@ void write_file_atomic(const std::filesystem::path& path, std::string_view conte
                                                      std::filesystem::perms::owner_write |
                                                      std::filesystem::perms::group_read |
                                                      std::filesystem::perms::others_read);
-// Appends one line (a '\n' is added) with O_APPEND and fsync.
+// Appends one line (a '\n' is added) with O_APPEND and fsync. A torn last line (a crash) is
+// closed first; a line that cannot be written whole (a full disk) is taken back.
 void append_line(const std::filesystem::path& path, std::string_view line);
+
+// An exclusive flock(2) on a lock file, released when destroyed or when the process ends in
+// any way (SIGKILL included). The holder writes "pid P on host H" into the file, so those
+// who wait can say for whom.
+class FileLock {
+public:
+    FileLock(FileLock&& other) noexcept;
+    FileLock& operator=(FileLock&& other) noexcept;
+    FileLock(const FileLock&) = delete;
+    FileLock& operator=(const FileLock&) = delete;
+    ~FileLock();
+    // Takes the lock if it is free; nothing when another process holds it.
+    [[nodiscard]] static std::optional<FileLock> try_lock(const std::filesystem::path& path);
+    // Waits up to `limit` (polling; Ctrl-C throws InterruptedError); `on_wait(holder)` is
+    // called once when the lock is busy.
+    [[nodiscard]] static std::optional<FileLock> lock_within(
+        const std::filesystem::path& path, std::chrono::milliseconds limit,
+        const std::function<void(const std::string& holder)>& on_wait = {});
+    // Waits as long as it takes.
+    [[nodiscard]] static FileLock lock(const std::filesystem::path& path,
+                                       const std::function<void(const std::string& holder)>& on_wait = {});
+    // "pid P on host H" of the current holder, or "another process".
+    [[nodiscard]] static std::string holder(const std::filesystem::path& path);
+
+private:
+    FileLock(int fd, std::filesystem::path path);
+    void release();
+    int m_fd = -1;
+    std::filesystem::path m_path;
+};
 
 // ---------------------------------------------------------------- data dirs
 // Where shipped data lives. Search order for each kind: the explicit flag,

@@ -33,6 +33,9 @@ struct StateEntry {
 };
 
 [[nodiscard]] std::filesystem::path state_file(const std::filesystem::path& runs_root, const std::string& sweep_name);
+// runs/_sweeps/<sweep name>/state.lock: held (flock) by the one invocation submitting the sweep.
+[[nodiscard]] std::filesystem::path state_lock_file(const std::filesystem::path& runs_root,
+                                                    const std::string& sweep_name);
 // Reads the state (a torn last line is ignored). Later entries win per hash.
 [[nodiscard]] std::map<std::string, StateEntry> read_state(const std::filesystem::path& file);
 void append_state(const std::filesystem::path& file, const StateEntry& entry);
@@ -70,6 +73,10 @@ struct SweepSubmitOptions {
     std::function<std::size_t(const std::vector<std::string>& run_dirs)> count_active;
     std::function<void(const SubmitProgress&, const std::string& message)> on_progress;
     std::function<void(std::chrono::milliseconds)> sleep;
+    // Another invocation holds the sweep's lock: with no_wait, BusyError at once; otherwise
+    // wait for it, telling on_lock_wait once (the message names the holder's pid and host).
+    bool no_wait = false;
+    std::function<void(const std::string& message)> on_lock_wait;
 };
 
 // True when the state says the point already has a run worth keeping: any

@@ -253,6 +253,12 @@ void validate_recipe(const Recipe& recipe, Diagnostics& diagnostics);
 // A recipe file read and parsed once (extends merged, nothing decoded yet),
 // to load many variants from without re-reading any file (sweeps): each
 // load_recipe(source, ...) applies its overrides to a copy of the tree.
+// True when `target` is inside the directories a file `from` may name: `from`'s own tree (its
+// folder and the recipes tree it belongs to), the recipe directories ($TRAINBENCH_RECIPES, the
+// shipped recipes) and `extra` (--recipes). `extends` and a sweep's `base` are confined so.
+[[nodiscard]] bool inside_recipe_roots(const std::filesystem::path& from, const std::filesystem::path& target,
+                                       const std::vector<std::filesystem::path>& extra = {});
+
 class RecipeSource {
 public:
     // Reads `file` and its extends chain. Throws InputError when the file is

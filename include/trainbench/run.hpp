@@ -55,7 +55,8 @@ struct RunInfo {
     std::vector<StageState> stages;
     bool cancel_requested = false;
     std::string finished_state;  // set by the "finished" event
-    std::string problem;         // why the directory could not be read fully
+    std::string finished_detail;
+    std::string problem;  // why the directory could not be read fully
 
     // "SUBMITTING", "PENDING", "RUNNING", "COMPLETED", "FAILED", "CANCELLED",
     // "TIMEOUT", ..., "UNKNOWN" (with detail() saying why) or "INTERRUPTED".
@@ -82,6 +83,8 @@ public:
     // Records kept in memory (when no directory was given).
     [[nodiscard]] const std::vector<nlohmann::ordered_json>& records() const { return m_records; }
     void clear() { m_records.clear(); }
+    // Called with every record before it is kept (e.g. to journal failed attempts).
+    void on_record(std::function<void(const nlohmann::ordered_json&)> observer) { m_on_record = std::move(observer); }
     // Writes a record as commands/NNN.json (the next free number; safe
     // against concurrent writers).
     static void write_record(const std::filesystem::path& commands_dir, const nlohmann::ordered_json& record);
@@ -90,6 +93,7 @@ private:
     ProcessRunner& m_inner;
     std::optional<std::filesystem::path> m_dir;
     std::vector<nlohmann::ordered_json> m_records;
+    std::function<void(const nlohmann::ordered_json&)> m_on_record;
 };
 
 // ---------------------------------------------------------------- the store
@@ -133,8 +137,22 @@ private:
 // Appends one event (an object; "time" is added) to the run's journal.
 void append_event(const std::filesystem::path& run_dir, nlohmann::ordered_json event);
 
-// Writes rendered/<stage>/<files> of every job (executable bits kept).
+// Writes rendered/<stage>/<files> of every job (executable bits kept). When that fails (a
+// full or read-only store) the run is discarded (discard_run) and RuntimeError says why.
 void write_rendered(const RunInfo& run, const std::vector<render::RenderedJob>& jobs);
+
+// The run's lock (<run>/.lock). Every writer of the journal or run.json holds it: a
+// submission for its whole length, a refresh while it journals what it saw, a cancel while
+// it journals the request. Never taken twice by one process (flock would wait for itself).
+[[nodiscard]] FileLock lock_run(const std::filesystem::path& run_dir);
+[[nodiscard]] std::optional<FileLock> lock_run_within(const std::filesystem::path& run_dir,
+                                                      std::chrono::milliseconds limit);
+// Changes run.json under the run's lock, reading it there, so a writer never replaces a newer
+// run.json with a change made to an older copy.
+void update_run_json(const std::filesystem::path& run_dir, const std::function<void(nlohmann::ordered_json&)>& change);
+// A run whose creation failed before anything reached the scheduler: removed, or, when it
+// cannot be removed, journaled FINISHED/FAILED with the reason (never UNKNOWN forever).
+void discard_run(const std::filesystem::path& run_dir, const std::string& reason);
 
 // ---------------------------------------------------------------- operations
 // Values of recipe env entries written "${env:NAME}", read from this

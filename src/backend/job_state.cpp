@@ -171,9 +171,10 @@ std::vector<std::string> lines_of(std::string_view s) {
 }
 
 std::string first_error_line(const ProcessResult& r) {
+    if (r.timed_out)
+        return "timed out: no answer within the command time limit (TRAINBENCH_SCHEDULER_TIMEOUT, default 60 s)";
     for (const std::string& l : lines_of(r.err)) return l;
     for (const std::string& l : lines_of(r.out)) return l;
-    if (r.timed_out) return "timed out";
     return fmt::format("exit code {}", r.exit_code);
 }
 
@@ -203,7 +204,10 @@ ProcessResult Runner::run_with_retry(ProcessRequest request, const std::function
     int attempts = std::max(1, m_retry.attempts);
     for (int attempt = 1;; ++attempt) {
         ProcessResult r = m_runner->run(request);
-        if (r.ok() || attempt >= attempts || !(r.timed_out || transient(r))) return r;
+        // A command that hung is tried again only where a check before the retry makes that safe
+        // (a submission looks for its job first); a hung query would otherwise take attempts x timeout.
+        bool retry = r.timed_out ? static_cast<bool>(before_retry) : transient(r);
+        if (r.ok() || attempt >= attempts || !retry) return r;
         m_sleep(delay);
         delay = std::min(delay * 2, m_retry.max_delay);
         if (before_retry) before_retry();

@@ -85,7 +85,8 @@ constexpr const char* k_footer = R"(Examples:
   trainbench report runs/tinygpt-local/<run>
 
 Exit codes: 0 ok, 1 internal error, 2 usage, 3 invalid input, 4 scheduler/runtime
-failure, 5 expectation failed or regression, 130 interrupted. See docs/cli.md.)";
+failure, 5 expectation failed or regression, 6 busy (sweep --no-wait), 130 interrupted. See
+docs/cli.md.)";
 
 }  // namespace
 

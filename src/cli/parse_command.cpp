@@ -218,7 +218,7 @@ int run_parse(const ParseCommandOptions& opts, Context& ctx) {
         std::uint64_t problems = st.corrupt + (st.truncated_tail ? 1 : 0);
         if (problems > st.warnings.size() && !st.warnings.empty())
             ctx.warn(fmt::format("(only the first {} warnings are shown)", st.warnings.size()));
-        if (d.series.empty() && !d.nccl && d.parameters.empty())
+        if (d.series.empty() && (!d.nccl || d.nccl->rows.empty()) && d.parameters.empty())
             ctx.warn("no metrics found" + std::string(po.tags.empty() ? "" : " (check --tags)"));
     }
     if (ctx.options.json)

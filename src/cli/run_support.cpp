@@ -187,6 +187,15 @@ void follow_running(const run::RunInfo& run, const run::BackendProvider& provide
     }
 }
 
+// A scheduler that does not answer for a while (a controller restart) does not end a wait:
+// the last known state stays, with a warning, until the run ends or --timeout passes.
+void refresh_while_waiting(Context& ctx, std::vector<run::RunInfo>& runs, const run::BackendProvider& provider) {
+    try {
+        run::refresh(runs, provider, system_process_runner());
+    } catch (const RuntimeError& e) {
+        ctx.warn(fmt::format("{} (still waiting; the last known state is shown)", e.what()));
+    }
+}
 }  // namespace
 
 int wait_for_run(Context& ctx, run::RunInfo& run, double timeout_s, double interval_s, bool events_to_stdout) {
@@ -198,7 +207,7 @@ int wait_for_run(Context& ctx, run::RunInfo& run, double timeout_s, double inter
     auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
     while (true) {
         std::vector<run::RunInfo> one{run};
-        run::refresh(one, provider, system_process_runner());
+        refresh_while_waiting(ctx, one, provider);
         run = one.front();
         follow_running(run, provider);
         std::string line = fmt::format("{} {} {}", run.short_id, run.state(), run.detail());

@@ -32,6 +32,7 @@ struct SweepOptions {
     double assume_mfu = 0.4;
     int max_active = 0;
     double poll_seconds = 10;
+    bool no_wait = false;
     std::string status_file;
     std::string report_file;
     std::string format = "table";
@@ -216,6 +217,8 @@ int run_submit(const SweepOptions& opts, Context& ctx, const sweep::Expansion& x
     pipeline::SweepSubmitOptions so;
     so.max_active = static_cast<std::size_t>(opts.max_active);
     so.poll_interval = std::chrono::milliseconds(static_cast<long>(opts.poll_seconds * 1000));
+    so.no_wait = opts.no_wait;
+    so.on_lock_wait = [&ctx](const std::string& message) { ctx.err << "trainbench: " << message << '\n'; };
     so.on_progress = [&ctx, &opts](const pipeline::SubmitProgress& p, const std::string& message) {
         if (ctx.options.quiet) return;
         ctx.err << fmt::format("[{}/{} submitted, {} skipped, {} failed] {}\n", p.submitted + p.skipped, p.total,
@@ -533,6 +536,8 @@ void setup_sweep_command(CLI::App& root, Context& ctx) {
                     "Submit while fewer than N of the sweep's runs are unfinished (0: no limit)");
     cmd->add_option("--poll", opts->poll_seconds,
                     "Seconds between checks while --max-active runs are busy (default 10)");
+    cmd->add_flag("--no-wait", opts->no_wait,
+                  "When another trainbench is submitting this sweep, exit at once (exit code 6) instead of waiting");
     cmd->footer(
         "Examples:\n"
         "  trainbench sweep sweeps/gpt3-sizes.yaml --dry-run\n"

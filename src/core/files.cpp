@@ -8,6 +8,7 @@
 #include <fstream>
 #include <random>
 #include <sstream>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace fs = std::filesystem;
@@ -61,14 +62,25 @@ void write_file_atomic(const fs::path& path, std::string_view content, fs::perms
 }
 
 void append_line(const fs::path& path, std::string_view line) {
-    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     if (fd < 0) throw RuntimeError(fmt::format("cannot open '{}': {}", path.string(), std::strerror(errno)));
-    std::string buf(line);
+    off_t start = ::lseek(fd, 0, SEEK_END);
+    std::string buf;
+    // A line torn by a crash or a full disk is closed first, so it never swallows this one.
+    char last = '\n';
+    if (start > 0 && ::pread(fd, &last, 1, start - 1) == 1 && last != '\n') buf += '\n';
+    buf += line;
     buf += '\n';
     try {
         write_all(fd, buf, path);
-        ::fsync(fd);
+        if (::fsync(fd) != 0)
+            throw RuntimeError(fmt::format("cannot sync '{}': {}", path.string(), std::strerror(errno)));
     } catch (...) {
+        // Take back a partial line (a full disk), unless another writer appended after it.
+        struct stat st {};
+        if (start >= 0 && ::fstat(fd, &st) == 0 && st.st_size > start &&
+            st.st_size <= start + static_cast<off_t>(buf.size()))
+            (void)::ftruncate(fd, start);
         ::close(fd);
         throw;
     }

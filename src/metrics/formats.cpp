@@ -8,6 +8,7 @@
 #include <array>
 #include <cctype>
 #include <cstring>
+#include <fstream>
 
 namespace fs = std::filesystem;
 
@@ -235,8 +236,34 @@ std::optional<std::string> detect_format(const fs::path& path) {
     return std::nullopt;
 }
 
+namespace {
+// A compressed log is refused by name instead of being parsed as noise.
+void check_not_compressed(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    char magic[6] = {};
+    if (!in.read(magic, sizeof magic)) return;
+    std::string_view m(magic, sizeof magic);
+    const char* kind = m.substr(0, 2) == "\x1f\x8b"                                ? "gzip"
+                       : m.substr(0, 4) == std::string_view("\x28\xb5\x2f\xfd", 4) ? "zstd"
+                       : m == std::string_view(
+                                  "\xfd"
+                                  "7zXZ\0",
+                                  6)
+                           ? "xz"
+                       : m.substr(0, 3) == "BZh" && m[3] >= '1' && m[3] <= '9' ? "bzip2"
+                                                                               : nullptr;
+    if (kind)
+        throw InputError(fmt::format("'{}' is {}-compressed; trainbench reads uncompressed logs", path.string(), kind),
+                         fmt::format("decompress it first, e.g. {} -dk '{}'", kind, path.string()));
+}
+}  // namespace
+
 LogData parse_logs(const std::vector<fs::path>& paths, const ParseOptions& options) {
     if (paths.empty()) throw UsageError("no log files given", "name one or more log files or directories");
+    for (const fs::path& p : paths) {
+        std::error_code ec;
+        if (fs::is_regular_file(p, ec)) check_not_compressed(p);
+    }
     std::string format = options.format.empty() ? std::string("auto") : options.format;
     if (format != "auto") {
         const FormatRow* r = find_row(format);

@@ -93,7 +93,12 @@ run::RunInfo submit_point_default(const sweep::Point& point, const RunContext& c
         run::plan_reuse(ctx.runs_root, r, {}, run::default_backend_provider(), runner, notes);
     run::RunStore store(ctx.runs_root);
     run::RunInfo info = store.create(meta, runner);
-    if (on_created) on_created(info);
+    try {
+        if (on_created) on_created(info);
+    } catch (const Error& e) {
+        run::discard_run(info.dir, e.what());  // not in the sweep state: it must not stay behind
+        throw;
+    }
     run::SubmitOptions so;
     jobs = run::apply_reuse(info, jobs, reused, so);
     run::write_rendered(info, jobs);
@@ -124,9 +129,58 @@ std::size_t default_count_active(const std::vector<std::string>& run_dirs) {
 
 }  // namespace
 
+fs::path state_lock_file(const fs::path& runs_root, const std::string& sweep_name) {
+    return state_file(runs_root, sweep_name).parent_path() / "state.lock";
+}
+
+namespace {
+
+// One submitter per sweep: the exclusive lock beside state.jsonl, held while points are
+// submitted (and released by the kernel if the process dies).
+FileLock lock_state(const fs::path& runs_root, const std::string& sweep, const SweepSubmitOptions& options) {
+    fs::path path = state_lock_file(runs_root, sweep);
+    if (options.no_wait) {
+        if (std::optional<FileLock> lock = FileLock::try_lock(path)) return std::move(*lock);
+        throw BusyError(fmt::format("sweep '{}' is being submitted by {} (lock '{}')", sweep, FileLock::holder(path),
+                                    path.string()),
+                        "wait for it to finish, or leave out --no-wait to wait for it");
+    }
+    return FileLock::lock(path, [&](const std::string& holder) {
+        if (options.on_lock_wait)
+            options.on_lock_wait(fmt::format("waiting for sweep '{}': it is being submitted by {} (lock '{}')", sweep,
+                                             holder, path.string()));
+    });
+}
+
+// A point whose submission failed. When even that line cannot be written (a full disk) the
+// run's own journal still decides (has_run), so the sweep goes on to report every point.
+void record_failure(const fs::path& file, StateEntry entry) {
+    if (entry.run_dir.empty()) return;
+    entry.event = "failed";
+    try {
+        append_state(file, entry);
+    } catch (const RuntimeError&) {
+        // the point's own error is reported
+    }
+}
+
+// A point that was submitted: its run's journal already holds the job and the "created" line
+// names the run, so a full disk here must not turn the submission into a failure.
+void record_submitted(const fs::path& file, const StateEntry& entry) {
+    try {
+        append_state(file, entry);
+    } catch (const RuntimeError&) {
+        // has_run() finds the job through the "created" line and the run's journal
+    }
+}
+
+}  // namespace
+
 SubmitProgress submit_sweep(const sweep::Expansion& expansion, const fs::path& runs_root,
                             const SubmitPointFn& submit_point, const SweepSubmitOptions& options) {
     const fs::path file = state_file(runs_root, expansion.spec.name);
+    FileLock lock = lock_state(runs_root, expansion.spec.name, options);
+    // Read only now: the state another invocation wrote while this one waited counts.
     std::map<std::string, StateEntry> state = read_state(file);
     SubmitProgress progress;
     progress.total = expansion.valid_count();
@@ -173,7 +227,7 @@ SubmitProgress submit_sweep(const sweep::Expansion& expansion, const fs::path& r
             entry.run_id = info.run_id;
             entry.run_dir = info.dir.string();
             entry.event = "submitted";
-            append_state(file, entry);
+            record_submitted(file, entry);
             state[p.hash] = entry;
             sweep_runs.push_back(entry.run_dir);
             ++progress.submitted;
@@ -182,10 +236,7 @@ SubmitProgress submit_sweep(const sweep::Expansion& expansion, const fs::path& r
         } catch (const InterruptedError&) {
             throw;
         } catch (const Error& e) {
-            if (!entry.run_dir.empty()) {
-                entry.event = "failed";
-                append_state(file, entry);
-            }
+            record_failure(file, entry);
             ++progress.failed;
             report(fmt::format("point {} '{}' failed to submit: {}", p.index, p.name, e.what()));
             // An interrupt during the scheduler call surfaces as a failure of that call.

@@ -779,6 +779,11 @@ void fill_from(const nlohmann::ordered_json& j, const std::string& key, const So
 
 // ---------------------------------------------------------------- entry point
 
+bool inside_recipe_roots(const fs::path& from, const fs::path& target, const std::vector<fs::path>& extra) {
+    std::error_code ec;
+    return inside(fs::weakly_canonical(target, ec), allowed_roots(from, extra));
+}
+
 struct RecipeSource::Tree {
     Node root;
     Diagnostics diagnostics;  // problems found while reading (reported by every load)

@@ -48,6 +48,7 @@ ProcessResult CommandRecorder::run(const ProcessRequest& request) {
         rec["error"] = e.what();
         rec["exit_code"] = nullptr;
         rec["duration_s"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        if (m_on_record) m_on_record(rec);
         if (m_dir)
             write_record(*m_dir, rec);
         else
@@ -59,6 +60,7 @@ ProcessResult CommandRecorder::run(const ProcessRequest& request) {
     rec["duration_s"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     rec["stdout"] = r.out;
     rec["stderr"] = r.err;
+    if (m_on_record) m_on_record(rec);
     if (m_dir)
         write_record(*m_dir, rec);
     else

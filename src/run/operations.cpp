@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <set>
@@ -66,6 +67,7 @@ bool same(const backend::JobStatus& a, const backend::JobStatus& b) {
     return a.state == b.state && a.exit_code == b.exit_code && a.reason == b.reason && a.nodes == b.nodes;
 }
 
+// The caller holds the run's lock.
 void finish_if_final(RunInfo& run) {
     RunInfo fresh = load_run(run.dir);
     if (fresh.finished_state.empty() && fresh.is_final()) {
@@ -74,6 +76,143 @@ void finish_if_final(RunInfo& run) {
         e["state"] = fresh.state();
         if (!fresh.detail().empty()) e["detail"] = fresh.detail();
         append_event(run.dir, e);
+        fresh = load_run(run.dir);
+    }
+    run = std::move(fresh);
+}
+
+// Journals an event where a failure to write (a full disk, a read-only store) must not stop
+// the command: a warning, and false.
+bool try_append(const RunInfo& run, const ordered_json& event) {
+    try {
+        append_event(run.dir, event);
+        return true;
+    } catch (const RuntimeError& e) {
+        spdlog::warn("cannot record in run {}: {} (the state shown is not saved)", run.short_id, e.what());
+        return false;
+    }
+}
+
+// A failed attempt of a scheduler command during a submission (retried, or the last one).
+ordered_json attempt_failed_event(const std::string& stage, const ordered_json& record) {
+    ordered_json e;
+    e["event"] = "attempt_failed";
+    e["stage"] = stage;
+    e["command"] = record.contains("argv") && !record["argv"].empty() ? record["argv"][0] : ordered_json("?");
+    e["exit_code"] = record.value("exit_code", ordered_json(nullptr));
+    if (record.value("timed_out", false)) e["timed_out"] = true;
+    std::string err = record.contains("stderr") && record["stderr"].is_string() ? record["stderr"].get<std::string>()
+                      : record.contains("error")                                ? record["error"].get<std::string>()
+                                                                                : std::string{};
+    e["message"] = err.substr(0, std::min(err.find('\n'), std::size_t{300}));
+    return e;
+}
+
+bool failed_record(const ordered_json& record) {
+    return !record.contains("exit_code") || !record["exit_code"].is_number_integer() ||
+           record["exit_code"].get<int>() != 0 || record.value("timed_out", false);
+}
+
+// Journals "submitting" for a stage. When even that cannot be written, nothing has reached
+// the scheduler for this stage: a run with no job yet is removed, a later stage is marked
+// failed (when the disk still takes it).
+void journal_submitting(RunInfo& run, std::size_t index, const ordered_json& submitting) {
+    try {
+        append_event(run.dir, submitting);
+    } catch (const RuntimeError& e) {
+        if (index == 0) {
+            discard_run(run.dir, e.what());
+            throw RuntimeError(fmt::format("cannot journal the submission of run '{}': {}", run.dir.string(), e.what()),
+                               "nothing was submitted and the run directory was removed");
+        }
+        ordered_json failed;
+        failed["event"] = "submit_failed";
+        failed["stage"] = submitting["stage"];
+        failed["message"] = e.what();
+        (void)try_append(run, failed);
+        throw;
+    }
+}
+
+// What one refresh saw of one stage: the state it knew before asking, and the answer.
+struct Observation {
+    RunInfo* run = nullptr;
+    std::string stage;
+    backend::JobStatus before;
+    backend::JobStatus now;
+};
+
+bool resolvable(const StageState& s, const std::string& host) {
+    if (!s.submitting || s.abandoned) return false;
+    bool in_flight = s.submitter_host == host && s.submitter_pid != ::getpid() && process_alive(s.submitter_pid);
+    return !in_flight;
+}
+
+// An interrupted submission: the job by its name, or "abandoned". Only with the run's lock
+// (a submission in progress holds it) and on the journal as it is now, so two `status`
+// commands never resolve one stage twice.
+void resolve_interrupted(RunInfo& run, backend::Backend& backend, CommandRecorder& capture, const std::string& host) {
+    auto pending = [&](const StageState& s) { return resolvable(s, host); };
+    if (std::none_of(run.stages.begin(), run.stages.end(), pending)) return;
+    std::optional<FileLock> lock = lock_run_within(run.dir, std::chrono::milliseconds(0));
+    if (!lock) return;  // being submitted or resolved by another process
+    RunInfo fresh = load_run(run.dir);
+    bool changed = false;
+    for (StageState& stage : fresh.stages) {
+        if (!pending(stage)) continue;
+        std::vector<backend::FoundJob> found = backend.find_jobs(stage.job_name, fresh.query(stage));
+        ordered_json e;
+        e["stage"] = stage.name;
+        if (!found.empty()) {
+            e["event"] = "submitted";
+            e["job_id"] = found.front().job_id;
+            e["resolved"] = "found by name after an interrupted submission";
+        } else {
+            e["event"] = "abandoned";
+            e["job_name"] = stage.job_name;
+        }
+        changed = try_append(fresh, e) || changed;
+    }
+    if (changed) {
+        try {
+            write_records(fresh, capture.records());
+            finish_if_final(fresh);
+        } catch (const RuntimeError& e) {
+            spdlog::warn("cannot record in run {}: {}", fresh.short_id, e.what());
+            fresh = load_run(run.dir);
+        }
+        run = std::move(fresh);
+    }
+    capture.clear();
+}
+
+// Journals what the scheduler said about a run's stages, under the run's lock and against the
+// journal as it is now: a stage that another process journaled since this one looked keeps
+// that (possibly newer) state, and a final state is never replaced. When nothing can be
+// written (a full disk, a lock held too long) the answer is still shown.
+void record_observations(RunInfo& run, const std::vector<Observation>& seen, const CommandRecorder& capture) {
+    auto show_only = [&] {
+        for (const Observation& o : seen) stage_of(run, o.stage).status = o.now;
+    };
+    std::optional<FileLock> lock = lock_run_within(run.dir, std::chrono::seconds(10));
+    if (!lock) {
+        spdlog::warn("run {} is locked by {}; its new state is not recorded this time", run.short_id,
+                     FileLock::holder(run.dir / ".lock"));
+        return show_only();
+    }
+    RunInfo fresh = load_run(run.dir);
+    bool written = true;
+    for (const Observation& o : seen) {
+        const StageState& now = stage_of(fresh, o.stage);
+        if (!same(now.status, o.before) || backend::is_final(now.status.state)) continue;
+        if (!try_append(fresh, state_event(now, o.now))) written = false;
+    }
+    if (!written) return show_only();
+    try {
+        write_records(fresh, capture.records());
+        finish_if_final(fresh);
+    } catch (const RuntimeError& e) {
+        spdlog::warn("cannot record in run {}: {}", fresh.short_id, e.what());
         fresh = load_run(run.dir);
     }
     run = std::move(fresh);
@@ -102,7 +241,22 @@ std::map<std::string, std::string> secret_environment(const catalog::EnvList& en
     return values;
 }
 
+namespace {
+// TRAINBENCH_SCHEDULER_TIMEOUT: seconds one scheduler command may take (default 60).
+std::chrono::milliseconds scheduler_timeout(std::chrono::milliseconds fallback) {
+    const char* text = std::getenv("TRAINBENCH_SCHEDULER_TIMEOUT");
+    if (!text || !*text) return fallback;
+    char* end = nullptr;
+    double seconds = std::strtod(text, &end);
+    if (end == text || *end != '\0' || !(seconds > 0) || seconds > 86400)
+        throw UsageError(
+            fmt::format("TRAINBENCH_SCHEDULER_TIMEOUT='{}' is not a number of seconds in (0, 86400]", text));
+    return std::chrono::milliseconds(static_cast<long>(seconds * 1000));
+}
+}  // namespace
+
 BackendProvider default_backend_provider(backend::BackendOptions base) {
+    base.command_timeout = scheduler_timeout(base.command_timeout);
     return [base](const RunInfo& run, ProcessRunner& runner) {
         backend::BackendOptions o = base;
         o.runner = &runner;
@@ -115,7 +269,13 @@ BackendProvider default_backend_provider(backend::BackendOptions base) {
 void submit_stages(RunInfo& run, const std::vector<render::RenderedJob>& jobs, const BackendProvider& provider,
                    const SubmitOptions& options) {
     ProcessRunner& inner = options.runner ? *options.runner : system_process_runner();
+    // One writer at a time: a `status` elsewhere leaves this run alone until the submission ends.
+    FileLock lock = lock_run(run.dir);
     CommandRecorder recorder(inner, run.dir / "commands");
+    std::string current_stage;
+    recorder.on_record([&](const ordered_json& record) {
+        if (failed_record(record)) append_event(run.dir, attempt_failed_event(current_stage, record));
+    });
     std::unique_ptr<backend::Backend> backend = provider(run, recorder);
     const std::string host = host_name();
     std::optional<std::string> previous_id;
@@ -141,7 +301,8 @@ void submit_stages(RunInfo& run, const std::vector<render::RenderedJob>& jobs, c
         submitting["job_name"] = stage.job_name;
         submitting["pid"] = static_cast<long>(::getpid());
         submitting["host"] = host;
-        append_event(run.dir, submitting);
+        journal_submitting(run, i, submitting);
+        current_stage = job.stage;
 
         backend::SubmitRequest req;
         req.run_dir = run.dir;
@@ -175,15 +336,19 @@ void submit_stages(RunInfo& run, const std::vector<render::RenderedJob>& jobs, c
             failed["event"] = "submit_failed";
             failed["stage"] = job.stage;
             failed["message"] = e.what();
-            append_event(run.dir, failed);
+            (void)try_append(run, failed);
             for (std::size_t k = i + 1; k < jobs.size(); ++k) {
                 ordered_json skipped;
                 skipped["event"] = "submit_failed";
                 skipped["stage"] = jobs[k].stage;
                 skipped["message"] = fmt::format("not submitted: stage '{}' failed to submit", job.stage);
-                append_event(run.dir, skipped);
+                (void)try_append(run, skipped);
             }
-            finish_if_final(run);
+            try {
+                finish_if_final(run);
+            } catch (const RuntimeError&) {
+                // a full disk: the submission's own error says more
+            }
             throw;
         }
         ordered_json submitted;
@@ -215,68 +380,35 @@ void refresh(std::vector<RunInfo>& runs, const BackendProvider& provider, Proces
         std::unique_ptr<backend::Backend> backend = provider(*members.front(), capture);
 
         // Interrupted submissions: ask the scheduler for the job by its name.
-        for (RunInfo* run : members) {
-            bool changed = false;
-            for (StageState& stage : run->stages) {
-                if (!stage.submitting || stage.abandoned) continue;
-                bool in_flight = stage.submitter_host == host && stage.submitter_pid != ::getpid() &&
-                                 process_alive(stage.submitter_pid);
-                if (in_flight) continue;
-                std::vector<backend::FoundJob> found = backend->find_jobs(stage.job_name, run->query(stage));
-                ordered_json e;
-                e["stage"] = stage.name;
-                if (!found.empty()) {
-                    e["event"] = "submitted";
-                    e["job_id"] = found.front().job_id;
-                    e["resolved"] = "found by name after an interrupted submission";
-                } else {
-                    e["event"] = "abandoned";
-                    e["job_name"] = stage.job_name;
-                }
-                append_event(run->dir, e);
-                changed = true;
-            }
-            if (changed) {
-                write_records(*run, capture.records());
-                finish_if_final(*run);
-            }
-            capture.clear();
-        }
+        for (RunInfo* run : members) resolve_interrupted(*run, *backend, capture, host);
 
-        std::vector<std::pair<RunInfo*, std::string>> asked;  // run, stage name
+        std::vector<Observation> asked;
         std::vector<backend::JobQuery> queries;
         for (RunInfo* run : members) {
             if (run->is_final()) continue;
             for (const StageState& stage : run->stages) {
                 if (stage.job_id.empty() || backend::is_final(stage.status.state)) continue;
-                asked.emplace_back(run, stage.name);
+                asked.push_back({run, stage.name, stage.status, {}});
                 queries.push_back(run->query(stage));
             }
         }
         if (queries.empty()) continue;
         std::vector<backend::JobStatus> statuses = backend->status(queries);
-        std::set<RunInfo*> changed;
+        std::map<RunInfo*, std::vector<Observation>> changed;
         for (std::size_t i = 0; i < asked.size() && i < statuses.size(); ++i) {
-            RunInfo* run = asked[i].first;
-            StageState& stage = stage_of(*run, asked[i].second);
-            backend::JobStatus s = statuses[i];
-            if (run->cancel_requested && backend::is_final(s.state) && s.state == backend::JobState::failed) {
-                s.state = backend::JobState::cancelled;  // the script's trap saw the cancel as a failure
-                if (s.reason.empty()) s.reason = "cancelled by trainbench";
+            Observation& o = asked[i];
+            o.now = statuses[i];
+            if (o.run->cancel_requested && backend::is_final(o.now.state) && o.now.state == backend::JobState::failed) {
+                o.now.state = backend::JobState::cancelled;  // the script's trap saw the cancel as a failure
+                if (o.now.reason.empty()) o.now.reason = "cancelled by trainbench";
             }
-            if (s.state == backend::JobState::unknown && run->cancel_requested) {
-                s.state = backend::JobState::cancelled;
-                s.reason = "cancelled by trainbench";
+            if (o.now.state == backend::JobState::unknown && o.run->cancel_requested) {
+                o.now.state = backend::JobState::cancelled;
+                o.now.reason = "cancelled by trainbench";
             }
-            if (same(s, stage.status)) continue;
-            append_event(run->dir, state_event(stage, s));
-            stage.status = s;
-            changed.insert(run);
+            if (!same(o.now, o.before)) changed[o.run].push_back(o);
         }
-        for (RunInfo* run : changed) {
-            write_records(*run, capture.records());
-            finish_if_final(*run);
-        }
+        for (auto& [run, seen] : changed) record_observations(*run, seen, capture);
     }
 }
 
@@ -284,7 +416,10 @@ void cancel(RunInfo& run, const BackendProvider& provider, ProcessRunner& runner
     ordered_json e;
     e["event"] = "cancelled";
     e["pid"] = static_cast<long>(::getpid());
-    append_event(run.dir, e);
+    {
+        FileLock lock = lock_run(run.dir);
+        append_event(run.dir, e);
+    }
     run.cancel_requested = true;
     CommandRecorder recorder(runner, run.dir / "commands");
     std::unique_ptr<backend::Backend> backend = provider(run, recorder);

@@ -18,6 +18,10 @@ using nlohmann::ordered_json;
 
 namespace trainbench::run {
 
+namespace {
+constexpr const char* k_lock_name = ".lock";
+}  // namespace
+
 // ---------------------------------------------------------------- time
 namespace {
 std::tm utc_now() {
@@ -81,8 +85,8 @@ int severity(backend::JobState s) {
 }  // namespace
 
 std::string RunInfo::state() const {
-    if (!problem.empty() && stages.empty()) return "UNKNOWN";
     if (!finished_state.empty()) return finished_state;
+    if (!problem.empty() && stages.empty()) return "UNKNOWN";
     for (const StageState& s : stages)
         if (!s.submit_error.empty()) return "FAILED";
     for (const StageState& s : stages)
@@ -114,6 +118,7 @@ std::string RunInfo::state() const {
 }
 
 std::string RunInfo::detail() const {
+    if (!finished_detail.empty() && stages.empty()) return finished_detail;
     if (!problem.empty()) return problem;
     for (const StageState& s : stages) {
         if (!s.submit_error.empty()) return fmt::format("stage '{}' not submitted: {}", s.name, s.submit_error);
@@ -254,6 +259,7 @@ void apply_event(RunInfo& run, const json& e) {
         run.cancel_requested = true;
     } else if (kind == "finished") {
         run.finished_state = jstr(e, "state");
+        run.finished_detail = jstr(e, "detail");
     } else if (kind == "created") {
         if (run.backend.empty()) run.backend = jstr(e, "backend");
     }
@@ -328,25 +334,50 @@ RunInfo load_run(const fs::path& dir_in) {
     return run;
 }
 
+// ---------------------------------------------------------------- locks and failed creation
+FileLock lock_run(const fs::path& run_dir) {
+    return FileLock::lock(run_dir / k_lock_name);
+}
+
+std::optional<FileLock> lock_run_within(const fs::path& run_dir, std::chrono::milliseconds limit) {
+    return FileLock::lock_within(run_dir / k_lock_name, limit);
+}
+
+void update_run_json(const fs::path& run_dir, const std::function<void(ordered_json&)>& change) {
+    FileLock lock = lock_run(run_dir);
+    fs::path meta_path = run_dir / "run.json";
+    // Read under the lock: what is changed is the newest run.json, never an older copy.
+    ordered_json meta = ordered_json::parse(read_file(meta_path), nullptr, false);
+    if (meta.is_discarded() || !meta.is_object()) meta = ordered_json::object();
+    change(meta);
+    write_file_atomic(meta_path, dump(meta, 2) + "\n");
+}
+
+void discard_run(const fs::path& run_dir, const std::string& reason) {
+    std::error_code ec;
+    fs::remove_all(run_dir, ec);
+    if (!ec && !fs::exists(run_dir, ec)) return;
+    // Could not be removed (a read-only store): say FAILED with the reason, never UNKNOWN forever.
+    try {
+        ordered_json e;
+        e["event"] = "finished";
+        e["state"] = "FAILED";
+        e["detail"] = "run not created: " + reason;
+        append_event(run_dir, e);
+    } catch (const Error&) {
+        // nothing more can be written there
+    }
+}
+
 // ---------------------------------------------------------------- store
 RunStore::RunStore(fs::path root) : m_root(std::move(root)) {}
 
-RunInfo RunStore::create(const RunMetadata& meta, ProcessRunner& runner) {
+namespace {
+
+// Everything a new run directory holds before its jobs are rendered.
+RunInfo fill_new_run(const fs::path& dir, const std::string& run_id, const RunMetadata& meta, ProcessRunner& runner) {
     std::error_code ec;
-    fs::path parent = fs::absolute(m_root / meta.recipe_name, ec).lexically_normal();
-    fs::create_directories(parent, ec);
-    if (ec) throw RuntimeError(fmt::format("cannot create run store '{}': {}", parent.string(), ec.message()));
-    fs::path dir;
-    std::string run_id;
-    for (int attempt = 0;; ++attempt) {
-        run_id = utc_compact_now() + "-" + random_short_id();
-        dir = parent / run_id;
-        // create_directory is mkdir(2): false when the name exists, so a run dir is never reused.
-        if (fs::create_directory(dir, ec)) break;
-        if (ec) throw RuntimeError(fmt::format("cannot create run directory '{}': {}", dir.string(), ec.message()));
-        if (attempt > 100)
-            throw RuntimeError(fmt::format("cannot find a free run directory under '{}'", parent.string()));
-    }
+    write_file_atomic(dir / k_lock_name, "");  // exists before anyone needs it (a full disk later)
     // The journal first: a crash after this point leaves a directory `status` can read.
     ordered_json signature;
     signature["format"] = k_journal_format;
@@ -402,7 +433,36 @@ RunInfo RunStore::create(const RunMetadata& meta, ProcessRunner& runner) {
     return run;
 }
 
-void write_rendered(const RunInfo& run, const std::vector<render::RenderedJob>& jobs) {
+}  // namespace
+
+RunInfo RunStore::create(const RunMetadata& meta, ProcessRunner& runner) {
+    std::error_code ec;
+    fs::path parent = fs::absolute(m_root / meta.recipe_name, ec).lexically_normal();
+    fs::create_directories(parent, ec);
+    if (ec) throw RuntimeError(fmt::format("cannot create run store '{}': {}", parent.string(), ec.message()));
+    fs::path dir;
+    std::string run_id;
+    for (int attempt = 0;; ++attempt) {
+        run_id = utc_compact_now() + "-" + random_short_id();
+        dir = parent / run_id;
+        // create_directory is mkdir(2): false when the name exists, so a run dir is never reused.
+        if (fs::create_directory(dir, ec)) break;
+        if (ec) throw RuntimeError(fmt::format("cannot create run directory '{}': {}", dir.string(), ec.message()));
+        if (attempt > 100)
+            throw RuntimeError(fmt::format("cannot find a free run directory under '{}'", parent.string()));
+    }
+    try {
+        return fill_new_run(dir, run_id, meta, runner);
+    } catch (const Error& e) {
+        discard_run(dir, e.what());
+        throw RuntimeError(fmt::format("cannot create run '{}': {}", dir.string(), e.what()),
+                           "nothing was submitted and the run directory was removed; free space or fix the store's "
+                           "permissions, then submit again");
+    }
+}
+
+namespace {
+void write_rendered_files(const RunInfo& run, const std::vector<render::RenderedJob>& jobs) {
     std::error_code ec;
     for (const render::RenderedJob& job : jobs) {
         fs::path base = run.dir / "rendered" / job.stage;
@@ -417,13 +477,21 @@ void write_rendered(const RunInfo& run, const std::vector<render::RenderedJob>& 
     }
     fs::create_directories(run.dir / "status", ec);
     // run.json learns the stage order.
-    fs::path meta_path = run.dir / "run.json";
-    ordered_json meta = ordered_json::parse(read_file(meta_path), nullptr, false);
-    if (meta.is_discarded()) meta = ordered_json::object();
     ordered_json names = ordered_json::array();
     for (const render::RenderedJob& job : jobs) names.push_back(job.stage);
-    meta["stages"] = names;
-    write_file_atomic(meta_path, dump(meta, 2) + "\n");
+    update_run_json(run.dir, [&](ordered_json& meta) { meta["stages"] = names; });
+}
+}  // namespace
+
+void write_rendered(const RunInfo& run, const std::vector<render::RenderedJob>& jobs) {
+    try {
+        write_rendered_files(run, jobs);
+    } catch (const Error& e) {
+        discard_run(run.dir, e.what());
+        throw RuntimeError(fmt::format("cannot write the job files of run '{}': {}", run.dir.string(), e.what()),
+                           "nothing was submitted and the run directory was removed; free space or fix the store's "
+                           "permissions, then submit again");
+    }
 }
 
 std::vector<fs::path> RunStore::list() const {

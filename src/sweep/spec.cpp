@@ -212,7 +212,13 @@ SweepSpec parse_sweep(std::string_view text, const fs::path& file) {
         if (auto s = yaml::as_string(*b, "base", d)) {
             spec.base = file.parent_path() / *s;
             std::error_code ec;
-            if (!fs::is_regular_file(spec.base, ec))
+            if (!recipe::inside_recipe_roots(file, spec.base))
+                // Never read (or quote) a file outside the recipe trees, as for extends.
+                d.error(b->where, "base",
+                        fmt::format("base '{}' is outside the sweep's directory tree and the recipe directories", *s),
+                        "a recipe under the sweep file's own tree, the catalog, or a directory given with --recipes",
+                        "pass its directory with --recipes DIR (or $TRAINBENCH_RECIPES) if it is meant to be used");
+            else if (!fs::is_regular_file(spec.base, ec))
                 d.error(b->where, "base", fmt::format("base recipe '{}' not found", *s), "an existing recipe file",
                         fmt::format("paths are relative to the sweep file; resolved to '{}'",
                                     spec.base.lexically_normal().string()));

@@ -3,7 +3,8 @@
 # error, never crash, never show a file outside the recipe trees, and stay within 64 MiB of
 # memory (GNU time's peak RSS) and a 10 s hang bound each: the YAML alias bomb, extends of
 # /etc/passwd (direct and through ../), nesting past the limit, a 5 MiB file, one 5 MiB line,
-# and random bytes.
+# and random bytes; and sweep files (hostile/sweeps/, `sweep --dry-run`): a base of
+# /etc/shadow (direct and through ../) and an alias bomb.
 set -euo pipefail
 bin=${TRAINBENCH_BINARY:?set TRAINBENCH_BINARY}
 src=${TRAINBENCH_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -21,23 +22,33 @@ echo "more than a recipe or catalog file may be" >"$work/long_line.expected"
 head -c 4096 /dev/urandom >"$work/random_bytes.yaml"
 echo "error:" >"$work/random_bytes.expected"
 cp "$src"/tests/data/recipes/hostile/*.yaml "$src"/tests/data/recipes/hostile/*.expected "$work/"
+# Sweep files (their base is read like an extends) are replayed with `sweep --dry-run`.
+mkdir -p "$work/sweeps"
+for f in "$src"/tests/data/recipes/hostile/sweeps/*.yaml; do
+    name=sweep_$(basename "$f" .yaml)
+    cp "$f" "$work/sweeps/$name.yaml"
+    sed "s/^[a-z_]*\.yaml:/$name.yaml:/" "${f%.yaml}.expected" >"$work/sweeps/$name.expected"
+done
 
-for recipe in "$work"/*.yaml; do
+for recipe in "$work"/*.yaml "$work"/sweeps/*.yaml; do
     name=$(basename "$recipe" .yaml)
+    dir=$(dirname "$recipe")
+    command=(validate "$name.yaml")
+    [[ $name == sweep_* ]] && command=(sweep "$name.yaml" --dry-run)
     rc=0
-    ( cd "$work" && exec /usr/bin/time -f '%M %e' -o "$work/$name.time" timeout 10 "$bin" validate "$name.yaml" ) \
+    ( cd "$dir" && exec /usr/bin/time -f '%M %e' -o "$work/$name.time" timeout 10 "$bin" "${command[@]}" ) \
         >"$work/$name.out" 2>"$work/$name.err" || rc=$?
     # (GNU time writes "Command exited with non-zero status N" first when the command fails)
     read -r rss_kb seconds < <(tail -n 1 "$work/$name.time") || { rss_kb=0; seconds=?; }
     out=$(cat "$work/$name.out" "$work/$name.err")
     if (( rc != 3 )); then
         echo "FAIL: $name: exit $rc, want 3 (invalid input)"; fail=1
-    elif ! grep -q -F -- "$(cat "$work/$name.expected")" <<<"$out"; then
-        echo "FAIL: $name: no '$(cat "$work/$name.expected")' in:"; head -c 2000 <<<"$out"; echo; fail=1
+    elif ! grep -q -F -- "$(cat "$dir/$name.expected")" <<<"$out"; then
+        echo "FAIL: $name: no '$(cat "$dir/$name.expected")' in:"; head -c 2000 <<<"$out"; echo; fail=1
     elif ! grep -q "$name.yaml:[0-9]*:[0-9]*: error:" <<<"$out"; then
         echo "FAIL: $name: the error is not located (file:line:column):"; head -c 2000 <<<"$out"; fail=1
-    elif grep -q "root:" <<<"$out"; then
-        echo "FAIL: $name: the output shows the content of /etc/passwd"; fail=1
+    elif grep -qE "root:|daemon:" <<<"$out"; then
+        echo "FAIL: $name: the output shows the content of /etc/passwd or /etc/shadow"; fail=1
     elif (( rss_kb > limit_kb )); then
         echo "FAIL: $name: peak RSS ${rss_kb} KiB, more than 64 MiB"; fail=1
     else

@@ -26,7 +26,10 @@ submit_and_kill() {  # submit_and_kill after|before: the run directory of a kill
     sleep 2  # inside the shim
     kill -9 "$pid"
     wait "$pid" 2>/dev/null || true
-    pkill -KILL -f "$WORK/$1/sbatch" 2>/dev/null || true  # the shim (ours): it must not reach sbatch later
+    # The shim (ours) and its sleep, by process group: it must not reach sbatch later, and the run's
+    # lock (inherited by every command of the submission) is released only when both have ended.
+    local shim
+    for shim in $(pgrep -f "$WORK/$1/sbatch"); do kill -KILL -- "-$(ps -o pgid= -p "$shim" | tr -d ' ')" 2>/dev/null || true; done
     echo "$dir"
 }
 

@@ -1,0 +1,124 @@
+// FileLock: an exclusive flock(2) on a lock file that names its holder.
+#include <trainbench/core.hpp>
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <thread>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+
+namespace trainbench {
+
+namespace {
+
+std::string this_host() {
+    char buf[256] = {};
+    if (::gethostname(buf, sizeof buf - 1) != 0) return "localhost";
+    return buf;
+}
+
+// Not close-on-exec, on purpose: every command started while the lock is held (sbatch, kubectl)
+// holds it too, so when trainbench is killed mid-submission the lock stays held until an
+// orphaned sbatch has finished, and nobody takes that submission for abandoned while it may
+// still reach the scheduler. Long-lived children (the local backend's jobs) close it
+// (closefrom in their spawn), and a normal release unlocks for every holder at once.
+int open_lock_file(const fs::path& path) {
+    std::error_code ec;
+    if (path.has_parent_path()) fs::create_directories(path.parent_path(), ec);
+    int fd = ::open(path.c_str(), O_RDWR | O_CREAT, 0644);
+    // A read-only store still locks (flock needs no write access); the holder's note is skipped.
+    if (fd < 0 && (errno == EROFS || errno == EACCES)) fd = ::open(path.c_str(), O_RDONLY);
+    if (fd < 0) throw RuntimeError(fmt::format("cannot open lock file '{}': {}", path.string(), std::strerror(errno)));
+    return fd;
+}
+
+// The holder's "pid P on host H", written into the lock file once the lock is taken. A full
+// disk must not stop the lock from working: the note is best effort.
+void write_holder(int fd) {
+    std::string note = fmt::format("pid {} on host {}\n", ::getpid(), this_host());
+    if (::ftruncate(fd, 0) != 0) return;
+    (void)::pwrite(fd, note.data(), note.size(), 0);
+}
+
+}  // namespace
+
+FileLock::FileLock(int fd, fs::path path) : m_fd(fd), m_path(std::move(path)) {}
+
+FileLock::FileLock(FileLock&& other) noexcept : m_fd(other.m_fd), m_path(std::move(other.m_path)) {
+    other.m_fd = -1;
+}
+
+FileLock& FileLock::operator=(FileLock&& other) noexcept {
+    if (this != &other) {
+        release();
+        m_fd = other.m_fd;
+        m_path = std::move(other.m_path);
+        other.m_fd = -1;
+    }
+    return *this;
+}
+
+FileLock::~FileLock() {
+    release();
+}
+
+void FileLock::release() {
+    if (m_fd < 0) return;
+    // The file stays: removing it would let a waiter lock an unlinked inode while a newcomer
+    // locks a fresh file of the same name. Emptied, so no waiter names a holder that has gone.
+    (void)::ftruncate(m_fd, 0);
+    ::flock(m_fd, LOCK_UN);
+    ::close(m_fd);
+    m_fd = -1;
+}
+
+std::optional<FileLock> FileLock::try_lock(const fs::path& path) {
+    int fd = open_lock_file(path);
+    if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        int err = errno;
+        ::close(fd);
+        if (err == EWOULDBLOCK || err == EINTR) return std::nullopt;
+        throw RuntimeError(fmt::format("cannot lock '{}': {}", path.string(), std::strerror(err)));
+    }
+    write_holder(fd);
+    return FileLock(fd, path);
+}
+
+std::optional<FileLock> FileLock::lock_within(const fs::path& path, std::chrono::milliseconds limit,
+                                              const std::function<void(const std::string&)>& on_wait) {
+    auto deadline = std::chrono::steady_clock::now() + limit;
+    bool told = false;
+    auto pause = std::chrono::milliseconds(5);
+    while (true) {
+        if (std::optional<FileLock> lock = try_lock(path)) return lock;
+        if (!told && on_wait) on_wait(holder(path));
+        told = true;
+        if (std::chrono::steady_clock::now() >= deadline) return std::nullopt;
+        check_interrupted();
+        std::this_thread::sleep_for(pause);
+        pause = std::min(pause * 2, std::chrono::milliseconds(200));
+    }
+}
+
+FileLock FileLock::lock(const fs::path& path, const std::function<void(const std::string&)>& on_wait) {
+    constexpr auto k_forever = std::chrono::hours(24 * 365);
+    return std::move(*lock_within(path, k_forever, on_wait));
+}
+
+std::string FileLock::holder(const fs::path& path) {
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return "another process";
+    char buf[300] = {};
+    ssize_t n = ::pread(fd, buf, sizeof buf - 1, 0);
+    ::close(fd);
+    std::string text = n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : std::string{};
+    while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
+    return text.empty() ? "another process" : text;
+}
+
+}  // namespace trainbench
