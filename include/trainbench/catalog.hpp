@@ -6,6 +6,7 @@
 #pragma once
 
 #include <trainbench/core.hpp>
+#include <trainbench/yaml.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -183,5 +184,20 @@ private:
     std::map<std::string, Model> m_models;
     std::map<std::string, std::shared_ptr<FrameworkSlot>> m_frameworks;  // "<framework>@<version>"
 };
+
+// ---------------------------------------------------------------- reading entities
+// The same functions read a catalog file and an inline edit in a recipe
+// (`target: {base: aws-p4d-24xlarge, gpus_per_node: 4}`), so both get the same
+// keys, types and messages.
+
+// Reads the Target fields present in the map into `t` (absent keys keep their
+// value). `gpu_names` checks the gpu reference (did-you-mean on a near miss).
+void read_target_fields(yaml::MapReader& r, Target& t, const std::vector<std::string>& gpu_names);
+// Reads the Model fields present in the map into `m`.
+void read_model_fields(yaml::MapReader& r, Model& m);
+// Shape checks of a model (positive sizes, hidden divisible by heads, ...).
+void check_model(const Model& m, const SourceLocation& where, const std::string& key, Diagnostics& d);
+// The container runtimes a target or recipe may name (for messages and docs).
+[[nodiscard]] const std::vector<std::string>& container_runtime_names();
 
 }  // namespace trainbench::catalog

@@ -74,16 +74,19 @@ const std::vector<std::string>& fabric_names() {
                                                "tcpx",           "ethernet",       "none"};
     return v;
 }
-const std::vector<std::string>& container_runtime_names() {
-    static const std::vector<std::string> v = {"pyxis", "enroot", "containerd", "none"};
-    return v;
-}
 const std::vector<std::string>& activation_names() {
     static const std::vector<std::string> v = {"gelu", "swiglu", "relu"};
     return v;
 }
 const std::vector<std::string>& position_names() {
     static const std::vector<std::string> v = {"learned", "rope"};
+    return v;
+}
+
+}  // namespace detail
+
+const std::vector<std::string>& container_runtime_names() {
+    static const std::vector<std::string> v = {"pyxis", "enroot", "containerd", "none"};
     return v;
 }
 
@@ -120,7 +123,7 @@ void read_target_fields(yaml::MapReader& r, Target& t, const std::vector<std::st
     r.read("cloud", t.cloud);
     r.read("instance", t.instance);
     std::string scheduler;
-    if (r.read_enum("scheduler", scheduler, scheduler_names())) t.scheduler = *parse_scheduler(scheduler);
+    if (r.read_enum("scheduler", scheduler, detail::scheduler_names())) t.scheduler = *parse_scheduler(scheduler);
     r.read("gpus_per_node", t.gpus_per_node, 1, 1024);
     r.read("cpus_per_node", t.cpus_per_node, 0);
     r.read("host_memory_gib", t.host_memory_gib, 0.0);
@@ -134,7 +137,7 @@ void read_target_fields(yaml::MapReader& r, Target& t, const std::vector<std::st
                 t.gpu = *name;
         }
     }
-    r.read_enum("fabric", t.fabric, fabric_names());
+    r.read_enum("fabric", t.fabric, detail::fabric_names());
     r.read_enum("container_runtime", t.container_runtime, container_runtime_names());
     read_env(r, t.env);
     r.read("topology_file", t.topology_file);
@@ -186,8 +189,8 @@ void read_model_fields(yaml::MapReader& r, Model& m) {
     r.read("ffn", m.ffn, 0);
     r.read("seq_length", m.seq_length, 1);
     r.read("vocab", m.vocab, 1);
-    r.read_enum("activation", m.activation, activation_names());
-    r.read_enum("position", m.position, position_names());
+    r.read_enum("activation", m.activation, detail::activation_names());
+    r.read_enum("position", m.position, detail::position_names());
     r.read("tied_embeddings", m.tied_embeddings);
     r.read("experts", m.experts, 0);
     r.read("moe_top_k", m.moe_top_k, 0);
@@ -215,8 +218,6 @@ void check_model(const Model& m, const SourceLocation& where, const std::string&
         d.error(where, yaml::join_key(key, "moe_top_k"),
                 fmt::format("moe_top_k {} with {} experts", m.moe_top_k, m.experts), "1 <= moe_top_k <= experts");
 }
-
-}  // namespace detail
 
 // ---------------------------------------------------------------- loading
 
@@ -289,7 +290,7 @@ void load_target(const fs::path& file, const std::vector<std::string>& gpu_names
     Target t;
     t.name = entity_name(r, file, d);
     t.where = SourceLocation{display, 1, 1, {}};
-    detail::read_target_fields(r, t, gpu_names);
+    read_target_fields(r, t, gpu_names);
     if (!r.get("gpu")) r.require("gpu", "a GPU of recipes/catalog/gpus.yaml");
     if (!r.get("scheduler")) r.require("scheduler", quoted_list(detail::scheduler_names()));
     if (t.container_runtime.empty()) t.container_runtime = "none";
@@ -307,9 +308,9 @@ void load_model(const fs::path& file, Catalog& cat, Diagnostics& d) {
     Model m;
     m.name = entity_name(r, file, d);
     m.where = SourceLocation{display, 1, 1, {}};
-    detail::read_model_fields(r, m);
+    read_model_fields(r, m);
     r.finish();
-    detail::check_model(m, m.where, {}, d);
+    check_model(m, m.where, {}, d);
     cat.add_model(std::move(m));
 }
 

@@ -3,8 +3,8 @@
 // GPU-hours; --search ranks TP/PP/micro-batch configurations.
 #include "cli/app.hpp"
 
+#include <trainbench/plan.hpp>
 #include <trainbench/recipe.hpp>
-#include <trainbench/sweep.hpp>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -35,7 +35,7 @@ std::string opt_fmt(const std::optional<double>& v, const char* spec_fmt) {
     return v ? fmt::format(fmt::runtime(spec_fmt), *v) : std::string("-");
 }
 
-void print_plan(const sweep::Plan& p, std::ostream& out) {
+void print_plan(const plan::Plan& p, std::ostream& out) {
     out << fmt::format("plan for '{}': model {}, target {} ({}), {} node{} x {} = {} GPUs\n", p.recipe_name, p.model,
                        p.target, p.gpu, p.nodes, p.nodes == 1 ? "" : "s", p.nodes > 0 ? p.gpus / p.nodes : 0, p.gpus);
     out << fmt::format("parallelism: TP {} PP {} DP {}; micro batch {}, global batch {}, sequence {}\n", p.tensor,
@@ -44,7 +44,7 @@ void print_plan(const sweep::Plan& p, std::ostream& out) {
 
     out << "FLOPs per step (forward + backward, global batch):\n";
     out << fmt::format("  {:<15} {:>14} {:>14}  {}\n", "convention", "per sample", "per step", "note");
-    for (const sweep::FlopsRow& f : p.flops)
+    for (const plan::FlopsRow& f : p.flops)
         out << fmt::format("  {:<15} {:>14} {:>14}  {}{}\n", f.convention, opt_fmt(f.per_sample, "{:.4e}"),
                            opt_fmt(f.per_step, "{:.4e}"), f.hardware_flops_like ? "[hardware FLOPs] " : "", f.note);
 
@@ -65,7 +65,7 @@ void print_plan(const sweep::Plan& p, std::ostream& out) {
     out << fmt::format(
         "\ncheckpoint: {:.3f} TiB ({:.3g} bytes; {:g} bytes/parameter: weights + fp32 master + Adam m, v)\n",
         p.checkpoint_bytes / k_tib, p.checkpoint_bytes, p.parameters > 0 ? p.checkpoint_bytes / p.parameters : 0.0);
-    for (const sweep::CheckpointTier& t : p.checkpoint_tiers)
+    for (const plan::CheckpointTier& t : p.checkpoint_tiers)
         out << fmt::format("  {:<12} {:>7g} GB/s  write {:>7.2f} min\n", t.label, t.bandwidth_gbs,
                            t.write_seconds / 60.0);
 
@@ -94,15 +94,15 @@ int run_plan(const PlanOptions& opts, Context& ctx) {
     recipe::validate_recipe(r, d);
 
     if (opts.search) {
-        sweep::SearchOptions so;
+        plan::SearchOptions so;
         so.assume_mfu = opts.assume_mfu;
         so.min_headroom = opts.min_headroom;
-        std::vector<sweep::Candidate> all = sweep::search(r, so);
+        std::vector<plan::Candidate> all = plan::search(r, so);
         std::size_t n = std::min(all.size(), static_cast<std::size_t>(std::max(opts.top, 0)));
         if (ctx.options.json) {
             nlohmann::ordered_json a = nlohmann::ordered_json::array();
             for (std::size_t i = 0; i < n; ++i) {
-                const sweep::Candidate& c = all[i];
+                const plan::Candidate& c = all[i];
                 a.push_back({{"rank", i + 1},
                              {"tensor", c.tensor},
                              {"pipeline", c.pipeline},
@@ -133,7 +133,7 @@ int run_plan(const PlanOptions& opts, Context& ctx) {
         ctx.out << fmt::format("{:>4} {:>3} {:>3} {:>4} {:>3} {:>11} {:>9} {:>10} {:>11} {:>12}\n", "rank", "tp", "pp",
                                "mbs", "sp", "mem/GPU", "headroom", "rel. eff.", "step time", "tokens/s");
         for (std::size_t i = 0; i < n; ++i) {
-            const sweep::Candidate& c = all[i];
+            const plan::Candidate& c = all[i];
             ctx.out << fmt::format("{:>4} {:>3} {:>3} {:>4} {:>3} {:>11} {:>8.1f}% {:>10.3f} {:>11} {:>12}\n", i + 1,
                                    c.tensor, c.pipeline, c.micro, c.sequence_parallel ? "on" : "off",
                                    fmt::format("{:.1f} GiB", c.memory_per_gpu / k_gib), c.headroom * 100.0,
@@ -147,13 +147,13 @@ int run_plan(const PlanOptions& opts, Context& ctx) {
         return all.empty() ? static_cast<int>(ExitCode::invalid_input) : 0;
     }
 
-    sweep::PlanOptions po;
+    plan::PlanOptions po;
     po.assume_mfu = opts.assume_mfu;
     po.train_tokens = opts.tokens;
     po.fs_bandwidth_gbs = opts.fs_bandwidth;
-    sweep::Plan p = sweep::make_plan(r, po);
+    plan::Plan p = plan::make_plan(r, po);
     if (ctx.options.json) {
-        nlohmann::ordered_json j = sweep::to_json(p);
+        nlohmann::ordered_json j = plan::to_json(p);
         nlohmann::ordered_json diags = nlohmann::ordered_json::array();
         for (const Diagnostic& x : d.sorted()) diags.push_back(x.format());
         j["validation"] = diags;

@@ -5,6 +5,8 @@
 #include "cli/report_support.hpp"
 #include "cli/sweep_render.hpp"
 
+#include <trainbench/pipeline.hpp>
+#include <trainbench/plan.hpp>
 #include <trainbench/recipe.hpp>
 #include <trainbench/run.hpp>
 #include <trainbench/sweep.hpp>
@@ -54,7 +56,7 @@ Estimate estimate(const sweep::Point& p, double mfu) {
     recipe::MemoryEstimate m = recipe::estimate_memory(r);
     e.memory = m.total;
     e.capacity = m.capacity;
-    e.step_time_s = sweep::estimate_step_time(r, mfu);
+    e.step_time_s = plan::estimate_step_time(r, mfu);
     if (e.step_time_s) e.gpu_hours = static_cast<double>(e.gpus) * r.steps * *e.step_time_s / 3600.0;
     return e;
 }
@@ -186,27 +188,27 @@ int run_submit(const SweepOptions& opts, Context& ctx, const sweep::Expansion& x
     if (opts.max_active < 0) throw UsageError("--max-active must be >= 0", "0 means no limit");
     if (!(opts.poll_seconds > 0)) throw UsageError("--poll must be positive");
     DataDirs dirs = ctx.data_dirs();
-    sweep::RunContext rc;
+    pipeline::RunContext rc;
     rc.runs_root = ctx.runs_root();
     rc.template_dirs = dirs.templates;
     rc.workloads = dirs.workloads;
     rc.sweep_file = x.spec.file;
-    sweep::SweepSubmitOptions so;
+    pipeline::SweepSubmitOptions so;
     so.max_active = static_cast<std::size_t>(opts.max_active);
     so.poll_interval = std::chrono::milliseconds(static_cast<long>(opts.poll_seconds * 1000));
-    so.on_progress = [&ctx, &opts](const sweep::SubmitProgress& p, const std::string& message) {
+    so.on_progress = [&ctx, &opts](const pipeline::SubmitProgress& p, const std::string& message) {
         if (ctx.options.quiet) return;
         ctx.err << fmt::format("[{}/{} submitted, {} skipped, {} failed] {}\n", p.submitted + p.skipped, p.total,
                                p.skipped, p.failed, message);
         (void)opts;
     };
-    sweep::SubmitProgress progress = sweep::submit_sweep(
+    pipeline::SubmitProgress progress = pipeline::submit_sweep(
         x, rc.runs_root,
         [&rc](const sweep::Point& p, const std::function<void(const run::RunInfo&)>& on_created) {
-            return sweep::submit_point_default(p, rc, on_created);
+            return pipeline::submit_point_default(p, rc, on_created);
         },
         so);
-    fs::path state = sweep::state_file(rc.runs_root, x.spec.name);
+    fs::path state = pipeline::state_file(rc.runs_root, x.spec.name);
     if (ctx.options.json) {
         ordered_json out = {{"sweep", x.spec.name},        {"state_file", state.string()},
                             {"valid", progress.total},     {"submitted", progress.submitted},
@@ -235,7 +237,7 @@ int run_sweep(const SweepOptions& opts, Context& ctx) {
 int run_status(const SweepOptions& opts, Context& ctx) {
     sweep::Expansion x = load_expansion(opts.status_file, ctx);
     fs::path root = ctx.runs_root();
-    std::map<std::string, sweep::StateEntry> state = sweep::read_state(sweep::state_file(root, x.spec.name));
+    std::map<std::string, pipeline::StateEntry> state = pipeline::read_state(pipeline::state_file(root, x.spec.name));
     std::vector<run::RunInfo> runs;
     std::map<std::string, std::size_t> by_hash;
     for (const sweep::Point& p : x.points) {
@@ -380,7 +382,8 @@ int run_report(const SweepOptions& opts, Context& ctx) {
     if (std::find(formats.begin(), formats.end(), format) == formats.end())
         throw UsageError(fmt::format("unknown report format '{}'", format), did_you_mean(format, formats));
     sweep::Expansion x = load_expansion(opts.report_file, ctx);
-    std::map<std::string, sweep::StateEntry> state = sweep::read_state(sweep::state_file(ctx.runs_root(), x.spec.name));
+    std::map<std::string, pipeline::StateEntry> state =
+        pipeline::read_state(pipeline::state_file(ctx.runs_root(), x.spec.name));
     ReportFlags flags;
     std::vector<ReportRow> rows;
     for (const sweep::Point& p : x.points) {

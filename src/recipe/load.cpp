@@ -1,9 +1,8 @@
 // Loading a recipe: extends chains, overrides, catalog references, schema.
-#include "catalog/catalog_yaml.hpp"
-#include "core/yaml_reader.hpp"
 #include "recipe/schema.hpp"
 
 #include <trainbench/recipe.hpp>
+#include <trainbench/yaml.hpp>
 
 #include <fmt/format.h>
 
@@ -391,7 +390,7 @@ private:
             tr.allow("name");
             bool ok = base && lookup(*base, "target.base");
             catalog::Target scratch;
-            catalog::detail::read_target_fields(tr, ok ? m_r.target : scratch, m_cat.gpu_names());
+            catalog::read_target_fields(tr, ok ? m_r.target : scratch, m_cat.gpu_names());
             tr.finish();
         } else {
             yaml::type_error(m_d, *n, "target", "a target name or {base: <target>, ...}");
@@ -434,9 +433,9 @@ private:
             }
             std::string name;
             if (mr.read("name", name)) m_r.model.name = name;
-            catalog::detail::read_model_fields(mr, m_r.model);
+            catalog::read_model_fields(mr, m_r.model);
             mr.finish();
-            if (ok) catalog::detail::check_model(m_r.model, n->where, "model", m_d);
+            if (ok) catalog::check_model(m_r.model, n->where, "model", m_d);
         } else {
             yaml::type_error(m_d, *n, "model", "a model name or {base: <model>, ...}");
         }
@@ -491,7 +490,7 @@ private:
         m_r.container.runtime = m_r.target.container_runtime.empty() ? "none" : m_r.target.container_runtime;
         if (const Node* c = top.get("container")) {
             MapReader cr(*c, "container", m_d);
-            cr.read_enum("runtime", m_r.container.runtime, catalog::detail::container_runtime_names());
+            cr.read_enum("runtime", m_r.container.runtime, catalog::container_runtime_names());
             cr.read("image", m_r.container.image);
             cr.read("mounts", m_r.container.mounts);
             cr.read("mount_home", m_r.container.mount_home);

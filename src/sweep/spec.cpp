@@ -1,7 +1,6 @@
 // Reading a sweep file: base, name template, set, matrix, zip, exclude, max_points.
-#include "core/yaml_reader.hpp"
-
 #include <trainbench/sweep.hpp>
+#include <trainbench/yaml.hpp>
 
 #include <fmt/format.h>
 

@@ -1,5 +1,6 @@
-#include "core/yaml_reader.hpp"
 #include "test_support.hpp"
+
+#include <trainbench/yaml.hpp>
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,8 @@
 // Every recipe shipped under recipes/ validates (files under catalog/ and common/ are
 // catalog data and partial bases, not recipes).
-#include "core/yaml_reader.hpp"
 #include "test_support.hpp"
+
+#include <trainbench/yaml.hpp>
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // The sweep state file (point hash -> run) and the resumable submission loop.
+#include <trainbench/pipeline.hpp>
 #include <trainbench/render.hpp>
-#include <trainbench/sweep.hpp>
 
 #include <fmt/format.h>
 
@@ -10,7 +10,7 @@
 
 namespace fs = std::filesystem;
 
-namespace trainbench::sweep {
+namespace trainbench::pipeline {
 
 fs::path state_file(const fs::path& runs_root, const std::string& sweep_name) {
     return runs_root / "_sweeps" / sweep_name / "state.jsonl";
@@ -71,7 +71,7 @@ bool has_run(const StateEntry& e) {
     return false;
 }
 
-run::RunInfo submit_point_default(const Point& point, const RunContext& ctx,
+run::RunInfo submit_point_default(const sweep::Point& point, const RunContext& ctx,
                                   const std::function<void(const run::RunInfo&)>& on_created) {
     if (!point.recipe) throw RuntimeError(fmt::format("sweep point {} has no recipe", point.index));
     const recipe::Recipe& r = *point.recipe;
@@ -118,8 +118,8 @@ std::size_t default_count_active(const std::vector<std::string>& run_dirs) {
 
 }  // namespace
 
-SubmitProgress submit_sweep(const Expansion& expansion, const fs::path& runs_root, const SubmitPointFn& submit_point,
-                            const SweepSubmitOptions& options) {
+SubmitProgress submit_sweep(const sweep::Expansion& expansion, const fs::path& runs_root,
+                            const SubmitPointFn& submit_point, const SweepSubmitOptions& options) {
     const fs::path file = state_file(runs_root, expansion.spec.name);
     std::map<std::string, StateEntry> state = read_state(file);
     SubmitProgress progress;
@@ -134,7 +134,7 @@ SubmitProgress submit_sweep(const Expansion& expansion, const fs::path& runs_roo
     for (const auto& [hash, e] : state)
         if (has_run(e) && !e.run_dir.empty()) sweep_runs.push_back(e.run_dir);
 
-    for (const Point& p : expansion.points) {
+    for (const sweep::Point& p : expansion.points) {
         if (!p.valid) continue;
         auto it = state.find(p.hash);
         if (it != state.end() && has_run(it->second)) {
@@ -189,4 +189,4 @@ SubmitProgress submit_sweep(const Expansion& expansion, const fs::path& runs_roo
     return progress;
 }
 
-}  // namespace trainbench::sweep
+}  // namespace trainbench::pipeline

@@ -1,5 +1,5 @@
-// Private: a located YAML reader over yaml-cpp, shared by the catalog and the
-// recipe loader. A document is parsed into a small tree (yaml::Node) where
+// yaml: a located YAML reader over yaml-cpp, shared by the catalog, the recipe
+// loader and the sweep file. A document is parsed into a small tree (yaml::Node) where
 // every node knows its file:line:column (1-based). Trees from several files
 // merge (maps deep, everything else replaced) and keep each value's origin.
 // Typed reads (MapReader) report wrong types with "expected ...", and keys

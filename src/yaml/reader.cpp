@@ -1,4 +1,4 @@
-#include "core/yaml_reader.hpp"
+#include <trainbench/yaml.hpp>
 
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>

@@ -1,14 +1,14 @@
 // Planning arithmetic: FLOPs per convention, memory breakdown, checkpoint
 // size and write time, estimated step time at an assumed MFU; the TP/PP/MBS search.
 #include <trainbench/analysis.hpp>
-#include <trainbench/sweep.hpp>
+#include <trainbench/plan.hpp>
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
 
-namespace trainbench::sweep {
+namespace trainbench::plan {
 
 double checkpoint_bytes_per_parameter(catalog::Precision precision) {
     // Megatron/NeMo distributed checkpoints hold the model weights in the
@@ -292,4 +292,4 @@ std::vector<Candidate> search(const recipe::Recipe& r, const SearchOptions& opti
     return out;
 }
 
-}  // namespace trainbench::sweep
+}  // namespace trainbench::plan

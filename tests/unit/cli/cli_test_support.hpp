@@ -1,0 +1,54 @@
+// The CLI driven in-process through cli::run(args, out, err), as main() drives it.
+#pragma once
+
+#include <trainbench/cli.hpp>
+#include <trainbench/core.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace cli_test {
+
+struct Result {
+    int code = 0;
+    std::string out;
+    std::string err;
+};
+
+inline Result run(const std::vector<std::string>& args) {
+    std::ostringstream out, err;
+    Result r;
+    r.code = trainbench::cli::run(args, out, err);
+    r.out = out.str();
+    r.err = err.str();
+    return r;
+}
+
+inline std::filesystem::path source_dir() {
+    const char* s = std::getenv("TRAINBENCH_SOURCE_DIR");
+    return s ? std::filesystem::path(s) : std::filesystem::path(TRAINBENCH_SOURCE_DIR);
+}
+
+// A fresh directory under the system temp dir, removed when it goes out of scope.
+class TempDir {
+public:
+    TempDir() {
+        std::string tmpl = (std::filesystem::temp_directory_path() / "tb-cli-XXXXXX").string();
+        m_path = ::mkdtemp(tmpl.data());
+    }
+    ~TempDir() {
+        std::error_code ec;
+        std::filesystem::remove_all(m_path, ec);
+    }
+    TempDir(const TempDir&) = delete;
+    TempDir& operator=(const TempDir&) = delete;
+    [[nodiscard]] const std::filesystem::path& path() const { return m_path; }
+
+private:
+    std::filesystem::path m_path;
+};
+
+}  // namespace cli_test
