@@ -40,9 +40,10 @@ dll=$out/dllogger-160
 [ -s "$dll" ] || "$out/gen_logs" dllogger 160 "$dll" >/dev/null
 cat "$dll" >/dev/null
 
-hf() {  # name runs command (through a shell: the gpu-recipes tool needs its directory)
+hf() {  # name runs command (through a shell: the gpu-recipes tool needs its directory); one warm-up
+        # run unless HF_WARMUP says otherwise
   local name=$1 n=$2; shift 2
-  hyperfine --style none --warmup 1 --runs "$n" --export-json "$res/$name.json" "$*" >/dev/null 2>&1 \
+  hyperfine --style none --warmup "${HF_WARMUP:-1}" --runs "$n" --export-json "$res/$name.json" "$*" >/dev/null 2>&1 \
     || echo "peers.sh: '$*' failed" >&2
 }
 rss() {  # name command...
@@ -64,7 +65,7 @@ rss report_gpu_recipes "$tb" report "$dll" $flags --flops gpu-recipes
 rss report_megatron "$tb" report "$dll" $flags --flops megatron
 if [ -n "$gr" ] && [ -f "$gr/process_training_results.py" ]; then
   cmd="cd $gr && python3 process_training_results.py --file $dll --batch_size 2048 --model_type gpt3-175b --num_accelerators 256 --accelerator_type h100"
-  hf gpu_recipes_tool 3 "$cmd"
+  HF_WARMUP=0 hf gpu_recipes_tool 3 "$cmd"
   echo "gpu_recipes_tool $( { /usr/bin/time -v bash -c "$cmd" >/dev/null; } 2>&1 | awk -F': ' '/Maximum resident set size/ {print $2}')" >> "$res/rss.txt"
 fi
 echo 'ltrimstr("DLLL ") | fromjson | .data["train_step_timing in s"]' > "$out/filter.jq"
@@ -85,7 +86,7 @@ hf sweep_1000_render 5 "rm -rf $out/sweep-out && $tb sweep $out/sweep-1000.yaml 
 rm -rf "$out/sweep-out"
 rss sweep_1000_render "$tb" sweep "$out/sweep-1000.yaml" --dry-run -o "$out/sweep-out"
 rm -rf "$out/sweep-out"
-hf sweep_10000_render 1 "rm -rf $out/sweep-out && $tb sweep $out/sweep-10000.yaml --dry-run -o $out/sweep-out"
+HF_WARMUP=0 hf sweep_10000_render 1 "rm -rf $out/sweep-out && $tb sweep $out/sweep-10000.yaml --dry-run -o $out/sweep-out"
 rm -rf "$out/sweep-out"
 rss sweep_10000_render "$tb" sweep "$out/sweep-10000.yaml" --dry-run -o "$out/sweep-out"
 rm -rf "$out/sweep-out"
@@ -102,7 +103,7 @@ if (( ramble_on )); then
   rm -rf "$out/ramble-ws"
   PATH=$venv/bin:$PATH python "$rdir/bin/ramble" workspace create -d "$out/ramble-ws" -c "$out/ramble-1000.yaml" >/dev/null
   rcmd="rm -rf $out/ramble-ws/experiments && PATH=$venv/bin:\$PATH python $rdir/bin/ramble -D $out/ramble-ws workspace setup --dry-run"
-  hf ramble_1000_setup 3 "$rcmd"
+  HF_WARMUP=0 hf ramble_1000_setup 2 "$rcmd"
   echo "ramble_1000_setup $( { /usr/bin/time -v bash -c "$rcmd" >/dev/null; } 2>&1 | awk -F': ' '/Maximum resident set size/ {print $2}')" >> "$res/rss.txt"
   echo "ramble_version $(cd "$rdir" && git rev-parse --short HEAD)" >> "$res/meta.txt"
 fi
