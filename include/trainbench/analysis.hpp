@@ -10,7 +10,7 @@
 // Formulas, sources and test vectors: docs/metrics.md.
 //
 // analysis depends on metrics (LogData) and recipe/catalog value types only;
-// it never prints and never reads files except read_dllogger_step_records().
+// it never prints and never reads files.
 #pragma once
 
 #include <trainbench/catalog.hpp>
@@ -99,10 +99,8 @@ struct PeakRow {
 [[nodiscard]] const std::vector<PeakRow>& peak_table();
 
 // ---------------------------------------------------------------- step statistics
-struct StepSample {
-    std::int64_t step = 0;
-    double seconds = 0;
-};
+// {step, seconds}: a step-time series point or a gpu-recipes record (metrics::StepRecord).
+using StepSample = metrics::StepRecord;
 
 struct StepWindow {
     std::int64_t start = 10;  // inclusive
@@ -144,12 +142,8 @@ struct StepStats {
 
 // The step-time series of a parsed log (metrics::names::step_time_s), one record per step.
 [[nodiscard]] std::vector<StepSample> step_samples(const metrics::LogData& log);
-
-// Reads a DLLogger file record by record the way gpu-recipes'
-// process_training_results.py does (every DLLL line with an integer step and a
-// "train_step_timing in s" value; duplicates kept, file order). Throws
-// RuntimeError when the file cannot be read.
-[[nodiscard]] std::vector<StepSample> read_dllogger_step_records(const std::filesystem::path& path);
+// Same, releasing the series from `log` as it goes (a large log's memory is not held twice).
+[[nodiscard]] std::vector<StepSample> take_step_samples(metrics::LogData& log);
 
 // ---------------------------------------------------------------- inputs
 // A configuration value and where it came from ("--gpus", "recipe", "log
@@ -303,6 +297,9 @@ struct AnalysisRequest {
     std::vector<recipe::Expectation> expectations;
     Provenance provenance;
     std::string resolved_recipe;
+    // Fill RunSummary::step_times (every step, for plots and JSON); off when the
+    // output shows figures only, so a long log's steps are not held twice.
+    bool plot_series = true;
 };
 
 // The whole analysis: fills gaps from the log and cross-checks, picks the

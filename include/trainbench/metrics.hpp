@@ -48,6 +48,15 @@ struct Series {
     std::string name;           // canonical or original name
     std::string source_name;    // the name in the log ("train_step_timing in s")
     std::vector<Point> points;  // in step order; a repeated step keeps the later value
+    bool last_only = false;     // only the point of the highest step is kept (ParseOptions::last_only)
+};
+
+// One step-time record as the gpu-recipes tool reads a DLLogger file: a line
+// "DLLL {...}" that is valid JSON with an integer "step" and a numeric
+// data["train_step_timing in s"], whatever its type; duplicates kept, file order.
+struct StepRecord {
+    std::int64_t step = 0;
+    double seconds = 0;
 };
 
 // nccl-tests: one row per message size (out-of-place and in-place).
@@ -88,6 +97,7 @@ struct LogData {
     std::map<std::string, std::string> parameters;  // metadata the log declares (DLLogger PARAMETER), JSON text values
     std::map<std::string, double> summary;          // run-level values logged without a step (DLLogger step [])
     std::optional<NcclResult> nccl;
+    std::vector<StepRecord> step_records;  // DLLogger with ParseOptions::step_records only
     ParseStats stats;
 
     [[nodiscard]] const Series* find(std::string_view name) const;
@@ -105,6 +115,11 @@ struct ParseOptions {
     // Threads for one large file (DLLogger: 64 MiB and more, split at line ends; the result is
     // the sequential one, warnings included). 0 = one per core, at most 4; 1 = sequential.
     unsigned threads = 0;
+    // Series (source or canonical names) of which only the point of the highest step is
+    // kept: what a report needs of a series it shows only the final value of.
+    std::vector<std::string> last_only;
+    // DLLogger: also collect LogData::step_records in the same pass.
+    bool step_records = false;
 };
 
 // One log format.

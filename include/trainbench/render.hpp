@@ -12,11 +12,14 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace trainbench::render {
+
+class TemplateEngine;  // templates found, read, scanned and compiled once (private to render)
 
 struct RenderedFile {
     std::filesystem::path path;  // relative to the output directory
@@ -41,7 +44,13 @@ struct RenderOptions {
     std::string run_dir = "${TRAINBENCH_RUN_DIR}";
     std::string run_id = "dryrun";
     std::string stage;  // render only this stage; empty = all
+    // Reused across renders (a sweep's points): each template is read and compiled once.
+    // Not for two threads at once. Null: render() makes one from template_dirs.
+    std::shared_ptr<TemplateEngine> engine;
 };
+
+// An engine over `dirs` (first match wins) for RenderOptions::engine.
+[[nodiscard]] std::shared_ptr<TemplateEngine> make_template_engine(const std::vector<std::filesystem::path>& dirs);
 
 // Renders every stage of the recipe. Throws InputError (template errors name
 // the template file and tag).

@@ -1,15 +1,13 @@
 // Step-time statistics over an inclusive step window, warm-up detection,
-// and the two ways of getting step records out of a log.
+// and the step-time series of a parsed log as step records.
 #include <trainbench/analysis.hpp>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <numeric>
-#include <sstream>
 
 namespace trainbench::analysis {
 
@@ -124,22 +122,9 @@ std::vector<StepSample> step_samples(const metrics::LogData& log) {
     return out;
 }
 
-std::vector<StepSample> read_dllogger_step_records(const std::filesystem::path& path) {
-    const std::string text = read_file(path);
-    std::vector<StepSample> out;
-    std::istringstream in(text);
-    std::string line;
-    while (std::getline(in, line)) {
-        if (line.size() < 5 || line.compare(0, 4, "DLLL") != 0) continue;
-        nlohmann::json record = nlohmann::json::parse(line.begin() + 4, line.end(), nullptr, false);
-        if (record.is_discarded() || !record.is_object()) continue;
-        auto step = record.find("step");
-        auto data = record.find("data");
-        if (step == record.end() || !step->is_number_integer() || data == record.end() || !data->is_object()) continue;
-        auto timing = data->find("train_step_timing in s");
-        if (timing == data->end() || !timing->is_number()) continue;
-        out.push_back({step->get<std::int64_t>(), timing->get<double>()});
-    }
+std::vector<StepSample> take_step_samples(metrics::LogData& log) {
+    std::vector<StepSample> out = step_samples(log);
+    log.series.erase(std::string(metrics::names::step_time_s));
     return out;
 }
 

@@ -415,14 +415,17 @@ RunSummary analyse(AnalysisRequest request) {
         derive(s.stats.mean, s.flops.per_sample, in.global_batch, in.seq_len, in.gpus, s.peak.tflops, in.train_tokens);
 
     // Series for plots: one point per step (the later record wins).
-    for (const StepSample& r : request.step_records) {
-        if (!s.step_times.empty() && s.step_times.back().step == r.step)
-            s.step_times.back().value = r.seconds;
-        else
-            s.step_times.push_back({r.step, r.seconds});
+    if (request.plot_series) {
+        s.step_times.reserve(request.step_records.size());
+        for (const StepSample& r : request.step_records) {
+            if (!s.step_times.empty() && s.step_times.back().step == r.step)
+                s.step_times.back().value = r.seconds;
+            else
+                s.step_times.push_back({r.step, r.seconds});
+        }
+        std::stable_sort(s.step_times.begin(), s.step_times.end(),
+                         [](const SeriesPoint& a, const SeriesPoint& b) { return a.step < b.step; });
     }
-    std::stable_sort(s.step_times.begin(), s.step_times.end(),
-                     [](const SeriesPoint& a, const SeriesPoint& b) { return a.step < b.step; });
     if (request.log) {
         auto it = request.log->series.find(std::string(metrics::names::loss));
         if (it != request.log->series.end())

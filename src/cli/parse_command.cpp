@@ -51,6 +51,10 @@ nlohmann::json json_number(double v) {
     return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr);
 }
 
+// Where write_json puts the series: a string no log can produce as the "series" value.
+constexpr std::string_view k_series_mark = "\x01series\x01";
+
+// Everything but the series (small) as a document.
 nlohmann::json to_json(const metrics::LogData& d) {
     nlohmann::json j;
     j["format"] = d.format;
@@ -71,14 +75,7 @@ nlohmann::json to_json(const metrics::LogData& d) {
     nlohmann::json summary = nlohmann::json::object();
     for (const auto& [k, v] : d.summary) summary[k] = json_number(v);
     j["summary"] = summary;
-    nlohmann::json series = nlohmann::json::object();
-    for (const auto& [name, s] : d.series) {
-        nlohmann::json pts = nlohmann::json::array();
-        for (const metrics::Point& p : s.points)
-            pts.push_back({{"step", p.step}, {"value", json_number(p.value)}, {"wall_time", json_number(p.wall_time)}});
-        series[name] = {{"source_name", s.source_name}, {"points", pts}};
-    }
-    j["series"] = series;
+    j["series"] = std::string(k_series_mark);  // the points are written by write_json, not held twice
     if (d.nccl) {
         const auto& n = *d.nccl;
         nlohmann::json rows = nlohmann::json::array();
@@ -104,6 +101,41 @@ nlohmann::json to_json(const metrics::LogData& d) {
                      {"out_of_bounds", n.out_of_bounds ? nlohmann::json(*n.out_of_bounds) : nlohmann::json(nullptr)}};
     }
     return j;
+}
+
+// A number as nlohmann::json writes it (non-finite: null).
+std::string json_number_text(double v) {
+    return std::isfinite(v) ? nlohmann::json(v).dump() : std::string("null");
+}
+
+// The document to_json() + series would give with dump(2), byte for byte, with the
+// series written point by point instead of built as one more document in memory.
+void write_json(std::ostream& out, const metrics::LogData& d) {
+    const std::string doc = to_json(d).dump(2);
+    const std::string mark = nlohmann::json(std::string(k_series_mark)).dump();
+    const std::size_t at = doc.find(mark);
+    out << std::string_view(doc).substr(0, at);
+    if (d.series.empty()) {
+        out << "{}";
+    } else {
+        out << "{\n";
+        std::size_t n = 0;
+        for (const auto& [name, s] : d.series) {
+            out << "    " << nlohmann::json(name).dump() << ": {\n      \"points\": ";
+            if (s.points.empty()) out << "[]";
+            for (std::size_t i = 0; i < s.points.size(); ++i) {
+                const metrics::Point& p = s.points[i];
+                out << (i == 0 ? "[\n" : ",\n") << "        {\n          \"step\": " << p.step
+                    << ",\n          \"value\": " << json_number_text(p.value)
+                    << ",\n          \"wall_time\": " << json_number_text(p.wall_time) << "\n        }";
+                if (i + 1 == s.points.size()) out << "\n      ]";
+            }
+            out << ",\n      \"source_name\": " << nlohmann::json(s.source_name).dump() << "\n    }"
+                << (++n < d.series.size() ? ",\n" : "\n");
+        }
+        out << "  }";
+    }
+    out << std::string_view(doc).substr(at + mark.size()) << '\n';
 }
 
 void print_csv(std::ostream& out, const metrics::LogData& d) {
@@ -222,7 +254,7 @@ int run_parse(const ParseCommandOptions& opts, Context& ctx) {
             ctx.warn("no metrics found" + std::string(po.tags.empty() ? "" : " (check --tags)"));
     }
     if (ctx.options.json)
-        print_json(ctx, to_json(d).dump(2));
+        write_json(ctx.out, d);
     else if (opts.csv)
         print_csv(ctx.out, d);
     else

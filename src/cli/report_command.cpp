@@ -32,8 +32,10 @@ std::optional<analysis::ClusterValidation> cluster_validation_of(Context& ctx, c
     return std::nullopt;
 }
 
-int run_report(const ReportOptions& o, Context& ctx) {
+int run_report(ReportOptions o, Context& ctx) {
     if (o.targets.empty()) throw UsageError("nothing to report on", "give a run directory or log files");
+    // (--record keeps the window's per-step times with the result: the series are needed)
+    o.flags.figures_only = !ctx.options.json && o.flags.html.empty() && !o.record;
     analysis::RunSummary summary;
     std::optional<fs::path> run_dir = find_run_dir(ctx, o.targets.front());
     if (run_dir) {

@@ -189,20 +189,37 @@ void apply_flags(Context& ctx, const ReportFlags& f, analysis::Inputs& in) {
     if (f.tokens > 0) in.train_tokens = f.tokens;
 }
 
+// What a report reads of a log, in one pass: the step-time series (gpu-recipes on
+// DLLogger: the records its tool averages, collected by the parser), the loss (only
+// its last point when the output shows no plots), and the parameters.
+metrics::ParseOptions report_parse_options(const std::string& format, const std::string& convention,
+                                           bool figures_only) {
+    metrics::ParseOptions po;
+    po.format = format;
+    po.step_records = convention == "gpu-recipes";
+    po.tags = {std::string(metrics::names::loss)};
+    if (!(po.step_records && format == "dllogger")) po.tags.emplace_back(metrics::names::step_time_s);
+    if (figures_only) po.last_only = {std::string(metrics::names::loss)};
+    return po;
+}
+
+// The format of bare logs: given, or detected from the first file (parse_logs checks the rest).
+std::string log_format(const std::string& given, const std::vector<fs::path>& paths) {
+    if (given != "auto" || paths.empty()) return given;
+    std::error_code ec;
+    if (!fs::is_regular_file(paths.front(), ec)) return given;
+    return metrics::detect_format(paths.front()).value_or(given);
+}
+
 // Step records: gpu-recipes averages DLLogger records as its tool does; everything else the parsed series.
-std::vector<analysis::StepSample> step_records(const metrics::LogData& log, const std::string& convention,
+std::vector<analysis::StepSample> step_records(metrics::LogData& log, const std::string& convention,
                                                std::string& source) {
     if (convention == "gpu-recipes" && log.format == "dllogger") {
-        std::vector<analysis::StepSample> all;
-        for (const fs::path& f : log.files) {
-            auto r = analysis::read_dllogger_step_records(f);
-            all.insert(all.end(), r.begin(), r.end());
-        }
         source = "DLLogger records (gpu-recipes: every record counts, duplicates too)";
-        return all;
+        return std::move(log.step_records);
     }
     source = "parsed series step_time_s (one value per step)";
-    return analysis::step_samples(log);
+    return analysis::take_step_samples(log);
 }
 
 analysis::Provenance log_provenance(const metrics::LogData& log) {
@@ -286,9 +303,9 @@ analysis::RunSummary summarise_run(Context& ctx, const fs::path& run_dir, const 
     std::string format;
     const fs::path log_dir = run_dir / "logs" / stage_name(r);
     auto files = run_log_files(log_dir, r.metrics, format);
-    metrics::ParseOptions po;
-    po.format = flags.format != "auto" ? flags.format : (format.empty() ? "auto" : format);
-    const metrics::LogData log = metrics::parse_logs(files, po);
+    metrics::LogData log = metrics::parse_logs(
+        files, report_parse_options(flags.format != "auto" ? flags.format : (format.empty() ? "auto" : format),
+                                    in.convention, false));
 
     req.log = &log;
     std::string source;
@@ -309,10 +326,6 @@ analysis::RunSummary summarise_run(Context& ctx, const fs::path& run_dir, const 
 
 analysis::RunSummary summarise_logs(Context& ctx, const std::vector<std::string>& files, const ReportFlags& flags) {
     std::vector<fs::path> paths(files.begin(), files.end());
-    metrics::ParseOptions po;
-    po.format = flags.format;
-    const metrics::LogData log = metrics::parse_logs(paths, po);
-
     analysis::AnalysisRequest req;
     analysis::Inputs& in = req.inputs;
     in.label = paths.size() == 1 ? paths.front().filename().string()
@@ -321,6 +334,10 @@ analysis::RunSummary summarise_logs(Context& ctx, const std::vector<std::string>
     in.window_origin = "default";
     in.convention_origin = "default";
     apply_flags(ctx, flags, in);
+    metrics::ParseOptions po = report_parse_options(log_format(flags.format, paths), in.convention, flags.figures_only);
+    po.format = flags.format;  // parse_logs detects every file's format and checks they agree
+    metrics::LogData log = metrics::parse_logs(paths, po);
+    req.plot_series = !flags.figures_only;
     if (in.gpu_family.empty()) {
         // A log from the local workload declares its measured peak: that is a CPU run.
         if (log.parameters.count("peak_tflops_measured")) apply_gpu(ctx, "cpu", in, "log peak_tflops_measured");

@@ -31,6 +31,9 @@ struct ReportFlags {
     bool csv = false;
     bool markdown = false;
     std::string html;  // file
+    // Not a flag: the output shows figures only (no per-step series), so the
+    // parse keeps the step times and the final loss, nothing else.
+    bool figures_only = false;
 };
 
 // Adds the shared options to a subcommand (report, compare).

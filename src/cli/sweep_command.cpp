@@ -3,11 +3,11 @@
 // valid ones resumably (--max-active), and `sweep status FILE`.
 #include "cli/app.hpp"
 #include "cli/report_support.hpp"
+#include "cli/sweep_render.hpp"
 
 #include <trainbench/pipeline.hpp>
 #include <trainbench/plan.hpp>
 #include <trainbench/recipe.hpp>
-#include <trainbench/render.hpp>
 #include <trainbench/run.hpp>
 #include <trainbench/sweep.hpp>
 
@@ -40,10 +40,6 @@ struct SweepOptions {
 };
 
 constexpr double k_gib = 1024.0 * 1024.0 * 1024.0;
-constexpr fs::perms k_file_mode =
-    fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read | fs::perms::others_read;
-constexpr fs::perms k_script_mode =
-    k_file_mode | fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec;
 
 struct Estimate {
     int gpus = 0;
@@ -102,23 +98,7 @@ int run_dry(const SweepOptions& opts, Context& ctx, const sweep::Expansion& x) {
     }
 
     std::size_t rendered_files = 0;
-    if (!opts.output.empty()) {
-        render::RenderOptions ro;
-        ro.template_dirs = ctx.data_dirs().templates;
-        for (const sweep::Point& p : x.points) {
-            if (!p.valid) continue;
-            check_interrupted();
-            fs::path root = fs::path(opts.output) / p.name;
-            for (const render::RenderedJob& job : render::render(*p.recipe, ro)) {
-                for (const render::RenderedFile& f : job.files) {
-                    fs::path target = root / job.stage / f.path;
-                    fs::create_directories(target.parent_path());
-                    write_file_atomic(target, f.content, f.executable ? k_script_mode : k_file_mode);
-                    ++rendered_files;
-                }
-            }
-        }
-    }
+    if (!opts.output.empty()) rendered_files = render_points(x, opts.output, ctx.data_dirs().templates);
 
     if (ctx.options.json) {
         ordered_json points = ordered_json::array();

@@ -47,6 +47,10 @@ const std::vector<NameMapping>& canonical_names() {
 
 void insert_point(Series& series, const Point& p) {
     auto& v = series.points;
+    if (series.last_only && !v.empty()) {
+        if (v.back().step <= p.step) v.back() = p;
+        return;
+    }
     if (v.empty() || v.back().step < p.step) {
         v.push_back(p);
         return;
@@ -79,6 +83,8 @@ Series* SeriesSink::create(std::string_view name, std::string_view source_name) 
         Series s;
         s.name = std::string(name);
         s.source_name = std::string(source_name);
+        s.last_only = std::any_of(m_options.last_only.begin(), m_options.last_only.end(),
+                                  [&](const std::string& t) { return t == name || t == source_name; });
         it = m_out.series.emplace(s.name, std::move(s)).first;
     }
     return &it->second;

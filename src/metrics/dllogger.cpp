@@ -14,6 +14,7 @@
 #include <cstring>
 #include <limits>
 #include <map>
+#include <optional>
 #include <simdjson.h>
 #include <utility>
 
@@ -62,7 +63,7 @@ enum class Outcome { ok, ignored, error };
 class DlloggerParser {
 public:
     DlloggerParser(std::string_view label, const ParseOptions& options, LogData& out)
-        : m_label(label), m_out(out), m_sink(out, options, canonical_names()) {}
+        : m_label(label), m_out(out), m_sink(out, options, canonical_names()), m_want_records(options.step_records) {}
 
     void run(Source& source);
     [[nodiscard]] std::uint64_t lines() const { return m_lines; }
@@ -74,6 +75,8 @@ private:
     bool read_data(od::object data);
     bool read_parameters(od::object data);
     bool stage_value(std::string_view key, od::value v);
+    bool read_deferred(std::string_view deferred, const char* json, std::size_t capacity);
+    void reserve_records(std::uint64_t bytes_done, std::uint64_t size);
 
     std::string_view m_label;
     LogData& m_out;
@@ -93,7 +96,17 @@ private:
     std::size_t m_list_len = 0;
     std::vector<std::pair<std::string, double>> m_summary;
     std::vector<std::pair<std::string, std::string>> m_params;
+
+    // gpu-recipes step records (ParseOptions::step_records): what its tool reads of a line
+    bool m_want_records = false;
+    bool m_record_line = false;  // the line starts "DLLL" and is parsed as written
+    bool m_record_step = false;  // "step" is an integer token (m_record_step_value)
+    std::int64_t m_record_step_value = 0;
+    std::optional<double> m_record_seconds;  // the last data["train_step_timing in s"], when a number
+    bool m_records_reserved = false;
 };
+
+constexpr std::string_view k_timing_key = "train_step_timing in s";
 
 // Copies `in` to `out` with bare NaN / Infinity / -Infinity (outside strings)
 // turned into strings. Returns false when there was nothing to rewrite.
@@ -166,8 +179,23 @@ bool DlloggerParser::read_step(od::value v) {
     if (v.type().get(type)) return false;
     switch (type) {
         case od::json_type::number: {
+            // An integer token is what gpu-recipes' records need (its JSON library's integer);
+            // the step itself is the double it converts to, as for any other number.
+            std::int64_t n = 0;
+            std::uint64_t u = 0;
             double d = 0;
-            if (v.get_double().get(d)) return false;
+            if (!v.get_int64().get(n)) {
+                m_record_step = true;
+                m_record_step_value = n;
+                d = static_cast<double>(n);
+            } else if (!v.get_uint64().get(u)) {
+                m_record_step = true;
+                m_record_step_value = static_cast<std::int64_t>(u);
+                d = static_cast<double>(u);
+            } else {
+                m_record_step = false;
+                if (v.get_double().get(d)) return false;
+            }
             if (auto i = integral(d)) {
                 m_kind = StepKind::integer;
                 m_step = *i;
@@ -180,9 +208,11 @@ bool DlloggerParser::read_step(od::value v) {
             std::string_view s;
             if (v.get_string().get(s)) return false;
             m_kind = (s == "PARAMETER") ? StepKind::parameter : StepKind::other;
+            m_record_step = false;
             return true;
         }
         case od::json_type::array: {
+            m_record_step = false;
             od::array arr;
             if (v.get_array().get(arr)) return false;
             m_list_len = 0;
@@ -201,15 +231,18 @@ bool DlloggerParser::read_step(od::value v) {
         }
         default:
             m_kind = StepKind::other;
+            m_record_step = false;
             return true;
     }
 }
 
 bool DlloggerParser::stage_value(std::string_view key, od::value v) {
     double d = 0;
+    const bool timing = m_want_records && key == k_timing_key;
     // Numbers first: nearly every value is one, and a failed get_double leaves the
     // value unread for the next try.
     if (auto err = v.get_double().get(d); err) {
+        if (timing) m_record_seconds.reset();
         if (err != simdjson::INCORRECT_TYPE) return false;
         od::json_type type{};
         if (v.type().get(type)) return false;
@@ -219,6 +252,8 @@ bool DlloggerParser::stage_value(std::string_view key, od::value v) {
         auto nf = non_finite_word(s);
         if (!nf) return true;  // other strings
         d = *nf;
+    } else if (timing) {
+        m_record_seconds = d;
     }
     if (m_kind == StepKind::integer) {
         m_sink.stage(m_sink.resolve(key), Point{m_step, d, k_nan});
@@ -281,12 +316,34 @@ bool DlloggerParser::read_parameters(od::object data) {
     return true;
 }
 
+// "data" came before "step": parse it again now that the step is known. It lies
+// inside the padded line buffer, so the padding rule holds.
+bool DlloggerParser::read_deferred(std::string_view deferred, const char* json, std::size_t capacity) {
+    std::size_t cap = capacity - static_cast<std::size_t>(deferred.data() - json);
+    od::document d2;
+    od::object data;
+    if (m_aux.iterate(deferred.data(), deferred.size(), cap).get(d2) || d2.get_object().get(data)) return false;
+    // read_data uses m_parser-independent state only
+    return m_kind == StepKind::parameter ? read_parameters(data) : read_data(data);
+}
+
+// Room for the step records of the whole input, estimated from its first MiB.
+void DlloggerParser::reserve_records(std::uint64_t bytes_done, std::uint64_t size) {
+    m_records_reserved = true;
+    std::vector<StepRecord>& r = m_out.step_records;
+    if (size < bytes_done * 2 || r.empty()) return;
+    const double scale = static_cast<double>(size) / static_cast<double>(bytes_done);
+    r.reserve(static_cast<std::size_t>(static_cast<double>(r.size()) * scale * 1.05) + 16);
+}
+
 Outcome DlloggerParser::parse_json(const char* json, std::size_t len, std::size_t capacity) {
     m_kind = StepKind::none;
     m_list_len = 0;
     m_summary.clear();
     m_params.clear();
     m_sink.discard();
+    m_record_step = false;
+    m_record_seconds.reset();
     m_end = json + len;
     od::document doc;
     if (m_parser.iterate(json, len, capacity).get(doc)) return Outcome::error;
@@ -326,6 +383,7 @@ Outcome DlloggerParser::parse_json(const char* json, std::size_t len, std::size_
             od::object data;
             if (v.get_object().get(data)) return Outcome::error;
             has_data = true;
+            m_record_seconds.reset();  // a repeated "data" replaces the earlier one
             if (m_kind == StepKind::none) {
                 if (data.raw_json().get(deferred_data)) return Outcome::error;
             } else if (m_kind == StepKind::parameter) {
@@ -336,6 +394,14 @@ Outcome DlloggerParser::parse_json(const char* json, std::size_t len, std::size_
         }
         // elapsedtime, metric, metadata and unknown keys are skipped
     }
+    if (m_want_records && m_record_line && m_record_step) {
+        // The record counts whatever the line's type, as long as the whole line is JSON.
+        if (!deferred_data.empty() && !read_deferred(deferred_data, json, capacity)) return Outcome::error;
+        deferred_data = {};
+        // (nothing may follow the object; the line's trailing blanks are already cut)
+        if (m_record_seconds && json[len - 1] == '}')
+            m_out.step_records.push_back({m_record_step_value, *m_record_seconds});
+    }
     if (type == "METADATA") {
         m_sink.discard();
         return Outcome::ok;
@@ -344,17 +410,7 @@ Outcome DlloggerParser::parse_json(const char* json, std::size_t len, std::size_
         m_sink.discard();
         return Outcome::ignored;
     }
-    if (!deferred_data.empty()) {
-        // "data" came before "step": parse it again now that the step is known.
-        // It lies inside the padded line buffer, so the padding rule holds.
-        std::size_t cap = capacity - static_cast<std::size_t>(deferred_data.data() - json);
-        od::document d2;
-        od::object data;
-        if (m_aux.iterate(deferred_data.data(), deferred_data.size(), cap).get(d2) || d2.get_object().get(data))
-            return Outcome::error;
-        // read_data uses m_parser-independent state only
-        if (m_kind == StepKind::parameter ? !read_parameters(data) : !read_data(data)) return Outcome::error;
-    }
+    if (!deferred_data.empty() && !read_deferred(deferred_data, json, capacity)) return Outcome::error;
     if (std::isnan(wall) && !datetime.empty())
         if (auto t = parse_datetime(datetime)) wall = *t;
     for (auto& [name, value] : m_summary) m_out.summary[name] = value;
@@ -370,12 +426,15 @@ void DlloggerParser::run(Source& source) {
     ParseStats& st = m_out.stats;
     while (reader.next(line)) {
         reserver.check(reader.bytes());
+        if (m_want_records && !m_records_reserved && reader.bytes() >= (1u << 20))
+            reserve_records(reader.bytes(), source.size_hint());
         if (line.overlong) {
             ++st.skipped;
             warn(st, fmt::format("{}:{}: line longer than the maximum, skipped", m_label, line.number));
             continue;
         }
         std::string_view t = line.text;
+        m_record_line = t.size() >= 5 && t.substr(0, 4) == "DLLL";
         std::size_t i = 0;
         while (i < t.size() && (t[i] == ' ' || t[i] == '\t')) ++i;
         if (t.substr(i, 4) == "DLLL") i += 4;
@@ -391,6 +450,7 @@ void DlloggerParser::run(Source& source) {
         std::size_t capacity = line.capacity - static_cast<std::size_t>(json.data() - t.data());
         Outcome r = parse_json(json.data(), json.size(), capacity);
         if (r == Outcome::error && rewrite_non_finite(json, m_scratch)) {
+            m_record_line = false;  // bare NaN is not JSON to gpu-recipes' tool
             std::size_t n = m_scratch.size();
             m_scratch.resize(n + k_padding, '\0');
             r = parse_json(m_scratch.data(), n, m_scratch.size());

@@ -35,6 +35,12 @@ std::string shift_line(const std::string& warning, std::string_view label, std::
 
 void merge_series(Series& dst, Series&& src) {
     if (src.points.empty()) return;
+    if (dst.last_only || src.last_only) {
+        // one point each: the later part's wins unless its step is lower
+        dst.last_only = true;
+        if (dst.points.empty() || dst.points.back().step <= src.points.back().step) dst.points = {src.points.back()};
+        return;
+    }
     if (dst.points.empty()) {
         dst.points = std::move(src.points);
     } else if (src.points.front().step > dst.points.back().step) {
@@ -69,6 +75,13 @@ void merge_parts(std::vector<LinePart>& parts, std::string_view label, LogData& 
             if (total > 0 && was_empty) dst.points.reserve(total);
             total = 0;
         }
+        // (the first part's records are taken over: it reserved room for the whole file's)
+        if (out.step_records.empty())
+            out.step_records = std::move(part.data.step_records);
+        else
+            out.step_records.insert(out.step_records.end(), part.data.step_records.begin(),
+                                    part.data.step_records.end());
+        std::vector<StepRecord>().swap(part.data.step_records);
         for (auto& [k, v] : part.data.parameters) out.parameters[k] = std::move(v);
         for (auto& [k, v] : part.data.summary) out.summary[k] = v;
         if (part.data.nccl) out.nccl = std::move(part.data.nccl);

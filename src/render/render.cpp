@@ -69,10 +69,18 @@ void render_family(const TemplateEngine& engine, const std::string& family, cons
 
 }  // namespace
 
+std::shared_ptr<TemplateEngine> make_template_engine(const std::vector<fs::path>& dirs) {
+    return std::make_shared<TemplateEngine>(dirs);
+}
+
 std::vector<RenderedJob> render(const recipe::Recipe& recipe, const RenderOptions& options) {
-    std::vector<fs::path> dirs = options.template_dirs;
-    if (dirs.empty()) dirs = default_data_dirs().templates;
-    TemplateEngine engine(dirs);
+    std::shared_ptr<TemplateEngine> own;
+    if (!options.engine) {
+        std::vector<fs::path> dirs = options.template_dirs;
+        if (dirs.empty()) dirs = default_data_dirs().templates;
+        own = make_template_engine(dirs);
+    }
+    const TemplateEngine& engine = options.engine ? *options.engine : *own;
     std::vector<recipe::Stage> stages = effective_stages(recipe);
     std::vector<RenderedJob> jobs;
     bool found = options.stage.empty();

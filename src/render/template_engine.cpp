@@ -111,18 +111,41 @@ std::vector<std::string> context_names(const ordered_json& context) {
     return out;
 }
 
+// A template body parsed once (with its partials' prepared text), rendered many times.
+struct TemplateEngine::Compiled {
+    Compiled(const std::string& body, std::vector<std::pair<std::string, std::string>> p)
+        : tmpl(body), partials(std::move(p)) {}
+    km::mustache tmpl;
+    std::vector<std::pair<std::string, std::string>> partials;  // name, prepared content
+};
+
 TemplateEngine::TemplateEngine(std::vector<fs::path> dirs) : m_dirs(std::move(dirs)) {}
+TemplateEngine::~TemplateEngine() = default;
 
 std::optional<fs::path> TemplateEngine::find(const fs::path& relative) const {
+    auto [it, added] = m_found.try_emplace(relative.generic_string());
+    if (!added) return it->second;
     std::error_code ec;
     for (const fs::path& dir : m_dirs) {
         fs::path p = dir / relative;
-        if (fs::is_regular_file(p, ec)) return p;
+        if (fs::is_regular_file(p, ec)) return it->second = p;
     }
     return std::nullopt;
 }
 
+const ScanResult& TemplateEngine::scan(const std::string& text) const {
+    auto it = m_scans.find(text);
+    if (it == m_scans.end()) it = m_scans.emplace(text, scan_template(text)).first;
+    return it->second;
+}
+
 std::vector<fs::path> TemplateEngine::list(const fs::path& family) const {
+    auto [it, added] = m_lists.try_emplace(family.generic_string());
+    if (added) it->second = list_files(family);
+    return it->second;
+}
+
+std::vector<fs::path> TemplateEngine::list_files(const fs::path& family) const {
     std::set<std::string> names;
     std::error_code ec;
     for (const fs::path& dir : m_dirs) {
@@ -158,12 +181,12 @@ const TemplateEngine::Source& TemplateEngine::load(const fs::path& relative) con
 
 void TemplateEngine::check(const Source& source, const ordered_json& context) const {
     Diagnostics diagnostics;
-    std::vector<std::string> names = context_names(context);
+    std::optional<std::vector<std::string>> names;  // for did-you-mean: only when a tag is wrong
     std::vector<Scope> stack{Scope{context, false, false}};
 
     // Recursive over partials; `depth` guards against a partial including itself.
     std::function<void(const Source&, int)> walk = [&](const Source& src, int depth) {
-        ScanResult scan = scan_template(src.text);
+        const ScanResult& scan = this->scan(src.text);
         if (!scan.error.empty()) {
             diagnostics.error(SourceLocation{src.display, scan.error_line, scan.error_column, {}}, {}, scan.error);
             return;
@@ -208,7 +231,8 @@ void TemplateEngine::check(const Source& source, const ordered_json& context) co
                     } else {
                         value = resolve(stack, tag.name);
                         if (!value && !in_unknown) {
-                            std::vector<std::string> candidates = names;
+                            if (!names) names = context_names(context);
+                            std::vector<std::string> candidates = *names;
                             for (const Scope& s : stack)
                                 if (s.object.is_object())
                                     for (const auto& [k, v] : s.object.items()) candidates.push_back(k);
@@ -266,17 +290,15 @@ std::string TemplateEngine::render(const fs::path& relative, const ordered_json&
     return render_text(source.text, source.display, kind, context);
 }
 
-std::string TemplateEngine::render_text(const std::string& text, const std::string& display_name, OutputKind kind,
-                                        const ordered_json& context) const {
-    Source source{text, display_name};
-    check(source, context);
-
-    km::data data = to_mustache(context);
+TemplateEngine::Compiled& TemplateEngine::compile(const std::string& text, const std::string& display_name) const {
+    auto found = m_compiled.find(text);
+    if (found != m_compiled.end()) return *found->second;
     // Partials: every {{> name}} reachable from this template, loaded from the template dirs.
+    std::vector<std::pair<std::string, std::string>> partials;
     std::set<std::string> seen;
     std::vector<std::string> pending;
     auto add_partials = [&](const std::string& t) {
-        for (const TemplateTag& tag : scan_template(t).tags)
+        for (const TemplateTag& tag : scan(t).tags)
             if (tag.kind == TagKind::partial && seen.insert(tag.name).second) pending.push_back(tag.name);
     };
     add_partials(text);
@@ -285,17 +307,31 @@ std::string TemplateEngine::render_text(const std::string& text, const std::stri
         pending.pop_back();
         const Source& partial = load(name);
         add_partials(partial.text);
-        std::string content = prepare_standalone_lines(partial.text);
-        data.set(name, km::data{km::partial{[content] { return content; }}});
+        partials.emplace_back(name, prepare_standalone_lines(partial.text));
     }
+    auto compiled = std::make_unique<Compiled>(prepare_standalone_lines(text), std::move(partials));
+    if (!compiled->tmpl.is_valid())
+        throw InputError(fmt::format("{}: invalid template: {}", display_name, compiled->tmpl.error_message()));
+    return *m_compiled.emplace(text, std::move(compiled)).first->second;
+}
 
-    std::string body = prepare_standalone_lines(text);
-    km::mustache tmpl{body};
-    if (!tmpl.is_valid()) throw InputError(fmt::format("{}: invalid template: {}", display_name, tmpl.error_message()));
+std::string TemplateEngine::render_text(const std::string& text, const std::string& display_name, OutputKind kind,
+                                        const ordered_json& context) const {
+    Source source{text, display_name};
+    check(source, context);
+
+    Compiled& compiled = compile(text, display_name);
+    km::data data = to_mustache(context);
+    for (const auto& [name, content] : compiled.partials)
+        data.set(name, km::data{km::partial{[&c = content] { return c; }}});
+    km::mustache& tmpl = compiled.tmpl;
     tmpl.set_custom_escape(escaper(kind));
     std::string out = tmpl.render(data);
-    if (!tmpl.is_valid())
-        throw InputError(fmt::format("{}: template failed to render: {}", display_name, tmpl.error_message()));
+    if (!tmpl.is_valid()) {
+        std::string message = fmt::format("{}: template failed to render: {}", display_name, tmpl.error_message());
+        m_compiled.erase(text);  // not to be used again
+        throw InputError(message);
+    }
     out.erase(std::remove(out.begin(), out.end(), k_line_mark), out.end());
     return out;
 }

@@ -13,8 +13,10 @@
 
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace trainbench::render {
@@ -22,6 +24,9 @@ namespace trainbench::render {
 class TemplateEngine {
 public:
     explicit TemplateEngine(std::vector<std::filesystem::path> dirs);
+    ~TemplateEngine();
+    TemplateEngine(const TemplateEngine&) = delete;
+    TemplateEngine& operator=(const TemplateEngine&) = delete;
 
     // The file for a template path such as "slurm/job.sbatch"; first directory wins.
     [[nodiscard]] std::optional<std::filesystem::path> find(const std::filesystem::path& relative) const;
@@ -47,11 +52,20 @@ private:
         std::string text;
         std::string display;  // the file path shown in messages
     };
+    struct Compiled;
     const Source& load(const std::filesystem::path& relative) const;
     void check(const Source& source, const nlohmann::ordered_json& context) const;
+    [[nodiscard]] const ScanResult& scan(const std::string& text) const;
+    [[nodiscard]] std::vector<std::filesystem::path> list_files(const std::filesystem::path& family) const;
+    Compiled& compile(const std::string& text, const std::string& display_name) const;
 
+    // Everything below is read or computed once per engine (one render, or a whole sweep).
     std::vector<std::filesystem::path> m_dirs;
     mutable std::map<std::string, Source> m_cache;
+    mutable std::map<std::string, std::optional<std::filesystem::path>> m_found;
+    mutable std::map<std::string, std::vector<std::filesystem::path>> m_lists;
+    mutable std::unordered_map<std::string, ScanResult> m_scans;                    // by template text
+    mutable std::unordered_map<std::string, std::unique_ptr<Compiled>> m_compiled;  // by template text
 };
 
 // Names of every value a context offers ("nodes", "slurm.partition",

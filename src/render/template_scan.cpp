@@ -18,18 +18,32 @@ struct Position {
     int column = 1;
 };
 
-Position position_of(std::string_view text, std::size_t offset) {
-    Position p;
-    for (std::size_t i = 0; i < offset && i < text.size(); ++i) {
-        if (text[i] == '\n') {
-            ++p.line;
-            p.column = 1;
-        } else {
-            ++p.column;
+// Line and column of offsets met in increasing order, each counted from the
+// previous one (a template is scanned once, not once per tag).
+class Positions {
+public:
+    explicit Positions(std::string_view text) : m_text(text) {}
+    Position at(std::size_t offset) {
+        if (offset < m_offset) {
+            m_offset = 0;
+            m_position = Position{};
         }
+        for (; m_offset < offset && m_offset < m_text.size(); ++m_offset) {
+            if (m_text[m_offset] == '\n') {
+                ++m_position.line;
+                m_position.column = 1;
+            } else {
+                ++m_position.column;
+            }
+        }
+        return m_position;
     }
-    return p;
-}
+
+private:
+    std::string_view m_text;
+    std::size_t m_offset = 0;
+    Position m_position;
+};
 
 }  // namespace
 
@@ -37,8 +51,9 @@ ScanResult scan_template(std::string_view text) {
     ScanResult result;
     std::string open = "{{", close = "}}";
     std::size_t pos = 0;
+    Positions positions(text);
     auto fail = [&](std::size_t at, std::string message) {
-        Position p = position_of(text, at);
+        Position p = positions.at(at);
         result.error = std::move(message);
         result.error_line = p.line;
         result.error_column = p.column;
@@ -56,7 +71,7 @@ ScanResult scan_template(std::string_view text) {
         }
         std::string_view inner = text.substr(contents, end - contents);
         TemplateTag tag;
-        Position p = position_of(text, start);
+        Position p = positions.at(start);
         tag.line = p.line;
         tag.column = p.column;
         tag.text = std::string(text.substr(start, end + end_delim.size() - start));

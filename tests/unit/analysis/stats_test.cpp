@@ -145,25 +145,15 @@ TEST(StepWindow, ParsesStartColonEnd) {
     EXPECT_THROW((void)parse_window("a:3"), UsageError);
 }
 
-TEST(DlloggerRecords, KeepsDuplicatesAndSkipsParametersAndOtherLines) {
-    const auto path = std::filesystem::temp_directory_path() / "tb_analysis_dllogger_records.json";
-    {
-        std::ofstream f(path);
-        f << R"(DLLL {"type": "LOG", "step": "PARAMETER", "data": {"cfg/global_batch_size": 8}})" << '\n'
-          << R"(DLLL {"type": "LOG", "step": 1, "data": {"train_step_timing in s": 2.5}})" << '\n'
-          << "some other line\n"
-          << R"(DLLL {"type": "LOG", "step": 1, "data": {"train_step_timing in s": 3.5}})" << '\n'
-          << R"(DLLL {"type": "LOG", "step": [0, 1], "data": {"train_step_timing in s": 9}})" << '\n'
-          << R"(DLLL {"type": "LOG", "step": 2, "data": {"val_loss": 1.0}})" << '\n'
-          << R"(DLLL {"type": "LOG", "step": 3, "data": {"train_step_timing in s": 4}})" << '\n';
-    }
-    const auto r = read_dllogger_step_records(path);
-    std::filesystem::remove(path);
-    ASSERT_EQ(r.size(), 3U);
+TEST(StepSamples, TakeReleasesTheSeries) {
+    metrics::LogData log;
+    log.add_point("step_time_s", "train_step_timing in s", {2, 1.5});
+    log.add_point("step_time_s", "train_step_timing in s", {1, 2.5});
+    const auto r = take_step_samples(log);
+    ASSERT_EQ(r.size(), 2U);
     EXPECT_EQ(r[0].step, 1);
-    EXPECT_DOUBLE_EQ(r[1].seconds, 3.5);
-    EXPECT_EQ(r[2].step, 3);
-    EXPECT_DOUBLE_EQ(step_statistics(r, {1, 1}).mean, 3.0);
+    EXPECT_DOUBLE_EQ(r[1].seconds, 1.5);
+    EXPECT_EQ(log.find("step_time_s"), nullptr);
 }
 
 }  // namespace

@@ -176,3 +176,59 @@ TEST(Dllogger, OverlongLineIsSkippedWithoutUnboundedMemory) {
     EXPECT_EQ(values(d, "a"), (std::vector<double>{1, 2}));
     EXPECT_EQ(d.stats.skipped, 1u);
 }
+
+// gpu-recipes' records (ParseOptions::step_records): every "DLLL" line that is JSON with an
+// integer step and a numeric "train_step_timing in s", duplicates kept, in file order.
+TEST(DlloggerRecords, KeepsDuplicatesAndSkipsParametersAndOtherLines) {
+    const std::string text =
+        std::string(R"(DLLL {"type": "LOG", "step": "PARAMETER", "data": {"cfg/global_batch_size": 8}})") + "\n" +
+        R"(DLLL {"type": "LOG", "step": 1, "data": {"train_step_timing in s": 2.5}})" + "\n" + "some other line\n" +
+        R"(DLLL {"type": "LOG", "step": 1, "data": {"train_step_timing in s": 3.5}})" + "\n" +
+        R"(DLLL {"type": "LOG", "step": [0, 1], "data": {"train_step_timing in s": 9}})" + "\n" +
+        R"(DLLL {"type": "LOG", "step": 2, "data": {"val_loss": 1.0}})" + "\n" +
+        R"(DLLL {"type": "LOG", "step": 3, "data": {"train_step_timing in s": 4}})" + "\n";
+    ParseOptions o;
+    o.step_records = true;
+    const LogData d = parse_text("dllogger", text, o);
+    const auto& r = d.step_records;
+    ASSERT_EQ(r.size(), 3U);
+    EXPECT_EQ(r[0].step, 1);
+    EXPECT_DOUBLE_EQ(r[1].seconds, 3.5);
+    EXPECT_EQ(r[2].step, 3);
+    EXPECT_TRUE(parse_text("dllogger", text).step_records.empty());  // only when asked
+}
+
+TEST(DlloggerRecords, TakeOnlyWhatAJsonLibraryReadsAsAnIntegerStepAndANumber) {
+    const std::string text =
+        std::string(R"(DLLL {"step": 4.0, "data": {"train_step_timing in s": 1}})") + "\n" +
+        R"(DLLL {"step": 5, "data": {"train_step_timing in s": "NaN"}})" + "\n" +
+        R"(DLLL {"step": 6, "data": {"train_step_timing in s": NaN}})" + "\n" +
+        R"(  DLLL {"step": 7, "data": {"train_step_timing in s": 1}})" + "\n" +
+        R"({"step": 8, "data": {"train_step_timing in s": 1}})" + "\n" +
+        R"(DLLL {"step": 9, "data": {"train_step_timing in s": 1}} x)" + "\n" +
+        R"(DLLL {"data": {"train_step_timing in s": 2}, "type": "METADATA", "step": 10})" + "\n" +
+        R"(DLLL {"step": 11, "data": {"train_step_timing in s": 1, "train_step_timing in s": 3}})" + "\n" +
+        R"(DLLL {"step": 12, "data": {"train_step_timing in s": 1}, "data": {}})" + "\n";
+    ParseOptions o;
+    o.step_records = true;
+    const LogData d = parse_text("dllogger", text, o, 7);
+    ASSERT_EQ(d.step_records.size(), 2U);
+    EXPECT_EQ(d.step_records[0].step, 10);  // data before step, any type
+    EXPECT_DOUBLE_EQ(d.step_records[0].seconds, 2);
+    EXPECT_EQ(d.step_records[1].step, 11);  // the later of two equal keys
+    EXPECT_DOUBLE_EQ(d.step_records[1].seconds, 3);
+}
+
+TEST(Dllogger, LastOnlySeriesKeepTheHighestStep) {
+    ParseOptions o;
+    o.last_only = {"loss"};
+    LogData d = parse_text("dllogger", k_nemo_log, o);
+    ASSERT_EQ(d.find("loss")->points.size(), 1U);
+    EXPECT_EQ(d.find("loss")->points[0].step, 1);
+    EXPECT_DOUBLE_EQ(d.find("loss")->points[0].value, 10.5);
+    EXPECT_EQ(values(d, "step_time_s"), (std::vector<double>{25.5, 25.1}));
+    const std::string restart = std::string(R"(DLLL {"step": 5, "data": {"reduced_train_loss": 1}})") + "\n" +
+                                R"(DLLL {"step": 3, "data": {"reduced_train_loss": 2}})" + "\n" +
+                                R"(DLLL {"step": 5, "data": {"reduced_train_loss": 4}})" + "\n";
+    EXPECT_EQ(values(parse_text("dllogger", restart, o), "loss"), (std::vector<double>{4}));
+}

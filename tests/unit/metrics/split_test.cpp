@@ -68,9 +68,8 @@ std::string first_difference(const std::string& a, const std::string& b) {
     return fmt::format("at {}:\n  got  ...{}\n  want ...{}", i, a.substr(from, 200), b.substr(from, 200));
 }
 
-LogData sequential(const fs::path& file) {
+LogData sequential(const fs::path& file, ParseOptions one = {}) {
     LogData out;
-    ParseOptions one;
     one.threads = 1;
     detail::parse_dllogger_file(file, file.string(), one, out);
     return out;
@@ -78,9 +77,8 @@ LogData sequential(const fs::path& file) {
 
 // Parsed by `threads` threads in parts of at least `part_bytes`; fails the test when the file
 // was not split.
-LogData split(const fs::path& file, unsigned threads, std::uint64_t part_bytes) {
+LogData split(const fs::path& file, unsigned threads, std::uint64_t part_bytes, ParseOptions options = {}) {
     LogData out;
-    ParseOptions options;
     options.threads = threads;
     bool did = detail::parse_lines_split(file, file.string(), options, out, detail::parse_dllogger_part,
                                          detail::SplitPolicy{part_bytes, part_bytes});
@@ -106,6 +104,31 @@ TEST(SplitParse, ManyPartsGiveTheSequentialResultExactly) {
             LogData par = split(file, threads, part);
             EXPECT_EQ(fingerprint(par), fingerprint(seq)) << threads << " threads, parts of " << part << " bytes";
         }
+    }
+}
+
+// What a report asks for: gpu-recipes' step records and only the last loss, in one pass.
+TEST(SplitParse, StepRecordsAndLastOnlySeriesGiveTheSequentialResult) {
+    TempDir dir;
+    fs::path file = dir.path() / "dllogger.json";
+    write_all(file, make_log(6000, 4200));
+    ParseOptions o;
+    o.step_records = true;
+    o.last_only = {"loss"};
+    o.tags = {"loss"};
+    LogData seq = sequential(file, o);
+    ASSERT_EQ(seq.step_records.size(), 6000u + 1800u);  // the restart's records too
+    ASSERT_EQ(seq.find("loss")->points.size(), 1u);
+    ASSERT_EQ(seq.find("step_time_s"), nullptr);
+    auto records = [](const LogData& d) {
+        std::string s;
+        for (const StepRecord& r : d.step_records) s += fmt::format("{}={},", r.step, r.seconds);
+        return s;
+    };
+    for (unsigned threads : {2u, 3u, 7u}) {
+        LogData par = split(file, threads, 4096, o);
+        EXPECT_EQ(fingerprint(par), fingerprint(seq)) << threads << " threads";
+        EXPECT_EQ(records(par), records(seq)) << threads << " threads";
     }
 }
 

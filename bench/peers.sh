@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# Reports, parse output and sweeps beside the tools that do the same work, measured in one run
+# (docs/performance.md, "Beside the peers"):
+#   report --flops gpu-recipes / megatron of a 160 MiB DLLogger log  vs  gpu-recipes'
+#     process_training_results.py (from /work/shared/reference or $GPU_RECIPES), jq and cat
+#   parse --json of a 1 GiB DLLogger log (peak RSS)
+#   sweep --dry-run -o of 1,000 and 10,000 points  vs  Ramble `workspace setup --dry-run` of
+#     1,000 experiments (GoogleCloudPlatform/ramble from git, its Python deps in a cached venv)
+# Peak RSS from GNU time. Prints a markdown table; hyperfine JSON under OUT/results.
+#   bench/peers.sh [--trainbench PATH] [--out DIR] [--runs N] [--no-ramble] [--no-1g]
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+tb=$root/build-bench/trainbench
+out=${TMPDIR:-/tmp}/trainbench-peers
+runs=10
+ramble_on=1
+big=1
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --trainbench) tb=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    --runs) runs=$2; shift 2 ;;
+    --no-ramble) ramble_on=0; shift ;;
+    --no-1g) big=0; shift ;;
+    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
+    *) echo "peers.sh: unknown argument '$1'" >&2; exit 2 ;;
+  esac
+done
+for tool in hyperfine jq python3 c++ /usr/bin/time git; do
+  command -v "$tool" >/dev/null || { echo "peers.sh: '$tool' not found" >&2; exit 2; }
+done
+[ -x "$tb" ] || { echo "peers.sh: no trainbench at $tb (bench/run builds build-bench/)" >&2; exit 2; }
+gr=${GPU_RECIPES:-$(ls -d /work/shared/reference/gpu-recipes@*/src/utils/training_metrics 2>/dev/null | head -1)}
+res=$out/results
+mkdir -p "$res"
+rm -f "$res"/*.json "$res"/rss.txt
+c++ -O2 -std=c++20 "$here/gen_logs.cpp" -o "$out/gen_logs"
+dll=$out/dllogger-160
+[ -s "$dll" ] || "$out/gen_logs" dllogger 160 "$dll" >/dev/null
+cat "$dll" >/dev/null
+
+hf() {  # name runs command (through a shell: the gpu-recipes tool needs its directory); one warm-up
+        # run unless HF_WARMUP says otherwise
+  local name=$1 n=$2; shift 2
+  hyperfine --style none --warmup "${HF_WARMUP:-1}" --runs "$n" --export-json "$res/$name.json" "$*" >/dev/null 2>&1 \
+    || echo "peers.sh: '$*' failed" >&2
+}
+rss() {  # name command...
+  local name=$1; shift
+  echo "$name $(/usr/bin/time -v "$@" 2>&1 >/dev/null | awk -F': ' '/Maximum resident set size/ {print $2}')" >> "$res/rss.txt"
+}
+{
+  echo "date $(date -u +%FT%TZ)"
+  echo "load_before $(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "commit $(git -C "$root" rev-parse --short HEAD)"
+  echo "bytes $(stat -c %s "$dll")"
+} > "$res/meta.txt"
+
+flags="--model gpt3-175b --gpus 256 --gpu h100 --global-batch 2048"
+echo "peers.sh: report vs the gpu-recipes tool" >&2
+hf report_gpu_recipes "$runs" "$tb report $dll $flags --flops gpu-recipes"
+hf report_megatron "$runs" "$tb report $dll $flags --flops megatron"
+rss report_gpu_recipes "$tb" report "$dll" $flags --flops gpu-recipes
+rss report_megatron "$tb" report "$dll" $flags --flops megatron
+if [ -n "$gr" ] && [ -f "$gr/process_training_results.py" ]; then
+  cmd="cd $gr && python3 process_training_results.py --file $dll --batch_size 2048 --model_type gpt3-175b --num_accelerators 256 --accelerator_type h100"
+  HF_WARMUP=0 hf gpu_recipes_tool 3 "$cmd"
+  echo "gpu_recipes_tool $( { /usr/bin/time -v bash -c "$cmd" >/dev/null; } 2>&1 | awk -F': ' '/Maximum resident set size/ {print $2}')" >> "$res/rss.txt"
+fi
+echo 'ltrimstr("DLLL ") | fromjson | .data["train_step_timing in s"]' > "$out/filter.jq"
+hf jq_step_times 3 "jq -c -R -f $out/filter.jq $dll"
+hf cat_log "$runs" "cat $dll"
+hf parse_json_160 3 "$tb parse $dll --json -q"
+rss parse_json_160 "$tb" parse "$dll" --json -q
+if (( big )); then
+  echo "peers.sh: parse --json of 1 GiB" >&2
+  "$out/gen_logs" dllogger 1024 "$out/dllogger-1024" >/dev/null
+  rss parse_json_1024 "$tb" parse "$out/dllogger-1024" --json -q
+  rm -f "$out/dllogger-1024"
+fi
+
+echo "peers.sh: sweeps" >&2
+for n in 1000 10000; do "$here/sweep/gen_sweep.sh" "$n" "$out/sweep-$n.yaml"; done
+hf sweep_1000_render 5 "rm -rf $out/sweep-out && $tb sweep $out/sweep-1000.yaml --dry-run -o $out/sweep-out"
+rm -rf "$out/sweep-out"
+rss sweep_1000_render "$tb" sweep "$out/sweep-1000.yaml" --dry-run -o "$out/sweep-out"
+rm -rf "$out/sweep-out"
+HF_WARMUP=0 hf sweep_10000_render 1 "rm -rf $out/sweep-out && $tb sweep $out/sweep-10000.yaml --dry-run -o $out/sweep-out"
+rm -rf "$out/sweep-out"
+rss sweep_10000_render "$tb" sweep "$out/sweep-10000.yaml" --dry-run -o "$out/sweep-out"
+rm -rf "$out/sweep-out"
+if (( ramble_on )); then
+  cache=${TRAINBENCH_CACHE:-$HOME/.cache/trainbench}
+  rdir=$cache/ramble
+  [ -d "$rdir/.git" ] || git clone -q --depth 1 https://github.com/GoogleCloudPlatform/ramble "$rdir" \
+    || { echo "peers.sh: Ramble not available" >&2; ramble_on=0; }
+fi
+if (( ramble_on )); then
+  venv=$cache/ramble-venv
+  [ -x "$venv/bin/python" ] || { python3 -m venv "$venv" && "$venv/bin/pip" install -q tqdm deprecation; }
+  "$here/sweep/gen_ramble.sh" 1000 "$out/ramble-1000.yaml"
+  rm -rf "$out/ramble-ws"
+  PATH=$venv/bin:$PATH python "$rdir/bin/ramble" workspace create -d "$out/ramble-ws" -c "$out/ramble-1000.yaml" >/dev/null
+  rcmd="rm -rf $out/ramble-ws/experiments && PATH=$venv/bin:\$PATH python $rdir/bin/ramble -D $out/ramble-ws workspace setup --dry-run"
+  HF_WARMUP=0 hf ramble_1000_setup 2 "$rcmd"
+  echo "ramble_1000_setup $( { /usr/bin/time -v bash -c "$rcmd" >/dev/null; } 2>&1 | awk -F': ' '/Maximum resident set size/ {print $2}')" >> "$res/rss.txt"
+  echo "ramble_version $(cd "$rdir" && git rev-parse --short HEAD)" >> "$res/meta.txt"
+fi
+echo "load_after $(cut -d' ' -f1-3 /proc/loadavg)" >> "$res/meta.txt"
+python3 "$here/peers_table.py" "$res"
