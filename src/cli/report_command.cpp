@@ -32,13 +32,13 @@ std::optional<analysis::ClusterValidation> cluster_validation_of(Context& ctx, c
 int run_report(const ReportOptions& o, Context& ctx) {
     if (o.targets.empty()) throw UsageError("nothing to report on", "give a run directory or log files");
     analysis::RunSummary summary;
-    std::optional<fs::path> run_dir = find_run_dir(ctx, o.targets.front());
+    std::optional<fs::path> run_dir = pipeline::find_run_dir(ctx.runs_root(), o.targets.front());
     if (run_dir) {
         if (o.targets.size() > 1)
             throw UsageError("report takes one run (or several log files of one run)",
                              "to put runs side by side use 'trainbench compare RUN_A RUN_B'");
         try {
-            summary = summarise_run(ctx, *run_dir, o.flags);
+            summary = pipeline::summarise_run(ctx.services(), *run_dir, o.flags);
         } catch (const InputError& e) {
             // No training figures (e.g. training was cancelled after a failed validation):
             // the validation stage's result is still the report.
@@ -58,7 +58,7 @@ int run_report(const ReportOptions& o, Context& ctx) {
             return 0;
         }
     } else {
-        summary = summarise_logs(ctx, o.targets, o.flags);
+        summary = pipeline::summarise_logs(ctx.services(), o.targets, o.flags);
     }
 
     std::optional<analysis::ClusterValidation> validation;
@@ -77,7 +77,7 @@ int run_report(const ReportOptions& o, Context& ctx) {
     else if (o.flags.markdown)
         ctx.out << report::make_reporter("markdown")->render(summary);
     else
-        ctx.out << report::make_reporter("table", {stdout_colour(ctx)})->render(summary);
+        ctx.out << report::make_reporter("table", {ctx.out_colour()})->render(summary);
     if (validation && !ctx.options.json) ctx.out << "\n" << report::render_cluster_validation(*validation);
 
     for (const auto& f : summary.findings)
