@@ -21,7 +21,7 @@ Generated from `trainbench --help` by `scripts/gen-cli-doc.sh`; do not edit by h
 | 2 | usage error: unknown command or option, bad `-s key=value` syntax |
 | 3 | invalid input: recipe, catalog, template, sweep or log file (every problem is listed, located, with a hint) |
 | 4 | scheduler, backend or file-system failure (the scheduler's message is shown) |
-| 5 | the run finished but a stated expectation failed (`report`), or `render --compare` found a difference |
+| 5 | the run finished but a stated expectation failed (`report`), `regress` found the run slower than its baseline beyond noise, or `render --compare` found a difference |
 | 130 | interrupted (Ctrl-C / SIGTERM); run directories stay readable |
 
 ## Output

@@ -18,7 +18,7 @@ build_pkgs=(
   g++ cmake ninja-build pkg-config git
   libcli11-dev libyaml-cpp-dev libfmt-dev libspdlog-dev nlohmann-json3-dev
   libkainjow-mustache-dev libsimdjson-dev libprotobuf-dev protobuf-compiler
-  libgtest-dev libgmock-dev
+  libgtest-dev libgmock-dev libsqlite3-dev libpq-dev
 )
 # libopenblas0-openmp: without it python3-torch runs on the reference BLAS (fp32 matmul
 # 4.7 instead of ~60 GFLOP/s per core here), and the tinygpt workload is 10x slower.
@@ -27,6 +27,7 @@ test_pkgs=(
   slurm-wlm munge shellcheck jq hyperfine gcovr clang clang-format clang-tidy
   libclang-rt-14-dev libbenchmark-dev unzip help2man bash-completion
   curl ca-certificates time dpkg-dev file man-db stress-ng python3-venv openssl
+  postgresql sqlite3 chromium
 )
 # The Kubernetes tests (label k8s) also need Go >= 1.24 with the Go module proxy, which
 # Debian 12 does not have (golang 1.19): they build their control plane with /usr/local/go

@@ -26,7 +26,7 @@ enum class ExitCode : int {
     usage = 2,               // bad command line
     invalid_input = 3,       // invalid recipe, catalog, template, sweep or log file
     runtime = 4,             // scheduler, backend or file-system failure
-    expectation_failed = 5,  // the run finished but a stated expectation failed
+    expectation_failed = 5,  // the run finished but a stated expectation failed, or regress found it slower
     interrupted = 130,       // SIGINT / SIGTERM
 };
 

@@ -93,7 +93,7 @@ constexpr const char* k_footer = R"(Examples:
   trainbench report runs/tinygpt-local/<run>
 
 Exit codes: 0 ok, 1 internal error, 2 usage, 3 invalid input, 4 scheduler/runtime
-failure, 5 expectation failed, 130 interrupted. See docs/cli.md.)";
+failure, 5 expectation failed or regression, 130 interrupted. See docs/cli.md.)";
 
 }  // namespace
 
@@ -115,6 +115,9 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     app.add_option("--templates", ctx.options.templates_dir,
                    "Template directory that overrides shipped templates (also $TRAINBENCH_TEMPLATES)");
     app.add_option("--runs", ctx.options.runs_dir, "Run store root (also $TRAINBENCH_RUNS; default ./runs)");
+    app.add_option("--results", ctx.options.results,
+                   "Results database: a SQLite file or postgresql://... (also $TRAINBENCH_RESULTS; default "
+                   "RUNS/results.sqlite)");
     for (const CommandInfo& c : command_table()) c.setup(app, ctx);
 
     std::vector<std::string> reversed(args.rbegin(), args.rend());

@@ -22,6 +22,7 @@ struct GlobalOptions {
     std::string recipes_dir;    // --recipes: an extra catalog/recipe directory
     std::string templates_dir;  // --templates: a template directory that overrides shipped templates
     std::string runs_dir;       // --runs: the run store root
+    std::string results;        // --results: the results database (docs/results.md)
 };
 
 // What a command needs from the outside world: streams, global options and

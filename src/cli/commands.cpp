@@ -20,6 +20,10 @@ void setup_cancel_command(CLI::App& root, Context& ctx);
 void setup_logs_command(CLI::App& root, Context& ctx);
 void setup_wait_command(CLI::App& root, Context& ctx);
 void setup_run_command(CLI::App& root, Context& ctx);
+void setup_watch_command(CLI::App& root, Context& ctx);
+void setup_history_command(CLI::App& root, Context& ctx);
+void setup_tag_command(CLI::App& root, Context& ctx);
+void setup_regress_command(CLI::App& root, Context& ctx);
 
 const std::vector<CommandInfo>& command_table() {
     static const std::vector<CommandInfo> table = {
@@ -45,6 +49,10 @@ const std::vector<CommandInfo>& command_table() {
         {"logs", "Print a run's logs; -f follows them", setup_logs_command},
         {"wait", "Wait until a run ends, with a live status line", setup_wait_command},
         {"run", "Submit, wait, then report", setup_run_command},
+        {"watch", "Follow a running run's training: step, step time, tokens/s, MFU, ETA", setup_watch_command},
+        {"history", "Recorded results over time (table, JSON, CSV, HTML trend plots)", setup_history_command},
+        {"tag", "Tag a recorded run (good = the default regress baseline)", setup_tag_command},
+        {"regress", "Is a run slower than its baseline beyond noise? Exit 5 when it is", setup_regress_command},
     };
     return table;
 }

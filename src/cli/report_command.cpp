@@ -2,6 +2,7 @@
 // under a named FLOPs convention, checked against the recipe's expectations.
 #include "cli/app.hpp"
 #include "cli/report_support.hpp"
+#include "cli/results_support.hpp"
 
 #include <trainbench/report.hpp>
 
@@ -17,6 +18,8 @@ struct ReportOptions {
     std::vector<std::string> targets;
     ReportFlags flags;
     std::string junit;
+    bool record = false;           // bare logs: record the result (a run's report always is)
+    results::ResultLabels labels;  // bare logs: name, target, container to record under
 };
 
 // The validate stage's result, when the run's recipe has one (docs/stages.md).
@@ -69,6 +72,10 @@ int run_report(const ReportOptions& o, Context& ctx) {
     if (run_dir) write_file_atomic(*run_dir / "report" / "summary.json", json_text);
     if (!o.flags.html.empty()) write_file_atomic(o.flags.html, report::make_reporter("html")->render(summary));
     if (!o.junit.empty()) write_file_atomic(o.junit, report::make_reporter("junit")->render(summary));
+    if (run_dir || o.record) {
+        std::unique_ptr<results::Store> store = open_results(ctx);
+        record_result(ctx, *store, result_of(ctx, summary, o.labels));
+    }
 
     if (ctx.options.json)
         ctx.out << json_text;
@@ -112,10 +119,16 @@ void setup_report_command(CLI::App& root, Context& ctx) {
     cmd->add_option("RUN|LOGFILE", opts->targets, "A run directory (or run id), or log files of one run")->required();
     add_report_flags(cmd, opts->flags);
     cmd->add_option("--junit", opts->junit, "Write the expectations as JUnit XML to FILE");
+    cmd->add_flag("--record", opts->record, "Record the result of bare logs in the results database");
+    cmd->add_option("--name", opts->labels.name, "With --record: the recipe name to record bare logs under");
+    cmd->add_option("--target", opts->labels.target, "With --record: the target the logs ran on");
+    cmd->add_option("--container", opts->labels.container, "With --record: the container image or version");
+    cmd->add_option("--ran-at", opts->labels.ran_at, "With --record: when the logs ran (UTC ISO; default: mtime)");
     cmd->footer(R"(Output: a table (default), --json, --csv, --markdown on stdout; --html FILE and --junit FILE
 write files. Every format names the FLOPs convention and the peak it used. For a run, the
-inputs come from its recipe and report/summary.json is written; for bare logs, flags give
-what the log does not declare. Exit 5 when an expectation fails.
+inputs come from its recipe, report/summary.json is written and the result is recorded in
+the results database (docs/results.md); for bare logs, flags give what the log does not
+declare, and --record records them. Exit 5 when an expectation fails.
 
 Examples:
   trainbench report runs/gpt3-126m-p4d-2n/20261122T020000Z-a1b2c3

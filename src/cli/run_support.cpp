@@ -1,5 +1,7 @@
 #include "cli/run_support.hpp"
 
+#include "cli/live_progress.hpp"
+
 #include <trainbench/recipe.hpp>
 #include <trainbench/render.hpp>
 
@@ -163,8 +165,9 @@ void print_submitted(Context& ctx, const run::RunInfo& run) {
         ctx.out << fmt::format("  stage {}: {} job {}\n", s.name, run.backend, s.job_id.empty() ? "-" : s.job_id);
 }
 
-int wait_for_run(Context& ctx, run::RunInfo& run, double timeout_s, double interval_s) {
+int wait_for_run(Context& ctx, run::RunInfo& run, double timeout_s, double interval_s, bool events_to_stdout) {
     auto provider = backend_provider();
+    LiveProgress progress(ctx, run, events_to_stdout);
     auto t0 = std::chrono::steady_clock::now();
     std::string last;
     bool live = ctx.err_is_tty && !ctx.options.quiet;
@@ -175,8 +178,10 @@ int wait_for_run(Context& ctx, run::RunInfo& run, double timeout_s, double inter
         run = one.front();
         std::string line = fmt::format("{} {} {}", run.short_id, run.state(), run.detail());
         while (!line.empty() && line.back() == ' ') line.pop_back();
+        if (!run.is_final()) (void)progress.poll();
         if (live) {
-            ctx.err << "\r\033[K" << line << "  [" << human_duration(elapsed()) << "]" << std::flush;
+            ctx.err << "\r\033[K" << line << "  [" << human_duration(elapsed()) << "]"
+                    << (progress.last().empty() ? "" : "  " + progress.last()) << std::flush;
         } else if (line != last && !ctx.options.quiet) {
             ctx.err << "trainbench: " << line << '\n';
         }

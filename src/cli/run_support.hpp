@@ -35,9 +35,11 @@ void print_run_table(Context& ctx, const std::vector<run::RunInfo>& runs);
 void print_submitted(Context& ctx, const run::RunInfo& run);
 
 // Polls until the run is final: a live status line on a TTY, plain lines on
-// each change otherwise. Returns 0 when it COMPLETED; throws RuntimeError for
-// any other ending or when `timeout_s` (> 0) passes.
-int wait_for_run(Context& ctx, run::RunInfo& run, double timeout_s, double interval_s);
+// each change otherwise, with the training's live progress (step, step time,
+// tokens/s, MFU, ETA) from the rank-0 log; --json progress events go to stderr,
+// or to stdout with `events_to_stdout` (watch). Returns 0 when it COMPLETED;
+// throws RuntimeError for any other ending or when `timeout_s` (> 0) passes.
+int wait_for_run(Context& ctx, run::RunInfo& run, double timeout_s, double interval_s, bool events_to_stdout = false);
 
 // Wraps a subcommand's Kubernetes flags.
 void add_kube_flags(CLI::App* cmd, std::string& context, std::string& ns);

@@ -4,6 +4,7 @@
 #include <trainbench/metrics.hpp>
 #include <trainbench/pipeline.hpp>
 #include <trainbench/recipe.hpp>
+#include <trainbench/results.hpp>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -244,26 +245,8 @@ analysis::RunSummary summarise_run(const Services& services, const fs::path& run
 
     analysis::AnalysisRequest req;
     analysis::Inputs& in = req.inputs;
+    in = results::inputs_from_recipe(r);
     in.label = run_json.value("run_id", run_dir.filename().string());
-    in.model = r.model;
-    in.model_origin = "recipe";
-    in.gpus = r.total_gpus();
-    in.gpus_origin = "recipe";
-    in.gpu_name = r.gpu.name;
-    in.gpu_family = r.gpu.family;
-    in.precision = r.precision;
-    in.precision_origin = "recipe";
-    in.global_batch = r.batch.global;
-    in.global_batch_origin = "recipe";
-    in.seq_len = r.model.seq_length;
-    in.seq_len_origin = "recipe";
-    in.micro_batch = r.batch.micro;
-    in.tensor_parallel = r.parallelism.tensor;
-    in.pipeline_parallel = r.parallelism.pipeline;
-    in.window = {r.metrics.window_start, r.metrics.window_end};
-    in.window_origin = "recipe";
-    in.convention = r.metrics.flops;
-    in.convention_origin = "recipe";
     apply_flags(services, flags, in);
     in.catalog_peaks = catalog_peaks(services, in);
 

@@ -1,0 +1,26 @@
+// Private to the CLI: what report, history, tag, regress and watch share about
+// the results store (docs/results.md).
+#pragma once
+
+#include "cli/app.hpp"
+
+#include <trainbench/analysis.hpp>
+#include <trainbench/results.hpp>
+
+#include <filesystem>
+#include <memory>
+#include <string>
+
+namespace trainbench::cli {
+
+// The store named by --results, $TRAINBENCH_RESULTS, else <run store>/results.sqlite.
+[[nodiscard]] std::unique_ptr<results::Store> open_results(Context& ctx);
+
+// The result of a report: for a run, with its resolved recipe.
+[[nodiscard]] results::Result result_of(Context& ctx, const analysis::RunSummary& summary,
+                                        results::ResultLabels labels);
+
+// Records it and says so on stderr ("recorded result ..." or "already recorded").
+void record_result(Context& ctx, results::Store& store, const results::Result& result);
+
+}  // namespace trainbench::cli

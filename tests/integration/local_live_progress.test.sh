@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# `trainbench run recipes/local/tinygpt.yaml` shows the training's progress while it
+# trains (step n of 30, step time, MFU so far, ETA), read incrementally from the rank-0
+# DLLogger log; `watch --json` gives the same as JSON events on stdout; the run's
+# report is recorded in the results database. Skips (125) without python3-torch.
+source "$(dirname "$0")/runs_lib.sh"
+/usr/bin/python3 -c 'import torch' >/dev/null 2>&1 || { echo "skip: python3 cannot import torch"; exit 125; }
+src=${TRAINBENCH_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+
+tb run "$src/recipes/local/tinygpt.yaml" --interval 0.5 >"$WORK/run.out" 2>"$WORK/run.err" &
+run_pid=$!
+# Watch the same run from another process, with JSON events.
+for _ in $(seq 1 240); do
+    run_dir=$(find "$WORK/runs" -name run.json -printf '%h\n' 2>/dev/null | head -1)
+    [[ -n $run_dir ]] && break
+    sleep 0.25
+done
+[[ -n $run_dir ]] || fail "no run directory appeared"
+tb --json watch "$run_dir" --interval 0.5 >"$WORK/watch.out" 2>"$WORK/watch.err" || true
+wait "$run_pid" || { cat "$WORK/run.err" >&2; fail "trainbench run failed"; }
+
+# Plain progress lines (stderr is not a TTY), several of them before the last step.
+grep 'progress: step' "$WORK/run.err" >"$WORK/progress.txt" || { cat "$WORK/run.err" >&2; fail "no progress lines"; }
+first=$(head -1 "$WORK/progress.txt" | sed -E 's/.*step ([0-9]+) of 30.*/\1/')
+count=$(wc -l <"$WORK/progress.txt")
+[[ $count -ge 3 && $first -lt 25 ]] ||
+    { cat "$WORK/run.err" >&2; fail "expected progress from early on: $count lines, the first at step $first"; }
+grep -Eq 'MFU [0-9]+\.[0-9]+%' "$WORK/progress.txt" || fail "no live MFU: $(head -3 "$WORK/progress.txt")"
+grep -q 'ETA' "$WORK/progress.txt" || fail "no ETA"
+# The progress appears while training: before the run's COMPLETED line.
+awk '/progress: step/ { p = NR } /COMPLETED/ && !c { c = NR } END { exit !(p && c && p < c) }' "$WORK/run.err" ||
+    fail "progress lines did not come before the run completed"
+
+# watch --json: progress events with rising steps and an MFU that matches the final report's within 25%.
+jq -c 'select(.event? == "progress")' "$WORK/watch.out" >"$WORK/events.jsonl" 2>/dev/null || true
+[[ $(wc -l <"$WORK/events.jsonl") -ge 2 ]] || { cat "$WORK/watch.out" "$WORK/watch.err" >&2; fail "watch gave no JSON progress events"; }
+jq -s -e '[.[].step] | . == sort' "$WORK/events.jsonl" >/dev/null || fail "event steps do not rise"
+last_mfu=$(tail -1 "$WORK/events.jsonl" | jq .mfu)
+report_mfu=$(tb --json report "$run_dir" 2>/dev/null | jq '.figures.mfu // .derived.mfu // .mfu')
+awk -v a="$last_mfu" -v b="$report_mfu" 'BEGIN { exit !(a > 0 && b > 0 && a / b > 0.75 && a / b < 1.25) }' ||
+    fail "the live MFU $last_mfu is far from the report's $report_mfu"
+
+# The run's report was recorded.
+tb --json history tinygpt-local | jq -e '.results | length == 1' >/dev/null || fail "the run's result was not recorded"
+echo "ok ($count progress lines, live MFU $last_mfu, report MFU $report_mfu)"
