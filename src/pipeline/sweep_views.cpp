@@ -9,11 +9,6 @@ namespace trainbench::pipeline {
 
 namespace {
 
-constexpr fs::perms k_file_mode =
-    fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read | fs::perms::others_read;
-constexpr fs::perms k_script_mode =
-    k_file_mode | fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec;
-
 // The run directory the state file records for a point, when it still exists.
 std::optional<StateEntry> point_run(const std::map<std::string, StateEntry>& state, const sweep::Point& p) {
     auto it = state.find(p.hash);
@@ -34,14 +29,8 @@ std::size_t render_points(const sweep::Expansion& x, const std::vector<fs::path>
         if (!p.valid) continue;
         check_interrupted();
         const fs::path root = output / p.name;
-        for (const render::RenderedJob& job : render::render(*p.recipe, ro)) {
-            for (const render::RenderedFile& f : job.files) {
-                fs::path target = root / job.stage / f.path;
-                fs::create_directories(target.parent_path());
-                write_file_atomic(target, f.content, f.executable ? k_script_mode : k_file_mode);
-                ++files;
-            }
-        }
+        for (const render::RenderedJob& job : render::render(*p.recipe, ro))
+            files += write_job_files(job, root / job.stage).size();
     }
     return files;
 }

@@ -31,15 +31,16 @@ pipeline::RenderRequest request_for(const std::string& recipe) {
 
 std::vector<pipeline::RenderOutcome> render_all(const pipeline::RenderRequest& rq, ProcessRunner& runner) {
     std::vector<pipeline::RenderOutcome> out;
-    pipeline::render_recipes(rq, shipped_catalog(), runner, [&](const pipeline::RenderOutcome& o) { out.push_back(o); });
+    pipeline::render_recipes(rq, shipped_catalog(), runner,
+                             [&](const pipeline::RenderOutcome& o) { out.push_back(o); });
     return out;
 }
 
 }  // namespace
 
 TEST(PipelineRender, CheckAsksSbatchTestOnlyAboutEverySlurmStage) {
-    testing::FakeProcessRunner runner;
-    runner.on({"sbatch", "--test-only"}, testing::ok("", "sbatch: Job 7 to start at 2026-11-23T20:00:00\n"));
+    trainbench::testing::FakeProcessRunner runner;
+    runner.on({"sbatch", "--test-only"}, trainbench::testing::ok("", "sbatch: Job 7 to start at 2026-11-23T20:00:00\n"));
     pipeline::RenderRequest rq = request_for("local-slurm/tinygpt-2n.yaml");
     rq.check = true;
     auto outcomes = render_all(rq, runner);
@@ -50,15 +51,15 @@ TEST(PipelineRender, CheckAsksSbatchTestOnlyAboutEverySlurmStage) {
     for (const ProcessRequest& r : runner.requests) {
         ASSERT_EQ(r.argv.size(), 3u);
         EXPECT_EQ(r.argv.at(1), "--test-only");
-        EXPECT_FALSE(r.cwd.empty()) << "sbatch runs in a scratch copy of the job's files";
+        EXPECT_TRUE(r.cwd.has_value()) << "sbatch runs in a scratch copy of the job's files";
     }
     ASSERT_EQ(o.checks.size(), runner.calls("sbatch").size());
     EXPECT_EQ(o.checks.front()["answer"], "sbatch: Job 7 to start at 2026-11-23T20:00:00");
 }
 
 TEST(PipelineRender, ARefusalMakesTheRecipeRejectedWithSbatchsAnswer) {
-    testing::FakeProcessRunner runner;
-    runner.on({"sbatch", "--test-only"}, testing::fail(1, "sbatch: error: invalid partition specified: debug\n"));
+    trainbench::testing::FakeProcessRunner runner;
+    runner.on({"sbatch", "--test-only"}, trainbench::testing::fail(1, "sbatch: error: invalid partition specified: debug\n"));
     pipeline::RenderRequest rq = request_for("local-slurm/tinygpt-2n.yaml");
     rq.check = true;
     auto outcomes = render_all(rq, runner);
@@ -72,7 +73,7 @@ TEST(PipelineRender, ARefusalMakesTheRecipeRejectedWithSbatchsAnswer) {
 }
 
 TEST(PipelineRender, CompareReportsEveryDifferingAndMissingFile) {
-    testing::FakeProcessRunner runner;
+    trainbench::testing::FakeProcessRunner runner;
     std::string tmpl = (fs::temp_directory_path() / "tb-pipeline-XXXXXX").string();
     const fs::path dir = ::mkdtemp(tmpl.data());
     pipeline::RenderRequest rq = request_for("local/tinygpt.yaml");
