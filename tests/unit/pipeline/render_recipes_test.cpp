@@ -40,7 +40,8 @@ std::vector<pipeline::RenderOutcome> render_all(const pipeline::RenderRequest& r
 
 TEST(PipelineRender, CheckAsksSbatchTestOnlyAboutEverySlurmStage) {
     trainbench::testing::FakeProcessRunner runner;
-    runner.on({"sbatch", "--test-only"}, trainbench::testing::ok("", "sbatch: Job 7 to start at 2026-11-23T20:00:00\n"));
+    runner.on({"sbatch", "--test-only"},
+              trainbench::testing::ok("", "sbatch: Job 7 to start at 2026-11-23T20:00:00\n"));
     pipeline::RenderRequest rq = request_for("local-slurm/tinygpt-2n.yaml");
     rq.check = true;
     auto outcomes = render_all(rq, runner);
@@ -59,7 +60,8 @@ TEST(PipelineRender, CheckAsksSbatchTestOnlyAboutEverySlurmStage) {
 
 TEST(PipelineRender, ARefusalMakesTheRecipeRejectedWithSbatchsAnswer) {
     trainbench::testing::FakeProcessRunner runner;
-    runner.on({"sbatch", "--test-only"}, trainbench::testing::fail(1, "sbatch: error: invalid partition specified: debug\n"));
+    runner.on({"sbatch", "--test-only"},
+              trainbench::testing::fail(1, "sbatch: error: invalid partition specified: debug\n"));
     pipeline::RenderRequest rq = request_for("local-slurm/tinygpt-2n.yaml");
     rq.check = true;
     auto outcomes = render_all(rq, runner);
