@@ -72,10 +72,6 @@ int run_report(const ReportOptions& o, Context& ctx) {
     if (run_dir) write_file_atomic(*run_dir / "report" / "summary.json", json_text);
     if (!o.flags.html.empty()) write_file_atomic(o.flags.html, report::make_reporter("html")->render(summary));
     if (!o.junit.empty()) write_file_atomic(o.junit, report::make_reporter("junit")->render(summary));
-    if (run_dir || o.record) {
-        std::unique_ptr<results::Store> store = open_results(ctx);
-        record_result(ctx, *store, result_of(ctx, summary, o.labels));
-    }
 
     if (ctx.options.json)
         ctx.out << json_text;
@@ -86,6 +82,11 @@ int run_report(const ReportOptions& o, Context& ctx) {
     else
         ctx.out << report::make_reporter("table", {ctx.out_colour()})->render(summary);
     if (validation && !ctx.options.json) ctx.out << "\n" << report::render_cluster_validation(*validation);
+    // Recorded after printing: a database that cannot be reached fails the command (exit 4), not the report.
+    if (run_dir || o.record) {
+        std::unique_ptr<results::Store> store = open_results(ctx);
+        record_result(ctx, *store, result_of(ctx, summary, o.labels));
+    }
 
     for (const auto& f : summary.findings)
         if (f.severity == Severity::warning) ctx.warn(f.message);

@@ -46,10 +46,14 @@ int run_run(const RunOptions& opts, Context& ctx) {
     }
     std::vector<std::string> args;
     if (ctx.options.json) args.emplace_back("--json");
-    if (!ctx.options.recipes_dir.empty()) {
-        args.emplace_back("--recipes");
-        args.push_back(ctx.options.recipes_dir);
-    }
+    // The report sees the same catalog, run store and results database as this run.
+    for (const auto& [flag, value] :
+         {std::pair{"--recipes", &ctx.options.recipes_dir}, std::pair{"--runs", &ctx.options.runs_dir},
+          std::pair{"--results", &ctx.options.results}})
+        if (!value->empty()) {
+            args.emplace_back(flag);
+            args.push_back(*value);
+        }
     args.emplace_back("report");
     args.push_back(info.dir.string());
     return trainbench::cli::run(args, ctx.out, ctx.err);

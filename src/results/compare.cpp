@@ -97,7 +97,14 @@ Result find_baseline(Store& store, const Result& run, const std::string& baselin
     if (baseline == "last-good")
         throw UsageError(fmt::format("no earlier run of '{}' on '{}' is tagged good", run.recipe_name, run.target),
                          "tag one with 'trainbench tag RUN good', or give --baseline RUN");
-    Result b = store.find_run(baseline);
+    Result b;
+    try {
+        b = store.find_run(baseline);
+    } catch (const UsageError& e) {
+        throw UsageError(fmt::format("no earlier run of '{}' on '{}' is tagged '{}', and {}", run.recipe_name,
+                                     run.target, baseline, e.what()),
+                         "give --baseline last-good, a tag, or a recorded run");
+    }
     if (b.run_id == run.run_id)
         throw UsageError(fmt::format("the baseline '{}' is the run itself", baseline), "give another run or a tag");
     return b;

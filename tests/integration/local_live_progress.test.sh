@@ -11,7 +11,7 @@ tb run "$src/recipes/local/tinygpt.yaml" --interval 0.5 >"$WORK/run.out" 2>"$WOR
 run_pid=$!
 # Watch the same run from another process, with JSON events.
 for _ in $(seq 1 240); do
-    run_dir=$(find "$WORK/runs" -name run.json -printf '%h\n' 2>/dev/null | head -1)
+    run_dir=$(find "$WORK/runs" -name run.json -printf '%h\n' 2>/dev/null | head -1 || true)
     [[ -n $run_dir ]] && break
     sleep 0.25
 done
@@ -31,6 +31,15 @@ grep -q 'ETA' "$WORK/progress.txt" || fail "no ETA"
 awk '/progress: step/ { p = NR } /COMPLETED/ && !c { c = NR } END { exit !(p && c && p < c) }' "$WORK/run.err" ||
     fail "progress lines did not come before the run completed"
 
+# The run's own report was recorded, in the run store's database.
+tb --json history tinygpt-local | jq -e '.results | length == 1' >/dev/null || fail "the run's result was not recorded"
+# A one-time import of the run store into another database records it once.
+tb --results "$WORK/imported.sqlite" --json history --import "$WORK/runs" >"$WORK/import.json" ||
+    fail "history --import failed"
+jq -e '.recorded == 1 and .already_recorded == 0' "$WORK/import.json" >/dev/null || fail "import: $(cat "$WORK/import.json")"
+tb --results "$WORK/imported.sqlite" --json history --import "$WORK/runs" | jq -e '.recorded == 0 and .already_recorded == 1' \
+    >/dev/null || fail "a second import recorded the run again"
+
 # watch --json: progress events with rising steps and an MFU that matches the final report's within 25%.
 jq -c 'select(.event? == "progress")' "$WORK/watch.out" >"$WORK/events.jsonl" 2>/dev/null || true
 [[ $(wc -l <"$WORK/events.jsonl") -ge 2 ]] || { cat "$WORK/watch.out" "$WORK/watch.err" >&2; fail "watch gave no JSON progress events"; }
@@ -40,6 +49,5 @@ report_mfu=$(tb --json report "$run_dir" 2>/dev/null | jq '.figures.mfu // .deri
 awk -v a="$last_mfu" -v b="$report_mfu" 'BEGIN { exit !(a > 0 && b > 0 && a / b > 0.75 && a / b < 1.25) }' ||
     fail "the live MFU $last_mfu is far from the report's $report_mfu"
 
-# The run's report was recorded.
-tb --json history tinygpt-local | jq -e '.results | length == 1' >/dev/null || fail "the run's result was not recorded"
+head -3 "$WORK/progress.txt"
 echo "ok ($count progress lines, live MFU $last_mfu, report MFU $report_mfu)"
