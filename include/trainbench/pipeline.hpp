@@ -1,26 +1,43 @@
 // pipeline: the use cases, each a short list of steps over the modules below
 // (load, validate, render, create a run, submit, summarise). The commands of
-// cli parse options, make one call here and print what it returns.
-//
-// Sweep submission: the sweep state file runs/_sweeps/<sweep>/state.jsonl
-// (point hash -> run) and the resumable submission loop.
+// cli parse options, make one call here and print what report makes of the
+// result. What the use cases need from outside (catalog, run store, process
+// runner, data directories) comes in one Services value the CLI builds once.
 #pragma once
 
+#include <trainbench/analysis.hpp>
 #include <trainbench/core.hpp>
+#include <trainbench/recipe.hpp>
+#include <trainbench/render.hpp>
+#include <trainbench/report.hpp>
 #include <trainbench/run.hpp>
 #include <trainbench/sweep.hpp>
+
+#include <nlohmann/json.hpp>
 
 #include <chrono>
 #include <cstddef>
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace trainbench::pipeline {
 
-// ---------------------------------------------------------------- state and submission
+// ---------------------------------------------------------------- services
+// What the use cases need from the outside world, built once by the CLI
+// (cli/app.cpp) and by tests with a fake process runner.
+struct Services {
+    std::function<const catalog::Catalog&()> catalog;  // loaded on first use; may throw InputError
+    std::filesystem::path runs_root;
+    DataDirs dirs;
+    ProcessRunner* runner = nullptr;  // nullptr: system_process_runner()
+    [[nodiscard]] ProcessRunner& processes() const { return runner ? *runner : system_process_runner(); }
+};
+
+// ---------------------------------------------------------------- sweep submission
 // runs/_sweeps/<sweep name>/state.jsonl: one JSON object per line
 // {"hash", "point", "name", "run_id", "run_dir", "time"}, appended atomically.
 struct StateEntry {
@@ -89,5 +106,108 @@ struct SweepSubmitOptions {
 // submissions (check_interrupted), so a second call resumes.
 SubmitProgress submit_sweep(const sweep::Expansion& expansion, const std::filesystem::path& runs_root,
                             const SubmitPointFn& submit_point, const SweepSubmitOptions& options);
+
+// ---------------------------------------------------------------- sweep views
+// Renders every valid point to <output>/<point name>/<stage>/<file> (sweep
+// --dry-run -o): each template read and compiled once per thread, points rendered
+// on up to two threads, files written without a sync each, then one sync and one
+// rename per point (a crash leaves a point whole or absent; a point rendered before
+// is replaced whole). Returns the number of files written.
+std::size_t render_points(const sweep::Expansion& expansion, const std::vector<std::filesystem::path>& template_dirs,
+                          const std::filesystem::path& output);
+
+// The run of every valid point that has one (from the state file), refreshed
+// from its scheduler: one status row per valid point.
+[[nodiscard]] std::vector<report::SweepStatusRow> sweep_status(const sweep::Expansion& expansion,
+                                                               const std::filesystem::path& runs_root,
+                                                               ProcessRunner& runner);
+
+// One report row per valid point: what its run measured (`summarise` turns a
+// run directory into a summary), "not submitted", or the error that stopped it.
+using SummariseRunFn = std::function<analysis::RunSummary(const std::filesystem::path& run_dir)>;
+[[nodiscard]] std::vector<report::SweepReportRow> sweep_report_rows(const sweep::Expansion& expansion,
+                                                                    const std::filesystem::path& runs_root,
+                                                                    const SummariseRunFn& summarise);
+
+// ---------------------------------------------------------------- render
+// `trainbench render`: load, validate (with the launch check), render, then
+// write to a directory, compare with a committed copy, or ask the scheduler.
+struct RenderInput {
+    std::filesystem::path file;
+    std::filesystem::path relative;  // below -o / --compare when many recipes are rendered
+};
+struct RenderRequest {
+    std::vector<RenderInput> inputs;
+    recipe::LoadOptions load;
+    render::RenderOptions render;
+    bool validate = true;
+    bool many = false;              // files go below output/<relative or name>/
+    std::filesystem::path output;   // write the files here ("" = do not write)
+    std::filesystem::path compare;  // compare with a committed render here ("" = do not)
+    bool check = false;             // sbatch --test-only for every Slurm stage
+    bool entrypoints = false;       // keep the main job file of every stage
+};
+// What became of one recipe.
+struct RenderOutcome {
+    std::filesystem::path file;
+    std::string name;
+    std::filesystem::path base;            // below output / compare
+    std::vector<std::string> entrypoints;  // contents, when asked for
+    std::vector<std::filesystem::path> written;
+    std::size_t files = 0;                 // rendered files
+    std::vector<std::string> differences;  // unified diffs and "only in" lines
+    bool compared = false;
+    bool checked = false;
+    nlohmann::ordered_json checks = nlohmann::ordered_json::array();  // {stage, accepted, answer}
+    std::vector<std::string> notes;
+    bool invalid = false, rejected = false;
+    std::optional<InputError> error;  // the recipe could not be loaded, validated or rendered
+    [[nodiscard]] bool differs() const { return !differences.empty(); }
+    [[nodiscard]] bool ok() const { return !invalid && !rejected && !differs(); }
+};
+// Renders each input in turn and hands its outcome to `each` before the next
+// (so a long --all prints as it goes). Stops between recipes on an interrupt.
+void render_recipes(const RenderRequest& request, const catalog::Catalog& catalog, ProcessRunner& runner,
+                    const std::function<void(const RenderOutcome&)>& each);
+// Writes a job's files below `dir` with their modes; returns the paths written.
+std::vector<std::filesystem::path> write_job_files(const render::RenderedJob& job, const std::filesystem::path& dir);
+// --argv: per stage, the command each framework receives (program, version,
+// argv, config file) as the conformance suite reads it.
+[[nodiscard]] nlohmann::ordered_json framework_argv(const std::vector<std::string>& files,
+                                                    const recipe::LoadOptions& load,
+                                                    const render::RenderOptions& options, bool validate,
+                                                    const catalog::Catalog& catalog);
+
+// ---------------------------------------------------------------- summarise
+// What a bare log lacks (and what may override a recipe): model, GPUs, GPU,
+// precision, batch, sequence, window, convention, log format, peak, tokens.
+struct SummaryOptions {
+    std::string model;  // catalog model name
+    int gpus = 0;
+    std::string gpu;  // catalog GPU name or family ("h100", "cpu")
+    std::string precision;
+    int global_batch = 0;
+    int seq = 0;
+    int tensor_parallel = 0;
+    std::string window;           // "A:B"
+    std::string flops;            // convention
+    std::string format = "auto";  // log format
+    double peak = 0;              // TFLOPS; 0 = from the table
+    double tokens = 0;            // for days_to_train; 0 = 300e9
+    // The output shows figures only (no per-step series), so the parse keeps the
+    // step times and the final loss, nothing else.
+    bool figures_only = false;
+};
+
+// A run directory (has run.json), found by path or by a run id / prefix under
+// the run store root; nullopt when `ref` is an existing file (a log).
+[[nodiscard]] std::optional<std::filesystem::path> find_run_dir(const std::filesystem::path& runs_root,
+                                                                const std::string& ref);
+// One run directory -> its summary (recipe from recipe.resolved.yaml, logs from logs/<stage>/).
+[[nodiscard]] analysis::RunSummary summarise_run(const Services& services, const std::filesystem::path& run_dir,
+                                                 const SummaryOptions& options);
+// Bare log files (one run's logs, one format) -> a summary.
+[[nodiscard]] analysis::RunSummary summarise_logs(const Services& services, const std::vector<std::string>& files,
+                                                  const SummaryOptions& options);
 
 }  // namespace trainbench::pipeline

@@ -105,4 +105,16 @@ struct SearchOptions {
 // highest estimated throughput, then most memory headroom.
 [[nodiscard]] std::vector<Candidate> search(const recipe::Recipe& recipe, const SearchOptions& options = {});
 
+// What one run of a recipe costs at `mfu`: GPUs, memory per GPU against the
+// capacity, the step time and the GPU-hours of the recipe's steps (nothing
+// when the FLOPs convention or the peak does not apply).
+struct RunEstimate {
+    int gpus = 0;
+    double memory = 0;    // bytes per GPU
+    double capacity = 0;  // bytes per GPU
+    std::optional<double> step_time_s;
+    std::optional<double> gpu_hours;
+};
+[[nodiscard]] RunEstimate estimate_run(const recipe::Recipe& recipe, double mfu);
+
 }  // namespace trainbench::plan

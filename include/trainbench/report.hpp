@@ -2,16 +2,22 @@
 // interface, chosen by name from a table (table, json, csv, markdown, html,
 // junit). Every format states the FLOPs convention and the peak (GPU,
 // precision, TFLOPS, source) it used. A compare view puts several runs side
-// by side with relative differences to the first.
+// by side with relative differences to the first. Everything else the
+// commands show is here too: plan tables, the sweep preview, status and
+// report, through one text-table helper and one colour decision.
 //
 // report never prints and never decides exit codes: it returns text.
 #pragma once
 
 #include <trainbench/analysis.hpp>
+#include <trainbench/plan.hpp>
+#include <trainbench/sweep.hpp>
 
 #include <nlohmann/json.hpp>
 
+#include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -78,5 +84,79 @@ struct FigureInfo {
 // validation section added where that format keeps it (appended, before </body>, before </testsuites>).
 [[nodiscard]] std::string with_cluster_validation(std::string_view format, std::string rendered,
                                                   const analysis::ClusterValidation& validation);
+
+// ---------------------------------------------------------------- text tables
+// The one text-table helper: a header line and one line per row, each cell
+// padded to its column's width (left or right aligned) and preceded by the
+// column's gap; a column of width 0 is not padded (the last, free-text one).
+enum class Align { left, right };
+struct TextColumn {
+    std::string header;
+    std::size_t width = 0;
+    Align align = Align::left;
+    std::string gap = "  ";  // before the column (not before the first)
+};
+struct TextTable {
+    std::vector<TextColumn> columns;
+    std::string indent = {};  // before every line
+    [[nodiscard]] std::string render(const std::vector<std::vector<std::string>>& rows) const;
+};
+// `value` through `format` ("{:.3f}"), or "-" when there is none.
+[[nodiscard]] std::string optional_cell(const std::optional<double>& value, std::string_view format);
+
+// The one colour decision: colour on a terminal, unless NO_COLOR is set (no-color.org).
+[[nodiscard]] bool use_colour(bool is_tty);
+
+// ---------------------------------------------------------------- plans
+// `trainbench plan`: the plan of one recipe, and the configurations of --search.
+[[nodiscard]] std::string plan_text(const plan::Plan& plan);
+[[nodiscard]] std::string search_text(const recipe::Recipe& recipe, const std::vector<plan::Candidate>& all,
+                                      std::size_t top);
+[[nodiscard]] nlohmann::ordered_json search_json(const recipe::Recipe& recipe, const std::vector<plan::Candidate>& all,
+                                                 std::size_t top, double assume_mfu);
+
+// ---------------------------------------------------------------- sweeps
+// `sweep --dry-run`: every point with its estimate (estimates[i] belongs to
+// expansion.points[i]), the pruned points with their reasons, the totals.
+struct SweepPreview {
+    const sweep::Expansion& expansion;
+    const std::vector<plan::RunEstimate>& estimates;
+    double assume_mfu = 0.4;
+    std::string output_dir;  // -o: where the points were rendered ("" = not rendered)
+    std::size_t rendered_files = 0;
+};
+[[nodiscard]] std::string sweep_preview_text(const SweepPreview& preview);
+[[nodiscard]] nlohmann::ordered_json sweep_preview_json(const SweepPreview& preview);
+
+// `sweep status`: one row per valid point.
+struct SweepStatusRow {
+    std::size_t index = 0;
+    std::string name;
+    std::string hash;
+    std::string run_id = "-";
+    std::string state = "NOT SUBMITTED";
+    std::string detail;
+};
+[[nodiscard]] std::string sweep_status_text(const std::string& sweep_name, const std::vector<SweepStatusRow>& rows);
+[[nodiscard]] nlohmann::ordered_json sweep_status_json(const std::string& sweep_name,
+                                                       const std::vector<SweepStatusRow>& rows);
+
+// `sweep report`: one row per valid point with what its run measured.
+struct SweepReportRow {
+    std::size_t index = 0;
+    std::string name;
+    std::string model;
+    std::string run_id;
+    int nodes = 0;
+    int gpus = 0;
+    std::optional<double> step_time_s, tokens_per_s, tflops_per_gpu, mfu;
+    std::optional<double> scaling;  // filled by sweep_report
+    std::string note;
+};
+[[nodiscard]] const std::vector<std::string>& sweep_report_formats();
+// Scaling efficiency: tokens/s per GPU against the same model's point with the
+// fewest nodes (1.0 = linear). `format` is one of sweep_report_formats().
+[[nodiscard]] std::string sweep_report(const std::string& sweep_name, std::vector<SweepReportRow> rows,
+                                       const std::string& format);
 
 }  // namespace trainbench::report

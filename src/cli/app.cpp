@@ -1,6 +1,7 @@
 #include "cli/app.hpp"
 
 #include <trainbench/cli.hpp>
+#include <trainbench/report.hpp>
 
 #include <fmt/format.h>
 #include <spdlog/sinks/ostream_sink.h>
@@ -32,6 +33,18 @@ fs::path Context::runs_root() const {
     return fs::path("runs");
 }
 
+pipeline::Services Context::services() {
+    pipeline::Services s;
+    s.catalog = [this]() -> const catalog::Catalog& { return catalog(); };
+    s.runs_root = runs_root();
+    s.dirs = data_dirs();
+    return s;
+}
+
+bool Context::out_colour() const {
+    return report::use_colour(&out == &std::cout && ::isatty(1));
+}
+
 void Context::warn(const std::string& message) const {
     if (!options.quiet) err << "trainbench: warning: " << message << '\n';
 }
@@ -42,13 +55,8 @@ void print_json(Context& ctx, const std::string& json_text) {
 
 namespace {
 
-bool use_color(bool is_tty) {
-    const char* no_color = std::getenv("NO_COLOR");
-    return is_tty && !(no_color && *no_color);
-}
-
 void print_error(Context& ctx, const std::string& message, const std::string& hint) {
-    bool color = use_color(ctx.err_is_tty);
+    bool color = report::use_colour(ctx.err_is_tty);
     ctx.err << (color ? "trainbench: \033[1;31merror:\033[0m " : "trainbench: error: ") << message << '\n';
     if (!hint.empty()) ctx.err << "  hint: " << hint << '\n';
 }

@@ -3,6 +3,7 @@
 
 #include <trainbench/catalog.hpp>
 #include <trainbench/core.hpp>
+#include <trainbench/pipeline.hpp>
 
 #include <CLI/CLI.hpp>
 
@@ -40,6 +41,10 @@ struct Context {
     [[nodiscard]] const catalog::Catalog& catalog();
     // The run store root: --runs, else $TRAINBENCH_RUNS, else ./runs.
     [[nodiscard]] std::filesystem::path runs_root() const;
+    // What the use cases need (pipeline), built from the options above.
+    [[nodiscard]] pipeline::Services services();
+    // Colour on stdout: a TTY, and no NO_COLOR (report::use_colour).
+    [[nodiscard]] bool out_colour() const;
     // "warning: ..." on stderr (respects -q).
     void warn(const std::string& message) const;
 

@@ -18,10 +18,10 @@ int run_compare(const CompareOptions& o, Context& ctx) {
     if (o.targets.size() < 2) throw UsageError("compare needs at least two runs or log files");
     std::vector<analysis::RunSummary> runs;
     for (const std::string& t : o.targets) {
-        if (auto dir = find_run_dir(ctx, t))
-            runs.push_back(summarise_run(ctx, *dir, o.flags));
+        if (auto dir = pipeline::find_run_dir(ctx.runs_root(), t))
+            runs.push_back(pipeline::summarise_run(ctx.services(), *dir, o.flags));
         else
-            runs.push_back(summarise_logs(ctx, {t}, o.flags));
+            runs.push_back(pipeline::summarise_logs(ctx.services(), {t}, o.flags));
     }
     if (!o.flags.html.empty()) write_file_atomic(o.flags.html, report::make_reporter("html")->render_compare(runs));
     std::string name = "table";
@@ -31,7 +31,7 @@ int run_compare(const CompareOptions& o, Context& ctx) {
         name = "csv";
     else if (o.flags.markdown)
         name = "markdown";
-    ctx.out << report::make_reporter(name, {stdout_colour(ctx)})->render_compare(runs);
+    ctx.out << report::make_reporter(name, {ctx.out_colour()})->render_compare(runs);
     return 0;
 }
 

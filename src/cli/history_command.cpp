@@ -19,7 +19,7 @@ struct HistoryOptions {
 
 int import_history(const HistoryOptions& o, Context& ctx, results::Store& store) {
     const results::ImportReport rep = results::import_runs(store, o.import_dir, [&](const std::filesystem::path& d) {
-        return std::optional<results::Result>(result_of(ctx, summarise_run(ctx, d, {}), {}));
+        return std::optional<results::Result>(result_of(ctx, pipeline::summarise_run(ctx.services(), d, {}), {}));
     });
     for (const std::string& s : rep.skipped) ctx.warn("skipped " + s);
     if (ctx.options.json)

@@ -37,13 +37,13 @@ int run_report(ReportOptions o, Context& ctx) {
     // (--record keeps the window's per-step times with the result: the series are needed)
     o.flags.figures_only = !ctx.options.json && o.flags.html.empty() && !o.record;
     analysis::RunSummary summary;
-    std::optional<fs::path> run_dir = find_run_dir(ctx, o.targets.front());
+    std::optional<fs::path> run_dir = pipeline::find_run_dir(ctx.runs_root(), o.targets.front());
     if (run_dir) {
         if (o.targets.size() > 1)
             throw UsageError("report takes one run (or several log files of one run)",
                              "to put runs side by side use 'trainbench compare RUN_A RUN_B'");
         try {
-            summary = summarise_run(ctx, *run_dir, o.flags);
+            summary = pipeline::summarise_run(ctx.services(), *run_dir, o.flags);
         } catch (const InputError& e) {
             // No training figures (e.g. training was cancelled after a failed validation):
             // the validation stage's result is still the report.
@@ -72,7 +72,7 @@ int run_report(ReportOptions o, Context& ctx) {
             return 0;
         }
     } else {
-        summary = summarise_logs(ctx, o.targets, o.flags);
+        summary = pipeline::summarise_logs(ctx.services(), o.targets, o.flags);
     }
 
     std::optional<analysis::ClusterValidation> validation;
@@ -96,7 +96,7 @@ int run_report(ReportOptions o, Context& ctx) {
     else if (o.flags.markdown)
         ctx.out << rendered("markdown");
     else
-        ctx.out << report::make_reporter("table", {stdout_colour(ctx)})->render(summary);
+        ctx.out << report::make_reporter("table", {ctx.out_colour()})->render(summary);
     if (validation && !ctx.options.json) ctx.out << "\n" << report::render_cluster_validation(*validation);
     // Recorded after printing: a database that cannot be reached fails the command (exit 4), not the report.
     if (run_dir || o.record) {

@@ -292,4 +292,15 @@ std::vector<Candidate> search(const recipe::Recipe& r, const SearchOptions& opti
     return out;
 }
 
+RunEstimate estimate_run(const recipe::Recipe& r, double mfu) {
+    RunEstimate e;
+    e.gpus = r.total_gpus();
+    const recipe::MemoryEstimate m = recipe::estimate_memory(r);
+    e.memory = m.total;
+    e.capacity = m.capacity;
+    e.step_time_s = estimate_step_time(r, mfu);
+    if (e.step_time_s) e.gpu_hours = static_cast<double>(e.gpus) * r.steps * *e.step_time_s / 3600.0;
+    return e;
+}
+
 }  // namespace trainbench::plan

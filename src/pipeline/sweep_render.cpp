@@ -1,7 +1,8 @@
-// Rendering a sweep's points to disk (see sweep_render.hpp): compiled templates per
+// Rendering a sweep's points to disk (pipeline::render_points): compiled templates per
 // thread, files written without a sync each, one sync, one rename per point.
-#include "cli/sweep_render.hpp"
+#include "pipeline/file_modes.hpp"
 
+#include <trainbench/pipeline.hpp>
 #include <trainbench/render.hpp>
 
 #include <fmt/format.h>
@@ -19,7 +20,7 @@
 
 namespace fs = std::filesystem;
 
-namespace trainbench::cli {
+namespace trainbench::pipeline {
 
 namespace {
 
@@ -43,10 +44,6 @@ private:
     std::mutex m_mutex;
 };
 
-constexpr fs::perms k_file_mode =
-    fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read | fs::perms::others_read;
-constexpr fs::perms k_script_mode =
-    k_file_mode | fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec;
 void write_new_file(const fs::path& path, std::string_view data, fs::perms mode) {
     int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     if (fd < 0) throw RuntimeError(fmt::format("cannot create '{}': {}", path.string(), std::strerror(errno)));
@@ -131,7 +128,7 @@ unsigned render_threads(std::size_t points) {
 
 }  // namespace
 
-std::size_t render_points(const sweep::Expansion& x, const fs::path& output, const std::vector<fs::path>& dirs) {
+std::size_t render_points(const sweep::Expansion& x, const std::vector<fs::path>& dirs, const fs::path& output) {
     std::vector<const sweep::Point*> points;
     for (const sweep::Point& p : x.points)
         if (p.valid) points.push_back(&p);
@@ -170,4 +167,4 @@ std::size_t render_points(const sweep::Expansion& x, const fs::path& output, con
     return files;
 }
 
-}  // namespace trainbench::cli
+}  // namespace trainbench::pipeline

@@ -1,7 +1,8 @@
-// Building a RunSummary from a run directory or bare logs, for report and compare.
-#include "cli/report_support.hpp"
-
+// Summarise a run or logs: a RunSummary from a run directory (its resolved
+// recipe, its logs) or from bare log files, with the options that give what a
+// bare log lacks. `report`, `compare` and `sweep report` share it.
 #include <trainbench/metrics.hpp>
+#include <trainbench/pipeline.hpp>
 #include <trainbench/recipe.hpp>
 #include <trainbench/results.hpp>
 
@@ -9,46 +10,13 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <cstdlib>
 #include <fnmatch.h>
-#include <iostream>
-#include <unistd.h>
 
 namespace fs = std::filesystem;
 
-namespace trainbench::cli {
+namespace trainbench::pipeline {
 
-void add_report_flags(CLI::App* cmd, ReportFlags& f) {
-    cmd->add_option("--model", f.model, "Catalog model (bare logs), e.g. gpt3-175b");
-    cmd->add_option("--gpus", f.gpus, "Total number of GPUs (bare logs)")->check(CLI::PositiveNumber);
-    cmd->add_option("--gpu", f.gpu, "GPU: catalog name or family (h100, h200, a100, b200, cpu)");
-    cmd->add_option("--precision", f.precision, "Precision the peak is taken at: bf16, fp16, fp8, tf32, fp32");
-    cmd->add_option("--global-batch", f.global_batch, "Global batch size in sequences (bare logs)")
-        ->check(CLI::PositiveNumber);
-    cmd->add_option("--seq", f.seq, "Sequence length (default: the model's)")->check(CLI::PositiveNumber);
-    cmd->add_option("--tp", f.tensor_parallel, "Tensor parallel size (pads the vocabulary for megatron conventions)")
-        ->check(CLI::PositiveNumber);
-    cmd->add_option("--window", f.window,
-                    "Inclusive step window START:END for the mean (default 10:30 or the recipe's)");
-    cmd->add_option("--flops", f.flops,
-                    "FLOPs convention: " + fmt::format("{}", fmt::join(analysis::flops_convention_names(), ", ")));
-    cmd->add_option("--format", f.format, "Log format of bare logs (default: detected)");
-    cmd->add_option("--peak", f.peak, "Peak TFLOPS per GPU for MFU (overrides the peak table)")
-        ->check(CLI::PositiveNumber);
-    cmd->add_option("--tokens", f.tokens, "Tokens for the days-to-train figure (default 300e9)")
-        ->check(CLI::PositiveNumber);
-    cmd->add_flag("--csv", f.csv, "CSV on stdout");
-    cmd->add_flag("--markdown", f.markdown, "Markdown on stdout");
-    cmd->add_option("--html", f.html, "Write a self-contained HTML report to FILE");
-}
-
-bool stdout_colour(const Context& ctx) {
-    if (&ctx.out != &std::cout || !::isatty(1)) return false;
-    const char* no_color = std::getenv("NO_COLOR");
-    return !(no_color && *no_color);
-}
-
-std::optional<fs::path> find_run_dir(Context& ctx, const std::string& ref) {
+std::optional<fs::path> find_run_dir(const fs::path& root, const std::string& ref) {
     std::error_code ec;
     const fs::path p(ref);
     if (fs::is_directory(p, ec)) {
@@ -57,7 +25,6 @@ std::optional<fs::path> find_run_dir(Context& ctx, const std::string& ref) {
     }
     if (fs::exists(p, ec)) return std::nullopt;  // a log file
     // A run id or a prefix of one under the run store: runs/<recipe>/<run id>.
-    const fs::path root = ctx.runs_root();
     std::vector<fs::path> matches;
     if (fs::is_directory(root, ec))
         for (const auto& recipe_dir : fs::directory_iterator(root, ec)) {
@@ -84,10 +51,10 @@ std::optional<fs::path> find_run_dir(Context& ctx, const std::string& ref) {
 namespace {
 
 // The GPU named by a flag: a catalog GPU, or a family the peak table or the catalog knows.
-void apply_gpu(Context& ctx, const std::string& name, analysis::Inputs& in, const std::string& origin) {
+void apply_gpu(const Services& services, const std::string& name, analysis::Inputs& in, const std::string& origin) {
     const catalog::Catalog* cat = nullptr;
     try {
-        cat = &ctx.catalog();
+        cat = &services.catalog();
     } catch (const Error&) {
         cat = nullptr;
     }
@@ -120,9 +87,9 @@ void apply_gpu(Context& ctx, const std::string& name, analysis::Inputs& in, cons
     throw UsageError(fmt::format("unknown GPU '{}' ({})", name, origin), did_you_mean(name, known));
 }
 
-std::map<catalog::Precision, double> catalog_peaks(Context& ctx, const analysis::Inputs& in) {
+std::map<catalog::Precision, double> catalog_peaks(const Services& services, const analysis::Inputs& in) {
     try {
-        if (const catalog::Gpu* g = ctx.catalog().find_gpu(in.gpu_name)) return g->peak_tflops_dense;
+        if (const catalog::Gpu* g = services.catalog().find_gpu(in.gpu_name)) return g->peak_tflops_dense;
     } catch (const Error&) {
     }
     return {};
@@ -134,11 +101,11 @@ catalog::Precision parse_precision_flag(const std::string& text) {
 }
 
 // Flags override whatever the recipe said.
-void apply_flags(Context& ctx, const ReportFlags& f, analysis::Inputs& in) {
+void apply_flags(const Services& services, const SummaryOptions& f, analysis::Inputs& in) {
     if (!f.model.empty()) {
         const catalog::Model* m = nullptr;
         try {
-            m = ctx.catalog().find_model(f.model);
+            m = services.catalog().find_model(f.model);
         } catch (const Error&) {
             m = nullptr;
         }
@@ -152,7 +119,7 @@ void apply_flags(Context& ctx, const ReportFlags& f, analysis::Inputs& in) {
         } else {
             std::vector<std::string> names;
             try {
-                names = ctx.catalog().model_names();
+                names = services.catalog().model_names();
             } catch (const Error&) {
             }
             throw UsageError(fmt::format("unknown model '{}'", f.model), did_you_mean(f.model, names));
@@ -163,7 +130,7 @@ void apply_flags(Context& ctx, const ReportFlags& f, analysis::Inputs& in) {
         in.gpus = f.gpus;
         in.gpus_origin = "--gpus";
     }
-    if (!f.gpu.empty()) apply_gpu(ctx, f.gpu, in, "--gpu");
+    if (!f.gpu.empty()) apply_gpu(services, f.gpu, in, "--gpu");
     if (!f.precision.empty()) {
         in.precision = parse_precision_flag(f.precision);
         in.precision_origin = "--precision";
@@ -283,7 +250,7 @@ std::string stage_name(const recipe::Recipe& r) {
 
 }  // namespace
 
-analysis::RunSummary summarise_run(Context& ctx, const fs::path& run_dir, const ReportFlags& flags) {
+analysis::RunSummary summarise_run(const Services& services, const fs::path& run_dir, const SummaryOptions& flags) {
     const fs::path recipe_file = run_dir / "recipe.resolved.yaml";
     std::error_code ec;
     if (!fs::exists(recipe_file, ec))
@@ -291,14 +258,14 @@ analysis::RunSummary summarise_run(Context& ctx, const fs::path& run_dir, const 
                          "is it a trainbench run directory?");
     nlohmann::json run_json = nlohmann::json::parse(read_file(run_dir / "run.json"), nullptr, false);
     if (run_json.is_discarded() || !run_json.is_object()) run_json = nlohmann::json::object();
-    const recipe::Recipe r = recipe::load_recipe(recipe_file, ctx.catalog());
+    const recipe::Recipe r = recipe::load_recipe(recipe_file, services.catalog());
 
     analysis::AnalysisRequest req;
     analysis::Inputs& in = req.inputs;
     in = results::inputs_from_recipe(r);
     in.label = run_json.value("run_id", run_dir.filename().string());
-    apply_flags(ctx, flags, in);
-    in.catalog_peaks = catalog_peaks(ctx, in);
+    apply_flags(services, flags, in);
+    in.catalog_peaks = catalog_peaks(services, in);
 
     std::string format;
     const fs::path log_dir = run_dir / "logs" / stage_name(r);
@@ -324,7 +291,8 @@ analysis::RunSummary summarise_run(Context& ctx, const fs::path& run_dir, const 
     return analysis::analyse(std::move(req));
 }
 
-analysis::RunSummary summarise_logs(Context& ctx, const std::vector<std::string>& files, const ReportFlags& flags) {
+analysis::RunSummary summarise_logs(const Services& services, const std::vector<std::string>& files,
+                                    const SummaryOptions& flags) {
     std::vector<fs::path> paths(files.begin(), files.end());
     analysis::AnalysisRequest req;
     analysis::Inputs& in = req.inputs;
@@ -333,16 +301,16 @@ analysis::RunSummary summarise_logs(Context& ctx, const std::vector<std::string>
     in.precision_origin = "default";
     in.window_origin = "default";
     in.convention_origin = "default";
-    apply_flags(ctx, flags, in);
+    apply_flags(services, flags, in);
     metrics::ParseOptions po = report_parse_options(log_format(flags.format, paths), in.convention, flags.figures_only);
     po.format = flags.format;  // parse_logs detects every file's format and checks they agree
     metrics::LogData log = metrics::parse_logs(paths, po);
     req.plot_series = !flags.figures_only;
     if (in.gpu_family.empty()) {
         // A log from the local workload declares its measured peak: that is a CPU run.
-        if (log.parameters.count("peak_tflops_measured")) apply_gpu(ctx, "cpu", in, "log peak_tflops_measured");
+        if (log.parameters.count("peak_tflops_measured")) apply_gpu(services, "cpu", in, "log peak_tflops_measured");
     }
-    in.catalog_peaks = catalog_peaks(ctx, in);
+    in.catalog_peaks = catalog_peaks(services, in);
 
     req.log = &log;
     std::string source;
@@ -352,4 +320,4 @@ analysis::RunSummary summarise_logs(Context& ctx, const std::vector<std::string>
     return analysis::analyse(std::move(req));
 }
 
-}  // namespace trainbench::cli
+}  // namespace trainbench::pipeline
