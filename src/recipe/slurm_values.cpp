@@ -40,7 +40,7 @@ std::vector<std::string_view> split(std::string_view s, char sep) {
 bool in_range(const std::vector<long long>& fields, bool after_days) {
     for (std::size_t i = 1; i < fields.size(); ++i)
         if (fields[i] >= 60) return false;
-    return !(after_days && fields.size() > 1 && fields[0] >= 24);
+    return !(after_days && !fields.empty() && fields[0] >= 24);  // D-HH too: hours below 24
 }
 
 }  // namespace

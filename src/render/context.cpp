@@ -215,6 +215,13 @@ const std::vector<std::string>& pre_escaped_keys() {
         "steps",
         "slurm.cpus_per_task",
         "kubernetes.master_port",
+        // Slurm host lists, checked at load (recipe::hostlist_problem: letters, digits, "-_.,[]"):
+        // sbatch reads #SBATCH lines itself and would keep shell quotes as part of the value
+        "slurm.nodelist_sbatch",
+        "slurm.exclude_sbatch",
+        "validate.build_check_sh",
+        "validate.build_parent_sh",
+        "validate.build_srun_sh",
         // shell text made by the context builder
         "env.value_sh",
         "launch_lines.line_sh",

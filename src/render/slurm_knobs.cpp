@@ -31,6 +31,7 @@ void add_slurm_knobs(const recipe::Recipe& r, const recipe::Stage& stage, ordere
                                      {"reservation", k.reservation}}) {
         s[key] = value;
         s[std::string("has_") + key] = !value.empty();
+        s[std::string(key) + "_sbatch"] = value;  // for #SBATCH lines: checked at load, never shell-quoted
     }
     ordered_json directives = ordered_json::array();
     for (const std::string& d : k.directives) directives.push_back({{"text", d}});

@@ -14,11 +14,11 @@ export {{name}}={{{value_sh}}}
 
 # tb_fetch FILE URL: downloads once (an existing non-empty FILE is kept), retrying
 # throttling (HTTP 429), server errors and broken transfers with exponential back-off
-# ({{{prepare.retries}}} attempts, first wait {{{prepare.retry_delay}}} s). Returns 0 when FILE is complete
+# ({{prepare.retries}} attempts, first wait {{prepare.retry_delay}} s). Returns 0 when FILE is complete
 # (curl checks the length the server announced), 2 when the server says it does not exist
 # (404), 1 when every attempt failed. The file appears only whole (written beside it, then moved).
 tb_fetch() {
-  local file=$1 url=$2 attempt=1 delay={{{prepare.retry_delay}}} code rc
+  local file=$1 url=$2 attempt=1 delay={{prepare.retry_delay}} code rc
   [ -s "${file}" ] && return 0
   mkdir -p "$(dirname "${file}")"
   while true; do
@@ -33,11 +33,11 @@ tb_fetch() {
       echo "trainbench: ${url}: not found (HTTP 404)" >&2
       return 2
     fi
-    if [ "${attempt}" -ge {{{prepare.retries}}} ]; then
+    if [ "${attempt}" -ge {{prepare.retries}} ]; then
       echo "trainbench: ${url}: failed after ${attempt} attempts (HTTP ${code:-none}, curl exit ${rc})" >&2
       return 1
     fi
-    echo "trainbench: ${url}: HTTP ${code:-none} (curl exit ${rc}), retrying in ${delay} s (attempt ${attempt} of {{{prepare.retries}}})" >&2
+    echo "trainbench: ${url}: HTTP ${code:-none} (curl exit ${rc}), retrying in ${delay} s (attempt ${attempt} of {{prepare.retries}})" >&2
     sleep "${delay}"
     attempt=$((attempt + 1))
     delay=$((delay * 2 > 300 ? 300 : delay * 2))

@@ -60,40 +60,43 @@ TEST(SlurmKnobs, HostListsDirectivesAndSrunArgumentsAreChecked) {
     EXPECT_NE(srun_argument_problem("rm"), "");
 }
 
-std::filesystem::path write(const std::string& name, const std::string& body) {
+std::filesystem::path write(const std::string& name, const std::string& body,
+                            const std::string& container = "container: {image: nvcr.io/nvidia/nemo:24.05}\n") {
     std::filesystem::path dir = std::filesystem::temp_directory_path() / "tb-slurm-values-test";
     std::filesystem::create_directories(dir);
     std::filesystem::path file = dir / (name + ".yaml");
     std::ofstream(file) << "version: 1\nname: " << name
                         << "\ntarget: azure-ndm-a100-v4\nmodel: gpt3-126m\nframework: nemo\nnodes: 1\n"
-                           "batch: {micro: 4, global: 256}\ncontainer: {image: nvcr.io/nvidia/nemo:24.05}\n"
-                        << body;
+                           "batch: {micro: 4, global: 256}\n"
+                        << container << body;
     return file;
 }
 
 TEST(SlurmKnobs, BadValuesAreLocatedErrorsAtTheirKeys) {
-    auto f =
-        write("bad-knobs",
-              "slurm:\n  time: \"99:99:99\"\n  exclude: \"gpu-1; touch /tmp/x\"\n"
-              "  directives: [\"--nodes=8\", \"--comment=ok\"]\n  srun_args: [\"--mpi=pmix\", \"oops\"]\n"
-              "stages:\n  - {name: train, kind: train, time: \"25:00\"}\n  - {name: t2, kind: train, time: 1-99}\n");
+    auto f = write("bad-knobs",
+                   "slurm:\n  time: \"99:99:99\"\n  exclude: \"gpu-1; touch /tmp/x\"\n"
+                   "  directives: [\"--nodes=8\", \"--comment=ok\"]\n  srun_args: [\"--mpi=pmix\", \"oops\"]\n");
     std::string p = test::problems(f);
-    EXPECT_NE(p.find("bad-knobs.yaml:9:9: error: slurm.time: invalid Slurm time limit '99:99:99'"), std::string::npos)
+    EXPECT_NE(p.find("bad-knobs.yaml:10:9: error: 'slurm.time': invalid Slurm time limit '99:99:99'"),
+              std::string::npos)
         << p;
-    EXPECT_NE(p.find("slurm.exclude: 'gpu-1; touch /tmp/x' is not a Slurm host list"), std::string::npos) << p;
-    EXPECT_NE(p.find("slurm.directives[0]: #SBATCH --nodes is written by trainbench; set nodes instead"),
+    EXPECT_NE(p.find("'slurm.exclude': 'gpu-1; touch /tmp/x' is not a Slurm host list"), std::string::npos) << p;
+    EXPECT_NE(p.find("'slurm.directives[0]': #SBATCH --nodes is written by trainbench; set nodes instead"),
               std::string::npos)
         << p;
     EXPECT_EQ(p.find("directives[1]"), std::string::npos) << p;
     EXPECT_NE(p.find("slurm.srun_args[1]"), std::string::npos) << p;
-    EXPECT_NE(p.find("stages[1].time: invalid Slurm time limit '1-99'"), std::string::npos) << p;
-    EXPECT_EQ(p.find("stages[0].time"), std::string::npos) << p;
+    std::string stages = test::problems(
+        write("bad-stage-time",
+              "stages:\n  - {name: train, kind: train, time: \"25:00\"}\n  - {name: t2, kind: train, time: 1-99}\n"));
+    EXPECT_NE(stages.find("invalid Slurm time limit '1-99'"), std::string::npos) << stages;
+    EXPECT_NE(stages.find("stages[1].time"), std::string::npos) << stages;
+    EXPECT_EQ(stages.find("stages[0].time"), std::string::npos) << stages;
 }
 
 TEST(SlurmKnobs, APyxisImagePathThatPyxisWouldPullIsRefused) {
-    std::string p = test::problems(write("bad-image", "container: {image: apps/nemo.sqsh}\n"));
-    EXPECT_NE(p.find("container.image: container image 'apps/nemo.sqsh' names a squashfs file"), std::string::npos)
-        << p;
+    std::string p = test::problems(write("bad-image", "", "container: {image: apps/nemo.sqsh}\n"));
+    EXPECT_NE(p.find("container image 'apps/nemo.sqsh' names a squashfs file"), std::string::npos) << p;
     std::string stage = test::problems(
         write("bad-stage-image",
               "stages:\n  - name: validate\n    kind: validate\n    options: {dcgm: {image: dcgm.sqsh, time: "

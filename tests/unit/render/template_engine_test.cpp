@@ -149,11 +149,13 @@ TEST(TemplateEngine, ShippedTemplatesUseRawTagsOnlyForPreEscapedKeys) {
 }
 
 TEST(TemplateEngine, PreEscapedKeysAreIntegersOrMarkedShellOrYamlText) {
-    // Every allow-listed key holds an integer, or its name says which output it was escaped for.
+    // Every allow-listed key holds an integer, or its name says which output it was escaped for
+    // (_sbatch: a value checked at load to hold only characters an #SBATCH line takes literally).
     recipe::Recipe r = render_test::base_recipe();
     ordered_json ctx = build_context(r, RenderOptions{}, effective_stages(r).front());
     for (const std::string& key : pre_escaped_keys()) {
-        bool marked = key.size() > 3 && (key.substr(key.size() - 3) == "_sh" || key.substr(key.size() - 5) == "_yaml");
+        bool marked = key.size() > 3 && (key.substr(key.size() - 3) == "_sh" || key.substr(key.size() - 5) == "_yaml" ||
+                                         (key.size() > 7 && key.substr(key.size() - 7) == "_sbatch"));
         if (marked) continue;
         const ordered_json* v = &ctx;
         std::size_t start = 0;
