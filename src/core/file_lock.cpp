@@ -91,14 +91,24 @@ std::optional<FileLock> FileLock::try_lock(const fs::path& path) {
 
 std::optional<FileLock> FileLock::lock_within(const fs::path& path, std::chrono::milliseconds limit,
                                               const std::function<void(const std::string&)>& on_wait) {
-    auto deadline = std::chrono::steady_clock::now() + limit;
+    const auto start = std::chrono::steady_clock::now();
+    const auto deadline = start + limit;
+    // The holder writes its note just after it takes the lock: a waiter that finds the file
+    // still empty looks again for a moment before it names "another process".
+    constexpr auto k_note_grace = std::chrono::milliseconds(500);
     bool told = false;
     auto pause = std::chrono::milliseconds(5);
     while (true) {
         if (std::optional<FileLock> lock = try_lock(path)) return lock;
-        if (!told && on_wait) on_wait(holder(path));
-        told = true;
-        if (std::chrono::steady_clock::now() >= deadline) return std::nullopt;
+        const auto now = std::chrono::steady_clock::now();
+        if (!told && on_wait) {
+            std::string who = holder(path);
+            if (who != "another process" || now - start >= k_note_grace || now >= deadline) {
+                on_wait(who);
+                told = true;
+            }
+        }
+        if (now >= deadline) return std::nullopt;
         check_interrupted();
         std::this_thread::sleep_for(pause);
         pause = std::min(pause * 2, std::chrono::milliseconds(200));
