@@ -2,7 +2,7 @@
 # Reports, parse output and sweeps beside the tools that do the same work, measured in one run
 # (docs/performance.md, "Beside the peers"):
 #   report --flops gpu-recipes / megatron of a 160 MiB DLLogger log  vs  gpu-recipes'
-#     process_training_results.py (from /work/shared/reference or $GPU_RECIPES), jq and cat
+#     process_training_results.py (from ../shared/reference beside the repository, or $GPU_RECIPES), jq and cat
 #   parse --json of a 1 GiB DLLogger log (peak RSS)
 #   sweep --dry-run -o of 1,000 and 10,000 points  vs  Ramble `workspace setup --dry-run` of
 #     1,000 experiments (GoogleCloudPlatform/ramble from git, its Python deps in a cached venv)
@@ -31,7 +31,7 @@ for tool in hyperfine jq python3 c++ /usr/bin/time git; do
   command -v "$tool" >/dev/null || { echo "peers.sh: '$tool' not found" >&2; exit 2; }
 done
 [ -x "$tb" ] || { echo "peers.sh: no trainbench at $tb (bench/run builds build-bench/)" >&2; exit 2; }
-gr=${GPU_RECIPES:-$(ls -d /work/shared/reference/gpu-recipes@*/src/utils/training_metrics 2>/dev/null | head -1)}
+gr=${GPU_RECIPES:-$(ls -d "$(dirname "$0")"/../../shared/reference/gpu-recipes@*/src/utils/training_metrics 2>/dev/null | head -1)}
 res=$out/results
 mkdir -p "$res"
 rm -f "$res"/*.json "$res"/rss.txt
