@@ -31,7 +31,7 @@ for tool in hyperfine jq python3 c++ /usr/bin/time git; do
   command -v "$tool" >/dev/null || { echo "peers.sh: '$tool' not found" >&2; exit 2; }
 done
 [ -x "$tb" ] || { echo "peers.sh: no trainbench at $tb (bench/run builds build-bench/)" >&2; exit 2; }
-gr=${GPU_RECIPES:-$(ls -d "$(dirname "$0")"/../../shared/reference/gpu-recipes@*/src/utils/training_metrics 2>/dev/null | head -1)}
+gr=${GPU_RECIPES:-$(ls -d "$here"/../../shared/reference/gpu-recipes@*/src/utils/training_metrics 2>/dev/null | head -1)}
 res=$out/results
 mkdir -p "$res"
 rm -f "$res"/*.json "$res"/rss.txt
