@@ -3,8 +3,12 @@
 
 The order of the layers is the order of the trainbench_module() calls in
 src/CMakeLists.txt (the one place it is written down). This script fails when
-  - a file of src/<module>/ or include/trainbench/<module>.hpp includes the
-    public header of a later module (#include <trainbench/<later>.hpp>),
+  - a file of src/<module>/, include/trainbench/<module>.hpp or its parts
+    include/trainbench/<module>/*.hpp includes the public header of a later
+    module (#include <trainbench/<later>.hpp>),
+  - a file outside a module includes a part of that module's public header
+    (#include <trainbench/<other>/part.hpp>): the module's one header is
+    <trainbench/<other>.hpp>, which includes its parts,
   - a file includes another module's private header (#include "<other>/...")
     or a header under src/ that is not in a module folder,
   - a module's DEPS in src/CMakeLists.txt name a later module, name a module it
@@ -19,7 +23,7 @@ import re
 import sys
 
 MODULE_CALL = re.compile(r"^trainbench_module\((\w+)(.*)\)\s*$")
-PUBLIC_INCLUDE = re.compile(r'^\s*#\s*include\s*<trainbench/(\w+)\.hpp>')
+PUBLIC_INCLUDE = re.compile(r'^\s*#\s*include\s*<trainbench/(\w+)(/[\w/]+)?\.hpp>')
 PRIVATE_INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"')
 DOC_ROW = re.compile(r"^\|\s*(\d+)\s*\|\s*(\w+)\s*\|")
 
@@ -42,6 +46,8 @@ def module_files(root, module):
     header = root / "include" / "trainbench" / f"{module}.hpp"
     if header.exists():
         files.append(header)
+    parts = root / "include" / "trainbench" / module
+    files.extend(sorted(parts.rglob("*.hpp")) if parts.is_dir() else [])
     return files
 
 
@@ -57,6 +63,10 @@ def check(root):
                 pub = PUBLIC_INCLUDE.match(line)
                 if pub:
                     other = pub.group(1)
+                    if pub.group(2) and other != name:
+                        problems.append(f"{rel}:{n}: includes <trainbench/{other}{pub.group(2)}.hpp>, a part of "
+                                        f"the header of '{other}'; include <trainbench/{other}.hpp>")
+                        continue
                     if other not in order:
                         problems.append(f"{rel}:{n}: includes <trainbench/{other}.hpp>, which is no module")
                     elif order[other] > order[name]:

@@ -1,16 +1,24 @@
-// core: what every other module stands on. The error family and exit codes,
-// located diagnostics for user input, "did you mean", atomic file writes,
-// quoting for the outputs we generate, external processes run by argv, and
-// where the shipped data (recipes/, templates/, workloads/) lives.
+// core: what every other module stands on. This header holds the error
+// family and exit codes, located diagnostics for user input, "did you mean"
+// and the strings of messages; each other concern has its own part under
+// include/trainbench/core/, included here so that a module includes core as
+// one header:
+//   core/quoting.hpp    shell, YAML, HTML/XML, CSV and Markdown quoting (the one home)
+//   core/files.hpp      whole-file reads, atomic writes, appended lines, FileLock
+//   core/process.hpp    ProcessRunner: every external program, by argv
+//   core/data_dirs.hpp  where recipes/, templates/, workloads/ live; version()
+//   core/signals.hpp    the interrupt flag (SIGINT/SIGTERM)
 //
 // core knows nothing about recipes, schedulers or logs.
 #pragma once
 
-#include <chrono>
+#include <trainbench/core/data_dirs.hpp>
+#include <trainbench/core/files.hpp>
+#include <trainbench/core/process.hpp>
+#include <trainbench/core/quoting.hpp>
+#include <trainbench/core/signals.hpp>
+
 #include <cstdint>
-#include <filesystem>
-#include <functional>
-#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -155,118 +163,8 @@ public:
 // "'a', 'b' or 'c'".
 [[nodiscard]] std::string quoted_list(const std::vector<std::string>& items, std::string_view last_sep = " or ");
 
-// POSIX shell single-quoting: the result is one inert word for sh/bash.
-[[nodiscard]] std::string shell_quote(std::string_view value);
-// A YAML double-quoted scalar that round-trips to exactly `value`.
-[[nodiscard]] std::string yaml_quote(std::string_view value);
-// Text for HTML (and XML) element content and attribute values: & < > " ' escaped.
-[[nodiscard]] std::string html_escape(std::string_view text);
-// One CSV field (RFC 4180): quoted, with quotes doubled, when it holds , " CR or LF.
-[[nodiscard]] std::string csv_field(std::string_view text);
-
 // "1.5 GiB"-style sizes, and "2h03m"-style durations for humans.
 [[nodiscard]] std::string human_bytes(double bytes);
 [[nodiscard]] std::string human_duration(double seconds);
-
-// ---------------------------------------------------------------- files
-// Reads a whole file; throws RuntimeError naming the path on failure.
-[[nodiscard]] std::string read_file(const std::filesystem::path& path);
-// Writes through a temporary file in the same directory, fsyncs and renames,
-// so readers see the old content or the new, never half of it.
-void write_file_atomic(const std::filesystem::path& path, std::string_view content,
-                       std::filesystem::perms mode = std::filesystem::perms::owner_read |
-                                                     std::filesystem::perms::owner_write |
-                                                     std::filesystem::perms::group_read |
-                                                     std::filesystem::perms::others_read);
-// Appends one line (a '\n' is added) with O_APPEND and fsync. A torn last line (a crash) is
-// closed first; a line that cannot be written whole (a full disk) is taken back.
-void append_line(const std::filesystem::path& path, std::string_view line);
-
-// An exclusive flock(2) on a lock file, released when destroyed or when the process ends in
-// any way (SIGKILL included). The holder writes "pid P on host H" into the file, so those
-// who wait can say for whom.
-class FileLock {
-public:
-    FileLock(FileLock&& other) noexcept;
-    FileLock& operator=(FileLock&& other) noexcept;
-    FileLock(const FileLock&) = delete;
-    FileLock& operator=(const FileLock&) = delete;
-    ~FileLock();
-    // Takes the lock if it is free; nothing when another process holds it.
-    [[nodiscard]] static std::optional<FileLock> try_lock(const std::filesystem::path& path);
-    // Waits up to `limit` (polling; Ctrl-C throws InterruptedError); `on_wait(holder)` is
-    // called once when the lock is busy.
-    [[nodiscard]] static std::optional<FileLock> lock_within(
-        const std::filesystem::path& path, std::chrono::milliseconds limit,
-        const std::function<void(const std::string& holder)>& on_wait = {});
-    // Waits as long as it takes.
-    [[nodiscard]] static FileLock lock(const std::filesystem::path& path,
-                                       const std::function<void(const std::string& holder)>& on_wait = {});
-    // "pid P on host H" of the current holder, or "another process".
-    [[nodiscard]] static std::string holder(const std::filesystem::path& path);
-
-private:
-    FileLock(int fd, std::filesystem::path path);
-    void release();
-    int m_fd = -1;
-    std::filesystem::path m_path;
-};
-
-// ---------------------------------------------------------------- data dirs
-// Where shipped data lives. Search order for each kind: the explicit flag,
-// then the environment variable (TRAINBENCH_RECIPES, TRAINBENCH_TEMPLATES,
-// TRAINBENCH_WORKLOADS), then ./<kind> next to the binary's source tree when
-// run from a build directory, then the installed $prefix/share/trainbench/<kind>.
-struct DataDirs {
-    std::vector<std::filesystem::path> recipes;    // catalog (targets/, models/, gpus.yaml) + seed recipes
-    std::vector<std::filesystem::path> templates;  // user directories first: they override shipped templates
-    std::filesystem::path workloads;
-};
-[[nodiscard]] DataDirs default_data_dirs(const std::optional<std::filesystem::path>& recipes_flag = {},
-                                         const std::optional<std::filesystem::path>& templates_flag = {});
-
-[[nodiscard]] std::string_view version();
-
-// ---------------------------------------------------------------- processes
-// An external command, always an argv vector: nothing is ever passed through
-// a shell string built from recipe values.
-struct ProcessRequest {
-    std::vector<std::string> argv;
-    std::map<std::string, std::string> env_set;  // added to (or replacing in) the inherited environment
-    std::vector<std::string> env_unset;
-    std::optional<std::filesystem::path> cwd;
-    std::optional<std::string> stdin_data;
-    std::optional<std::chrono::milliseconds> timeout;  // killed (SIGTERM then SIGKILL) after this
-};
-
-struct ProcessResult {
-    int exit_code = -1;  // exit status, or 128+signal when killed by a signal
-    bool timed_out = false;
-    std::string out;
-    std::string err;
-    [[nodiscard]] bool ok() const { return exit_code == 0 && !timed_out; }
-};
-
-// The seam for every external command (sbatch, squeue, kubectl, ...). Tests
-// use a fake that records requests and replays canned results.
-class ProcessRunner {
-public:
-    virtual ~ProcessRunner() = default;
-    // Runs to completion and captures stdout/stderr. Throws RuntimeError only
-    // when the program cannot be started at all (e.g. not found on PATH).
-    virtual ProcessResult run(const ProcessRequest& request) = 0;
-};
-
-// The real runner: fork/exec (posix_spawn), poll-based capture, timeouts.
-[[nodiscard]] ProcessRunner& system_process_runner();
-// True when `name` is an executable on PATH (or an absolute path that is).
-[[nodiscard]] bool program_on_path(std::string_view name);
-
-// ---------------------------------------------------------------- signals
-// Installs SIGINT/SIGTERM handlers that set a flag; long-running loops call
-// check_interrupted() which throws InterruptedError once the flag is set.
-void install_interrupt_handlers();
-[[nodiscard]] bool interrupted();
-void check_interrupted();
 
 }  // namespace trainbench

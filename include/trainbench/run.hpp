@@ -80,6 +80,8 @@ class CommandRecorder final : public ProcessRunner {
 public:
     explicit CommandRecorder(ProcessRunner& inner, std::optional<std::filesystem::path> commands_dir = {});
     ProcessResult run(const ProcessRequest& request) override;
+    // A detached process (a local job): recorded with its pid and output files.
+    long start(const ProcessRequest& request, const DetachedOutput& output) override;
     // Records kept in memory (when no directory was given).
     [[nodiscard]] const std::vector<nlohmann::ordered_json>& records() const { return m_records; }
     void clear() { m_records.clear(); }
@@ -90,6 +92,7 @@ public:
     static void write_record(const std::filesystem::path& commands_dir, const nlohmann::ordered_json& record);
 
 private:
+    void keep(const nlohmann::ordered_json& record);
     ProcessRunner& m_inner;
     std::optional<std::filesystem::path> m_dir;
     std::vector<nlohmann::ordered_json> m_records;
@@ -120,10 +123,17 @@ public:
 
     // Every run directory under the root, oldest first.
     [[nodiscard]] std::vector<std::filesystem::path> list() const;
-    // A run named by its directory, its run id, or a prefix of its short id
-    // or run id. Throws UsageError when nothing or more than one run matches
-    // (listing the candidates).
+    // The one run lookup (every command that takes a run uses it). `ref` names
+    // a run by
+    //   - a directory that is a run (is_run_dir), anywhere: returned made absolute;
+    //   - otherwise a prefix of a run's short id (the last 6 characters of the
+    //     run id), of its run id ("20261123T185526Z-6d3652"), or of
+    //     "<recipe>/<run id>", among the runs under the root (list()).
+    // Throws UsageError when nothing matches (with did-you-mean over the short
+    // ids) or when more than one run matches (listing them).
     [[nodiscard]] std::filesystem::path resolve(const std::string& ref) const;
+    // A directory holding a run (its journal.jsonl or run.json).
+    [[nodiscard]] static bool is_run_dir(const std::filesystem::path& dir);
 
 private:
     std::filesystem::path m_root;

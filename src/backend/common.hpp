@@ -33,6 +33,8 @@ public:
     [[nodiscard]] ProcessResult run_with_retry(ProcessRequest request,
                                                const std::function<bool(const ProcessResult&)>& transient,
                                                const std::function<void()>& before_retry = {}) const;
+    // A detached process (ProcessRunner::start); returns its pid.
+    [[nodiscard]] long start(const ProcessRequest& request, const DetachedOutput& output) const;
     void sleep(std::chrono::milliseconds d) const;
 
 private:

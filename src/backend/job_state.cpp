@@ -214,6 +214,10 @@ ProcessResult Runner::run_with_retry(ProcessRequest request, const std::function
     }
 }
 
+long Runner::start(const ProcessRequest& request, const DetachedOutput& output) const {
+    return m_runner->start(request, output);
+}
+
 void Runner::sleep(std::chrono::milliseconds d) const {
     m_sleep(d);
 }

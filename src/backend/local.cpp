@@ -9,20 +9,13 @@
 
 #include <fmt/format.h>
 
-#include <cerrno>
 #include <csignal>
-#include <cstring>
-#include <fcntl.h>
 #include <fstream>
 #include <map>
-#include <set>
-#include <spawn.h>
 #include <sstream>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-extern char** environ;
 
 namespace fs = std::filesystem;
 
@@ -143,48 +136,12 @@ public:
             args.push_back(script.string());
         }
 
-        posix_spawn_file_actions_t actions;
-        posix_spawn_file_actions_init(&actions);
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-        std::string out_path = (logs / "stdout.log").string();
-        std::string err_path = (logs / "stderr.log").string();
-        posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-        posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-        posix_spawn_file_actions_addchdir_np(&actions, request.run_dir.c_str());
-        // The job outlives this process: it must not keep trainbench's lock files locked.
-        posix_spawn_file_actions_addclosefrom_np(&actions, 3);
-        posix_spawnattr_t attr;
-        posix_spawnattr_init(&attr);
-        sigset_t none, defaults;
-        sigemptyset(&none);
-        sigemptyset(&defaults);
-        sigaddset(&defaults, SIGINT);
-        sigaddset(&defaults, SIGTERM);
-        sigaddset(&defaults, SIGPIPE);
-        sigaddset(&defaults, SIGHUP);
-        posix_spawnattr_setsigmask(&attr, &none);
-        posix_spawnattr_setsigdefault(&attr, &defaults);
-        // Its own session: the job outlives this process and a terminal's Ctrl-C.
-        posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-
-        std::vector<std::string> env;
-        for (char** e = environ; e && *e; ++e) {
-            std::string_view entry(*e);
-            if (!request.env.count(std::string(entry.substr(0, entry.find('='))))) env.emplace_back(entry);
-        }
-        for (const auto& [k, v] : request.env) env.push_back(k + "=" + v);
-        std::vector<char*> envp;
-        for (std::string& e : env) envp.push_back(e.data());
-        envp.push_back(nullptr);
-        std::vector<char*> argv;
-        for (std::string& a : args) argv.push_back(a.data());
-        argv.push_back(nullptr);
-
-        pid_t pid = -1;
-        int rc = ::posix_spawn(&pid, argv[0], &actions, &attr, argv.data(), envp.data());
-        posix_spawn_file_actions_destroy(&actions);
-        posix_spawnattr_destroy(&attr);
-        if (rc != 0) throw RuntimeError(fmt::format("cannot start '{}': {}", script.string(), std::strerror(rc)));
+        // Detached, in its own session, stdin /dev/null, output appended to the stage's logs.
+        ProcessRequest job;
+        job.argv = std::move(args);
+        job.env_set = request.env;
+        job.cwd = request.run_dir;
+        long pid = m_run.start(job, {logs / "stdout.log", logs / "stderr.log"});
         return {std::to_string(pid), fmt::format("process group {}", pid)};
     }
 

@@ -2,6 +2,8 @@
 
 #include "render/escape.hpp"
 
+#include <trainbench/core.hpp>
+
 namespace trainbench::render {
 
 ShellWord& ShellWord::lit(std::string text) {

@@ -262,23 +262,6 @@ std::string steps_text(const std::vector<std::int64_t>& steps) {
     return out;
 }
 
-std::string xml_escape(std::string_view text) {
-    return html_escape(text);
-}
-
-std::string md_escape(std::string_view text) {
-    std::string out;
-    for (char c : text) {
-        if (c == '|' || c == '*' || c == '_' || c == '`' || c == '<' || c == '>') out += '\\';
-        if (c == '\n') {
-            out += ' ';
-            continue;
-        }
-        out += c;
-    }
-    return out;
-}
-
 std::string figure_label(const RunSummary& s, const FigureInfo& f) {
     if (f.key == "days_to_train") return fmt::format("days to train {:g}B tokens", s.derived.train_tokens / 1e9);
     return std::string(f.label);

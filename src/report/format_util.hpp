@@ -20,8 +20,6 @@ struct InputRow {
 
 [[nodiscard]] std::string severity_name(Severity s);
 [[nodiscard]] std::string steps_text(const std::vector<std::int64_t>& steps);  // "0-2, 5"
-[[nodiscard]] std::string xml_escape(std::string_view text);
-[[nodiscard]] std::string md_escape(std::string_view text);
 [[nodiscard]] std::string figure_label(const analysis::RunSummary& s, const FigureInfo& f);
 
 // The SVG plot of a series over steps, the step window shaded and the

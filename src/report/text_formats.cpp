@@ -295,10 +295,10 @@ public:
             std::size_t f = 0;
             for (const auto& e : r.expectations) f += e.passed ? 0 : 1;
             out += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"0\">\n",
-                               xml_escape(r.inputs.label), r.expectations.size(), f);
+                               html_escape(r.inputs.label), r.expectations.size(), f);
             out += "    <properties>\n";
             auto prop = [&](std::string_view name, const std::string& value) {
-                out += fmt::format("      <property name=\"{}\" value=\"{}\"/>\n", name, xml_escape(value));
+                out += fmt::format("      <property name=\"{}\" value=\"{}\"/>\n", name, html_escape(value));
             };
             prop("flops_convention", r.convention);
             prop("peak", describe_peak(r.peak));
@@ -308,17 +308,17 @@ public:
             prop("step_window", fmt::format("{}..{}", r.stats.window.start, r.stats.window.end));
             out += "    </properties>\n";
             for (const auto& e : r.expectations) {
-                out += fmt::format("    <testcase name=\"{}\" classname=\"trainbench.{}\"", xml_escape(e.figure),
-                                   xml_escape(r.inputs.label));
+                out += fmt::format("    <testcase name=\"{}\" classname=\"trainbench.{}\"", html_escape(e.figure),
+                                   html_escape(r.inputs.label));
                 const std::string actual = format_figure(e.figure, e.actual);
                 if (e.passed) {
                     out += fmt::format(">\n      <system-out>{} = {} ({})</system-out>\n    </testcase>\n",
-                                       xml_escape(e.figure), actual, xml_escape(e.rule));
+                                       html_escape(e.figure), actual, html_escape(e.rule));
                 } else {
                     out += fmt::format(
                         ">\n      <failure message=\"{}\" type=\"expectation\">{} = {}, expected {}</failure>\n"
                         "    </testcase>\n",
-                        xml_escape(e.message), xml_escape(e.figure), actual, xml_escape(e.rule));
+                        html_escape(e.message), html_escape(e.figure), actual, html_escape(e.rule));
                 }
             }
             out += "  </testsuite>\n";

@@ -25,7 +25,9 @@ std::string dump(const ordered_json& j) {
 CommandRecorder::CommandRecorder(ProcessRunner& inner, std::optional<fs::path> commands_dir)
     : m_inner(inner), m_dir(std::move(commands_dir)) {}
 
-ProcessResult CommandRecorder::run(const ProcessRequest& request) {
+namespace {
+// What a record says of the request: argv, cwd, TRAINBENCH_* values, other names only.
+ordered_json request_record(const ProcessRequest& request) {
     ordered_json rec;
     rec["argv"] = request.argv;
     if (request.cwd) rec["cwd"] = request.cwd->string();
@@ -40,6 +42,24 @@ ProcessResult CommandRecorder::run(const ProcessRequest& request) {
     if (!env.empty()) rec["env"] = env;
     if (!passed.empty()) rec["env_passed_by_name"] = passed;
     rec["started"] = utc_iso_now();
+    return rec;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+}  // namespace
+
+void CommandRecorder::keep(const ordered_json& record) {
+    if (m_on_record) m_on_record(record);
+    if (m_dir)
+        write_record(*m_dir, record);
+    else
+        m_records.push_back(record);
+}
+
+ProcessResult CommandRecorder::run(const ProcessRequest& request) {
+    ordered_json rec = request_record(request);
     auto t0 = std::chrono::steady_clock::now();
     ProcessResult r;
     try {
@@ -47,25 +67,35 @@ ProcessResult CommandRecorder::run(const ProcessRequest& request) {
     } catch (const Error& e) {
         rec["error"] = e.what();
         rec["exit_code"] = nullptr;
-        rec["duration_s"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        if (m_on_record) m_on_record(rec);
-        if (m_dir)
-            write_record(*m_dir, rec);
-        else
-            m_records.push_back(rec);
+        rec["duration_s"] = seconds_since(t0);
+        keep(rec);
         throw;
     }
     rec["exit_code"] = r.exit_code;
     if (r.timed_out) rec["timed_out"] = true;
-    rec["duration_s"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    rec["duration_s"] = seconds_since(t0);
     rec["stdout"] = r.out;
     rec["stderr"] = r.err;
-    if (m_on_record) m_on_record(rec);
-    if (m_dir)
-        write_record(*m_dir, rec);
-    else
-        m_records.push_back(rec);
+    keep(rec);
     return r;
+}
+
+long CommandRecorder::start(const ProcessRequest& request, const DetachedOutput& output) {
+    ordered_json rec = request_record(request);
+    rec["detached"] = true;
+    rec["stdout_file"] = output.stdout_file.string();
+    rec["stderr_file"] = output.stderr_file.string();
+    long pid = 0;
+    try {
+        pid = m_inner.start(request, output);
+    } catch (const Error& e) {
+        rec["error"] = e.what();
+        keep(rec);
+        throw;
+    }
+    rec["pid"] = pid;
+    keep(rec);
+    return pid;
 }
 
 void CommandRecorder::write_record(const fs::path& commands_dir, const ordered_json& record) {

@@ -510,12 +510,15 @@ std::vector<fs::path> RunStore::list() const {
     return runs;
 }
 
+bool RunStore::is_run_dir(const fs::path& dir) {
+    std::error_code ec;
+    return fs::is_directory(dir, ec) && (fs::exists(dir / "journal.jsonl", ec) || fs::exists(dir / "run.json", ec));
+}
+
 fs::path RunStore::resolve(const std::string& ref) const {
     std::error_code ec;
     if (ref.empty()) throw UsageError("empty run name");
-    if (fs::is_directory(ref, ec) &&
-        (fs::exists(fs::path(ref) / "journal.jsonl", ec) || fs::exists(fs::path(ref) / "run.json", ec)))
-        return fs::absolute(ref, ec).lexically_normal();
+    if (is_run_dir(ref)) return fs::absolute(ref, ec).lexically_normal();
     std::vector<fs::path> matches;
     std::vector<std::string> all;
     for (const fs::path& p : list()) {
