@@ -29,6 +29,19 @@ Generated from `trainbench --help` by `scripts/gen-cli-doc.sh`; do not edit by h
 stdout carries only the product (tables, rendered-file lists, run ids, `--json` documents);
 progress, logs and diagnostics go to stderr. Colour only on a terminal and never with `NO_COLOR`.
 
+## Naming a run
+Every command that takes a run directory (`status`, `wait`, `watch`, `logs`, `cancel`, `report`,
+`compare`) finds it the same way (`run::RunStore::resolve`); `tag` and `history` name
+recorded results in the results database instead:
+- a directory that is a run (it holds `journal.jsonl` or `run.json`), wherever it is;
+- otherwise a prefix of a run's short id (the 6 characters after the last `-` of its run id,
+  as `status` shows it), of its run id (`20261123T185526Z-6d3652`), or of
+  `<recipe>/<run id>`, among the runs under the run store (`--runs`, `TRAINBENCH_RUNS`).
+
+No match is a usage error (exit 2) with the closest short id as a hint; more than one match is
+a usage error that lists them. `report` and `compare` also take log files: an existing path
+that is not a run is read as a log.
+
 ## trainbench
 HEAD
   echo '```'

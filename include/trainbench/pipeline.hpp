@@ -37,6 +37,35 @@ struct Services {
     [[nodiscard]] ProcessRunner& processes() const { return runner ? *runner : system_process_runner(); }
 };
 
+// ---------------------------------------------------------------- submit
+// The one submit path: `submit`, `run` and every point of a sweep.
+struct SubmitRequest {
+    std::filesystem::path recipe_file;  // recorded in run.json (a sweep point: the sweep file)
+    std::string stage;                  // only this stage, without its dependency ("" = every stage)
+    std::string kube_context;           // Kubernetes: "" = the current context
+    std::string kube_namespace;         // Kubernetes: "" = the recipe's
+    run::ReuseFlags reuse;              // --revalidate, --reprepare
+    // Called with the fresh run directory before anything is rendered or submitted (a sweep
+    // records the run then); an error thrown here discards the run.
+    std::function<void(const run::RunInfo&)> on_created;
+    std::function<void(const std::string& note)> on_note;                // why a recorded stage is not reused
+    std::function<void(const std::string& warning)> on_warning;          // a Slurm run store on a node-local disk
+    std::function<void(const std::vector<run::StageReuse>&)> on_reused;  // just before the stages are submitted
+};
+// Loads a recipe file with -s overrides and validates it, the launch check
+// against the framework's profile included: nothing is created for a recipe
+// that would be refused.
+[[nodiscard]] recipe::Recipe load_for_submit(const Services& services, const std::filesystem::path& file,
+                                             const std::vector<std::string>& overrides);
+// The ${env:NAME} values of the target's env and the recipe's (less env_unset),
+// read from this process's environment; throws InputError naming a missing one.
+[[nodiscard]] std::map<std::string, std::string> submit_secrets(const recipe::Recipe& recipe);
+// Secrets, stage reuse, a fresh run, render with the run's id and directory
+// into it (a failure journaled as "render failed: ..."), submit the stages
+// with the secrets in their environment only, record the shared stages.
+[[nodiscard]] run::RunInfo submit_recipe(const Services& services, const recipe::Recipe& recipe,
+                                         const SubmitRequest& request);
+
 // ---------------------------------------------------------------- sweep submission
 // runs/_sweeps/<sweep name>/state.jsonl: one JSON object per line
 // {"hash", "point", "name", "run_id", "run_dir", "time"}, appended atomically.
@@ -63,17 +92,10 @@ void append_state(const std::filesystem::path& file, const StateEntry& entry);
 using SubmitPointFn =
     std::function<run::RunInfo(const sweep::Point& point, const std::function<void(const run::RunInfo&)>& on_created)>;
 
-// What the default submission needs besides the point.
-struct RunContext {
-    std::filesystem::path runs_root;
-    std::vector<std::filesystem::path> template_dirs;
-    std::filesystem::path workloads;
-    std::filesystem::path sweep_file;
-    ProcessRunner* runner = nullptr;  // default: system_process_runner()
-};
-// render::render + run::RunStore::create + write_rendered + submit_stages.
-[[nodiscard]] run::RunInfo submit_point_default(const sweep::Point& point, const RunContext& context,
-                                                const std::function<void(const run::RunInfo&)>& on_created);
+// A sweep point through submit_recipe (the recipe file recorded: the sweep file).
+[[nodiscard]] run::RunInfo submit_point(const Services& services, const sweep::Point& point,
+                                        const std::filesystem::path& sweep_file,
+                                        const std::function<void(const run::RunInfo&)>& on_created);
 
 struct SubmitProgress {
     std::size_t submitted = 0;  // by this invocation
@@ -199,8 +221,9 @@ struct SummaryOptions {
     bool figures_only = false;
 };
 
-// A run directory (has run.json), found by path or by a run id / prefix under
-// the run store root; nullopt when `ref` is an existing file (a log).
+// A run directory by run::RunStore::resolve's rules (a run directory, or a
+// prefix of a short id, run id or recipe/run id under the store); nullopt when
+// `ref` is an existing path that is not a run (a log file).
 [[nodiscard]] std::optional<std::filesystem::path> find_run_dir(const std::filesystem::path& runs_root,
                                                                 const std::string& ref);
 // One run directory -> its summary (recipe from recipe.resolved.yaml, logs from logs/<stage>/).

@@ -3,8 +3,7 @@
 #include "cli/live_progress.hpp"
 #include "cli/stage_reuse.hpp"
 
-#include <trainbench/recipe.hpp>
-#include <trainbench/render.hpp>
+#include <trainbench/pipeline.hpp>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -27,72 +26,31 @@ void add_kube_flags(CLI::App* cmd, std::string& context, std::string& ns) {
     cmd->add_option("--namespace", ns, "Kubernetes: the namespace (default: the recipe's)");
 }
 
+void add_wait_options(CLI::App* cmd, WaitArgs& args, const std::string& interval_help) {
+    cmd->add_option("RUN", args.run, "Run directory, run id or short id prefix")->required();
+    cmd->add_option("--timeout", args.timeout, "Give up after SECONDS (exit 4); 0 = never")
+        ->check(CLI::NonNegativeNumber);
+    cmd->add_option("--interval", args.interval, interval_help)->check(CLI::PositiveNumber);
+}
+
+int wait_for_named_run(Context& ctx, const WaitArgs& args, bool events_to_stdout) {
+    std::vector<run::RunInfo> runs = load_runs(ctx, {args.run});
+    return wait_for_run(ctx, runs.front(), args.timeout, args.interval, events_to_stdout);
+}
+
 run::RunInfo submit_recipe(Context& ctx, const SubmitArgs& args) {
-    recipe::LoadOptions load;
-    load.recipe_roots = ctx.data_dirs().recipes;
-    for (const std::string& s : args.overrides) load.overrides.push_back(recipe::parse_override(s));
-    recipe::Recipe r = recipe::load_valid_recipe(args.recipe, ctx.catalog(), load);
-    {
-        // What each framework would receive, against its version's profile: refused before a run exists.
-        Diagnostics d;
-        render::check_launch(r, ctx.catalog(), d);
-        d.throw_if_errors(fmt::format("invalid recipe '{}'", args.recipe));
-    }
-
-    // Secrets first: nothing is created when one is missing.
-    catalog::EnvList all_env = r.target.env;
-    all_env.insert(all_env.end(), r.env.begin(), r.env.end());
-    for (const std::string& name : r.env_unset) std::erase_if(all_env, [&](const auto& e) { return e.first == name; });
-    std::map<std::string, std::string> secrets = run::secret_environment(all_env);
-
-    run::RunMetadata meta;
-    meta.recipe_name = r.name;
-    meta.recipe_file = args.recipe;
-    meta.target = r.target_name.empty() ? r.target.name : r.target_name;
-    meta.backend = std::string(catalog::to_string(r.target.scheduler));
-    if (r.target.scheduler == catalog::Scheduler::kubernetes) {
-        meta.kube_context = args.kube_context;
-        meta.kube_namespace = !args.kube_namespace.empty() ? args.kube_namespace : r.kubernetes.namespace_name;
-    }
-    meta.resolved_yaml = recipe::to_yaml(r);
-
-    warn_node_local_store(ctx, r);
-    std::vector<run::StageReuse> reused = plan_stage_reuse(ctx, r, args.reuse, !args.stage.empty());
-
-    run::RunStore store(ctx.runs_root());
-    run::RunInfo info = store.create(meta, system_process_runner());
-    run::SubmitOptions so;
-
-    std::vector<render::RenderedJob> jobs;
-    try {
-        render::RenderOptions ro;
-        ro.template_dirs = ctx.data_dirs().templates;
-        ro.run_dir = info.dir.string();
-        ro.run_id = info.run_id;
-        ro.stage = args.stage;
-        jobs = render::render(r, ro);
-        if (jobs.empty())
-            throw InputError(args.stage.empty() ? "the recipe renders no stage"
-                                                : fmt::format("no stage '{}' in the recipe", args.stage));
-        if (!args.stage.empty()) jobs.front().dependency.clear();  // one stage on its own
-        jobs = run::apply_reuse(info, jobs, reused, so);
-        run::write_rendered(info, jobs);
-    } catch (const Error& e) {
-        ordered_json ev;
-        ev["event"] = "finished";
-        ev["state"] = "FAILED";
-        ev["detail"] = fmt::format("render failed: {}", e.what());
-        run::append_event(info.dir, ev);
-        throw;
-    }
-
-    so.job_name_prefix = r.slurm.job_name_prefix;
-    so.workloads = ctx.data_dirs().workloads;
-    so.secrets = secrets;
-    print_reused(ctx, reused);
-    run::submit_stages(info, jobs, backend_provider(), so);
-    run::record_shared_stages(ctx.runs_root(), r, info);
-    return info;
+    pipeline::Services services = ctx.services();
+    recipe::Recipe r = pipeline::load_for_submit(services, args.recipe, args.overrides);
+    pipeline::SubmitRequest request;
+    request.recipe_file = args.recipe;
+    request.stage = args.stage;
+    request.kube_context = args.kube_context;
+    request.kube_namespace = args.kube_namespace;
+    request.reuse = args.reuse;
+    request.on_note = [&ctx](const std::string& note) { ctx.err << "trainbench: " << note << '\n'; };
+    request.on_warning = [&ctx](const std::string& warning) { ctx.warn(warning); };
+    request.on_reused = [&ctx](const std::vector<run::StageReuse>& reused) { print_reused(ctx, reused); };
+    return pipeline::submit_recipe(services, r, request);
 }
 
 std::vector<run::RunInfo> load_runs(Context& ctx, const std::vector<std::string>& refs) {

@@ -42,6 +42,16 @@ void print_submitted(Context& ctx, const run::RunInfo& run);
 // throws RuntimeError for any other ending or when `timeout_s` (> 0) passes.
 int wait_for_run(Context& ctx, run::RunInfo& run, double timeout_s, double interval_s, bool events_to_stdout = false);
 
+// RUN, --timeout and --interval: what wait and watch take.
+struct WaitArgs {
+    std::string run;
+    double timeout = 0;
+    double interval = 2;
+};
+void add_wait_options(CLI::App* cmd, WaitArgs& args, const std::string& interval_help);
+// wait_for_run on the run that args.run names.
+int wait_for_named_run(Context& ctx, const WaitArgs& args, bool events_to_stdout);
+
 // Wraps a subcommand's Kubernetes flags.
 void add_kube_flags(CLI::App* cmd, std::string& context, std::string& ns);
 

@@ -55,12 +55,7 @@ int run_dry(const SweepOptions& opts, Context& ctx, const sweep::Expansion& x) {
 int run_submit(const SweepOptions& opts, Context& ctx, const sweep::Expansion& x) {
     if (opts.max_active < 0) throw UsageError("--max-active must be >= 0", "0 means no limit");
     if (!(opts.poll_seconds > 0)) throw UsageError("--poll must be positive");
-    DataDirs dirs = ctx.data_dirs();
-    pipeline::RunContext rc;
-    rc.runs_root = ctx.runs_root();
-    rc.template_dirs = dirs.templates;
-    rc.workloads = dirs.workloads;
-    rc.sweep_file = x.spec.file;
+    pipeline::Services services = ctx.services();
     pipeline::SweepSubmitOptions so;
     so.max_active = static_cast<std::size_t>(opts.max_active);
     so.poll_interval = std::chrono::milliseconds(static_cast<long>(opts.poll_seconds * 1000));
@@ -72,12 +67,12 @@ int run_submit(const SweepOptions& opts, Context& ctx, const sweep::Expansion& x
                                p.skipped, p.failed, message);
     };
     pipeline::SubmitProgress progress = pipeline::submit_sweep(
-        x, rc.runs_root,
-        [&rc](const sweep::Point& p, const std::function<void(const run::RunInfo&)>& on_created) {
-            return pipeline::submit_point_default(p, rc, on_created);
+        x, services.runs_root,
+        [&](const sweep::Point& p, const std::function<void(const run::RunInfo&)>& on_created) {
+            return pipeline::submit_point(services, p, x.spec.file, on_created);
         },
         so);
-    fs::path state = pipeline::state_file(rc.runs_root, x.spec.name);
+    fs::path state = pipeline::state_file(services.runs_root, x.spec.name);
     if (ctx.options.json) {
         nlohmann::ordered_json out = {{"sweep", x.spec.name},        {"state_file", state.string()},
                                       {"valid", progress.total},     {"submitted", progress.submitted},

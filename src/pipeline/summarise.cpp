@@ -19,33 +19,11 @@ namespace trainbench::pipeline {
 std::optional<fs::path> find_run_dir(const fs::path& root, const std::string& ref) {
     std::error_code ec;
     const fs::path p(ref);
-    if (fs::is_directory(p, ec)) {
-        if (fs::exists(p / "run.json", ec)) return p;
-        return std::nullopt;
-    }
-    if (fs::exists(p, ec)) return std::nullopt;  // a log file
-    // A run id or a prefix of one under the run store: runs/<recipe>/<run id>.
-    std::vector<fs::path> matches;
-    if (fs::is_directory(root, ec))
-        for (const auto& recipe_dir : fs::directory_iterator(root, ec)) {
-            if (!recipe_dir.is_directory()) continue;
-            for (const auto& run : fs::directory_iterator(recipe_dir.path(), ec)) {
-                const std::string name = run.path().filename().string();
-                const bool id_match =
-                    name.rfind(ref, 0) == 0 || (name.size() > 7 && name.substr(name.size() - 6).rfind(ref, 0) == 0);
-                if (run.is_directory() && id_match && fs::exists(run.path() / "run.json", ec))
-                    matches.push_back(run.path());
-            }
-        }
-    if (matches.size() == 1) return matches.front();
-    if (matches.size() > 1) {
-        std::vector<std::string> names;
-        for (const auto& m : matches) names.push_back(m.filename().string());
-        throw UsageError(fmt::format("'{}' matches several runs: {}", ref, quoted_list(names, " and ")),
-                         "give more of the run id");
-    }
-    throw UsageError(fmt::format("no such run or log file '{}'", ref),
-                     fmt::format("give a run directory, a run id under '{}', or a log file", root.string()));
+    // An existing path that is not a run: a log file (or a directory of logs).
+    if (fs::exists(p, ec) && !run::RunStore::is_run_dir(p)) return std::nullopt;
+    fs::path dir = run::RunStore(root).resolve(ref);
+    // A directory given as such is used as given (it names the run in what is printed).
+    return run::RunStore::is_run_dir(p) ? p : dir;
 }
 
 namespace {

@@ -71,44 +71,13 @@ bool has_run(const StateEntry& e) {
     return false;
 }
 
-run::RunInfo submit_point_default(const sweep::Point& point, const RunContext& ctx,
-                                  const std::function<void(const run::RunInfo&)>& on_created) {
+run::RunInfo submit_point(const Services& services, const sweep::Point& point, const fs::path& sweep_file,
+                          const std::function<void(const run::RunInfo&)>& on_created) {
     if (!point.recipe) throw RuntimeError(fmt::format("sweep point {} has no recipe", point.index));
-    const recipe::Recipe& r = *point.recipe;
-    render::RenderOptions ro;
-    ro.template_dirs = ctx.template_dirs;
-    std::vector<render::RenderedJob> jobs = render::render(r, ro);
-    std::map<std::string, std::string> secrets = run::secret_environment(r.env);
-
-    ProcessRunner& runner = ctx.runner ? *ctx.runner : system_process_runner();
-    run::RunMetadata meta;
-    meta.recipe_name = r.name;
-    meta.recipe_file = ctx.sweep_file;
-    meta.target = r.target_name.empty() ? r.target.name : r.target_name;
-    meta.backend = std::string(catalog::to_string(r.target.scheduler));
-    meta.resolved_yaml = recipe::to_yaml(r);
-    // Points share a validated cluster and prepared data (docs/stages.md): only the first submits them.
-    std::vector<std::string> notes;
-    std::vector<run::StageReuse> reused =
-        run::plan_reuse(ctx.runs_root, r, {}, run::default_backend_provider(), runner, notes);
-    run::RunStore store(ctx.runs_root);
-    run::RunInfo info = store.create(meta, runner);
-    try {
-        if (on_created) on_created(info);
-    } catch (const Error& e) {
-        run::discard_run(info.dir, e.what());  // not in the sweep state: it must not stay behind
-        throw;
-    }
-    run::SubmitOptions so;
-    jobs = run::apply_reuse(info, jobs, reused, so);
-    run::write_rendered(info, jobs);
-    so.job_name_prefix = r.slurm.job_name_prefix;
-    so.workloads = ctx.workloads;
-    so.secrets = std::move(secrets);
-    so.runner = &runner;
-    run::submit_stages(info, jobs, run::default_backend_provider(), so);
-    run::record_shared_stages(ctx.runs_root, r, info);
-    return info;
+    SubmitRequest request;
+    request.recipe_file = sweep_file;
+    request.on_created = on_created;
+    return submit_recipe(services, *point.recipe, request);
 }
 
 namespace {
