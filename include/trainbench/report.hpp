@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstddef>
+#include <iosfwd>
 #include <memory>
 #include <optional>
 #include <string>
@@ -101,11 +102,39 @@ struct TextTable {
     std::string indent = {};  // before every line
     [[nodiscard]] std::string render(const std::vector<std::vector<std::string>>& rows) const;
 };
+// A table whose columns are as wide as their widest cell (header included),
+// two spaces apart, the last column unpadded: `list` and `parse`.
+[[nodiscard]] std::string fitted_table(const std::vector<std::string>& header,
+                                       const std::vector<std::vector<std::string>>& rows);
 // `value` through `format` ("{:.3f}"), or "-" when there is none.
 [[nodiscard]] std::string optional_cell(const std::optional<double>& value, std::string_view format);
 
 // The one colour decision: colour on a terminal, unless NO_COLOR is set (no-color.org).
 [[nodiscard]] bool use_colour(bool is_tty);
+
+// ---------------------------------------------------------------- catalog listings
+// `trainbench list`: one row per entry (header names the columns; the first
+// cell is the entry's name) and the same entries as a JSON array.
+struct Listing {
+    nlohmann::ordered_json json = nlohmann::ordered_json::array();
+    std::vector<std::string> header;
+    std::vector<std::vector<std::string>> rows;
+};
+[[nodiscard]] Listing gpu_listing(const catalog::Catalog& catalog);
+[[nodiscard]] Listing target_listing(const catalog::Catalog& catalog);
+[[nodiscard]] Listing model_listing(const catalog::Catalog& catalog);
+[[nodiscard]] Listing framework_listing(const catalog::Catalog& catalog);
+// Every recipe file below the directories, loaded (an invalid one is a row that says so).
+[[nodiscard]] Listing recipe_listing(const catalog::Catalog& catalog,
+                                     const std::vector<std::filesystem::path>& recipe_dirs);
+
+// ---------------------------------------------------------------- parsed logs
+// `trainbench parse`: what the parsers decoded. JSON: one document (the series
+// written point by point, never held twice); CSV: one row per point (nccl-tests:
+// one per size); text: a table per series (with `points`, one row per step).
+void write_log_data_json(std::ostream& out, const metrics::LogData& data);
+void write_log_data_csv(std::ostream& out, const metrics::LogData& data);
+void write_log_data_text(std::ostream& out, const metrics::LogData& data, bool points);
 
 // ---------------------------------------------------------------- plans
 // `trainbench plan`: the plan of one recipe, and the configurations of --search.

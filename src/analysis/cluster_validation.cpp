@@ -99,6 +99,86 @@ NcclRunCheck check_nccl_run(const metrics::NcclResult& result, double threshold_
     return c;
 }
 
+namespace {
+
+// "nccl-<rest>" or "<test>_perf-<rest>": the test's name into c.test (when the log did not
+// say) and what follows into `rest`; false for a file that is no nccl-tests run.
+bool nccl_run_name(const std::string& stem, NcclRunCheck& c, std::string& rest) {
+    std::string prefix = stem.substr(0, stem.find('-'));
+    if (prefix != "nccl" && !starts_with(stem, "all_") && stem.find("_perf") == std::string::npos) return false;
+    std::size_t perf = stem.find("_perf-");
+    if (starts_with(stem, "nccl-")) {
+        rest = stem.substr(5);
+        if (c.test.empty()) c.test = "all_reduce_perf";
+    } else if (perf != std::string::npos) {
+        if (c.test.empty()) c.test = stem.substr(0, perf + 5);
+        rest = stem.substr(perf + 6);
+    } else {
+        return false;
+    }
+    return true;
+}
+
+// The pair: split "<a>-<b>" at the dash that makes two known node names, else the middle dash.
+std::size_t pair_split(const std::string& rest, const std::set<std::string>& known_nodes) {
+    for (std::size_t i = rest.find('-'); i != std::string::npos; i = rest.find('-', i + 1))
+        if (known_nodes.count(rest.substr(0, i)) && known_nodes.count(rest.substr(i + 1))) return i;
+    std::vector<std::size_t> dashes;
+    for (std::size_t i = rest.find('-'); i != std::string::npos; i = rest.find('-', i + 1)) dashes.push_back(i);
+    return dashes.empty() ? std::string::npos : dashes[dashes.size() / 2];
+}
+
+// One nccl-tests log: the run over all nodes goes first in v.runs, a pair's run to `pairs`.
+void add_nccl_run(ClusterValidation& v, std::vector<NcclRunCheck>& pairs, const fs::path& f,
+                  const std::set<std::string>& known_nodes, double threshold_gbs) {
+    metrics::LogData log;
+    try {
+        metrics::ParseOptions po;
+        po.format = "nccl-tests";
+        log = metrics::parse_logs({f}, po);
+    } catch (const Error&) {
+        return;
+    }
+    NcclRunCheck c = check_nccl_run(log.nccl ? *log.nccl : metrics::NcclResult{}, threshold_gbs);
+    c.file = f.string();
+    std::string rest;
+    if (!nccl_run_name(f.stem().string(), c, rest)) return;
+    if (rest == "all") {
+        c.all_nodes = true;
+        v.runs.insert(v.runs.begin(), std::move(c));
+        return;
+    }
+    std::size_t split = pair_split(rest, known_nodes);
+    if (split == std::string::npos) return;
+    c.nodes = {rest.substr(0, split), rest.substr(split + 1)};
+    pairs.push_back(std::move(c));
+}
+
+// Bad nodes: DCGM failures; nodes whose every pair failed (when it was tested
+// with at least two partners, or its only partner also failed elsewhere).
+void judge_nodes(ClusterValidation& v, std::vector<NcclRunCheck>& pairs, const std::set<std::string>& known_nodes) {
+    std::set<std::string> bad, suspect;
+    for (const DcgmNodeResult& d : v.dcgm)
+        if (!d.passed) bad.insert(d.node);
+    std::map<std::string, std::pair<int, int>> tally;  // node -> {failed, passed}
+    for (const NcclRunCheck& c : pairs)
+        for (const std::string& n : c.nodes) (c.passed ? tally[n].second : tally[n].first) += 1;
+    for (const auto& [node, t] : tally) {
+        if (known_nodes.empty() || !known_nodes.count(node))
+            if (std::find(v.nodes.begin(), v.nodes.end(), node) == v.nodes.end()) v.nodes.push_back(node);
+        if (t.first > 0 && t.second == 0)
+            bad.insert(node);
+        else if (t.first > 0)
+            suspect.insert(node);
+    }
+    for (NcclRunCheck& c : pairs) v.runs.push_back(std::move(c));
+    v.bad_nodes.assign(bad.begin(), bad.end());
+    for (const std::string& s : suspect)
+        if (!bad.count(s)) v.suspect_nodes.push_back(s);
+}
+
+}  // namespace
+
 ClusterValidation analyse_cluster_validation(const fs::path& log_dir, double threshold_gbs) {
     ClusterValidation v;
     v.threshold_gbs = threshold_gbs;
@@ -128,71 +208,9 @@ ClusterValidation analyse_cluster_validation(const fs::path& log_dir, double thr
             continue;
         }
         // nccl-all.txt, nccl-<a>-<b>.txt, <test>-all.txt, <test>-<a>-<b>.txt
-        metrics::LogData log;
-        try {
-            metrics::ParseOptions po;
-            po.format = "nccl-tests";
-            log = metrics::parse_logs({f}, po);
-        } catch (const Error&) {
-            continue;
-        }
-        NcclRunCheck c = check_nccl_run(log.nccl ? *log.nccl : metrics::NcclResult{}, threshold_gbs);
-        c.file = f.string();
-        std::string rest;
-        std::string prefix = stem.substr(0, stem.find('-'));
-        if (prefix != "nccl" && !starts_with(stem, "all_") && stem.find("_perf") == std::string::npos) continue;
-        std::size_t perf = stem.find("_perf-");
-        if (starts_with(stem, "nccl-")) {
-            rest = stem.substr(5);
-            if (c.test.empty()) c.test = "all_reduce_perf";
-        } else if (perf != std::string::npos) {
-            if (c.test.empty()) c.test = stem.substr(0, perf + 5);
-            rest = stem.substr(perf + 6);
-        } else {
-            continue;
-        }
-        if (rest == "all") {
-            c.all_nodes = true;
-            v.runs.insert(v.runs.begin(), std::move(c));
-            continue;
-        }
-        // The pair: split "<a>-<b>" at the dash that makes two known node names, else the middle dash.
-        std::size_t split = std::string::npos;
-        for (std::size_t i = rest.find('-'); i != std::string::npos; i = rest.find('-', i + 1)) {
-            if (known_nodes.count(rest.substr(0, i)) && known_nodes.count(rest.substr(i + 1))) {
-                split = i;
-                break;
-            }
-        }
-        if (split == std::string::npos) {
-            std::vector<std::size_t> dashes;
-            for (std::size_t i = rest.find('-'); i != std::string::npos; i = rest.find('-', i + 1)) dashes.push_back(i);
-            if (dashes.empty()) continue;
-            split = dashes[dashes.size() / 2];
-        }
-        c.nodes = {rest.substr(0, split), rest.substr(split + 1)};
-        pairs.push_back(std::move(c));
+        add_nccl_run(v, pairs, f, known_nodes, threshold_gbs);
     }
-    // Bad nodes: DCGM failures; nodes whose every pair failed (when it was tested
-    // with at least two partners, or its only partner also failed elsewhere).
-    std::set<std::string> bad, suspect;
-    for (const DcgmNodeResult& d : v.dcgm)
-        if (!d.passed) bad.insert(d.node);
-    std::map<std::string, std::pair<int, int>> tally;  // node -> {failed, passed}
-    for (const NcclRunCheck& c : pairs)
-        for (const std::string& n : c.nodes) (c.passed ? tally[n].second : tally[n].first) += 1;
-    for (const auto& [node, t] : tally) {
-        if (known_nodes.empty() || !known_nodes.count(node))
-            if (std::find(v.nodes.begin(), v.nodes.end(), node) == v.nodes.end()) v.nodes.push_back(node);
-        if (t.first > 0 && t.second == 0)
-            bad.insert(node);
-        else if (t.first > 0)
-            suspect.insert(node);
-    }
-    for (NcclRunCheck& c : pairs) v.runs.push_back(std::move(c));
-    v.bad_nodes.assign(bad.begin(), bad.end());
-    for (const std::string& s : suspect)
-        if (!bad.count(s)) v.suspect_nodes.push_back(s);
+    judge_nodes(v, pairs, known_nodes);
     v.passed = !v.empty() &&
                std::all_of(v.runs.begin(), v.runs.end(), [](const NcclRunCheck& c) { return c.passed; }) &&
                std::all_of(v.dcgm.begin(), v.dcgm.end(), [](const DcgmNodeResult& d) { return d.passed; });

@@ -32,51 +32,36 @@ std::optional<analysis::ClusterValidation> cluster_validation_of(Context& ctx, c
     return std::nullopt;
 }
 
-int run_report(ReportOptions o, Context& ctx) {
-    if (o.targets.empty()) throw UsageError("nothing to report on", "give a run directory or log files");
-    // (--record keeps the window's per-step times with the result: the series are needed)
-    o.flags.figures_only = !ctx.options.json && o.flags.html.empty() && !o.record;
-    analysis::RunSummary summary;
-    std::optional<fs::path> run_dir = pipeline::find_run_dir(ctx.runs_root(), o.targets.front());
-    if (run_dir) {
-        if (o.targets.size() > 1)
-            throw UsageError("report takes one run (or several log files of one run)",
-                             "to put runs side by side use 'trainbench compare RUN_A RUN_B'");
-        try {
-            summary = pipeline::summarise_run(ctx.services(), *run_dir, o.flags);
-        } catch (const InputError& e) {
-            // No training figures (e.g. training was cancelled after a failed validation):
-            // the validation stage's result is still the report.
-            std::optional<analysis::ClusterValidation> v = cluster_validation_of(ctx, *run_dir);
-            if (!v || v->empty()) throw;
-            ctx.warn(std::string("no training figures: ") + e.what());
-            nlohmann::ordered_json j = {{"validation", report::cluster_validation_json(*v)}};
-            write_file_atomic(*run_dir / "report" / "summary.json", j.dump(2) + "\n");
-            if (!o.flags.html.empty())
-                write_file_atomic(o.flags.html, report::with_cluster_validation(
-                                                    "html",
-                                                    "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">"
-                                                    "<title>Cluster validation</title></head><body>\n</body></html>\n",
-                                                    *v));
-            if (!o.junit.empty()) write_file_atomic(o.junit, report::with_cluster_validation("junit", "", *v));
-            if (ctx.options.json)
-                ctx.out << j.dump(2) << "\n";
-            else if (o.flags.markdown)
-                ctx.out << report::cluster_validation_markdown(*v);
-            else
-                ctx.out << report::render_cluster_validation(*v);
-            if (!v->passed)
-                throw ExpectationError(
-                    "cluster validation failed" +
-                    (v->bad_nodes.empty() ? std::string() : "; bad nodes: " + quoted_list(v->bad_nodes, " and ")));
-            return 0;
-        }
-    } else {
-        summary = pipeline::summarise_logs(ctx.services(), o.targets, o.flags);
-    }
+// A run with no training figures (e.g. training was cancelled after a failed validation):
+// the validation stage's result is the report.
+int report_validation_only(const ReportOptions& o, Context& ctx, const fs::path& run_dir,
+                           const analysis::ClusterValidation& v) {
+    nlohmann::ordered_json j = {{"validation", report::cluster_validation_json(v)}};
+    write_file_atomic(run_dir / "report" / "summary.json", j.dump(2) + "\n");
+    if (!o.flags.html.empty())
+        write_file_atomic(o.flags.html, report::with_cluster_validation(
+                                            "html",
+                                            "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">"
+                                            "<title>Cluster validation</title></head><body>\n</body></html>\n",
+                                            v));
+    if (!o.junit.empty()) write_file_atomic(o.junit, report::with_cluster_validation("junit", "", v));
+    if (ctx.options.json)
+        ctx.out << j.dump(2) << "\n";
+    else if (o.flags.markdown)
+        ctx.out << report::cluster_validation_markdown(v);
+    else
+        ctx.out << report::render_cluster_validation(v);
+    if (!v.passed)
+        throw ExpectationError(
+            "cluster validation failed" +
+            (v.bad_nodes.empty() ? std::string() : "; bad nodes: " + quoted_list(v.bad_nodes, " and ")));
+    return 0;
+}
 
-    std::optional<analysis::ClusterValidation> validation;
-    if (run_dir) validation = cluster_validation_of(ctx, *run_dir);
+// Writes summary.json (of a run), --html and --junit, and prints the summary in the chosen format.
+void write_and_print(const ReportOptions& o, Context& ctx, const analysis::RunSummary& summary,
+                     const std::optional<fs::path>& run_dir,
+                     const std::optional<analysis::ClusterValidation>& validation) {
     nlohmann::ordered_json summary_json = report::to_json(summary);
     if (validation) summary_json["validation"] = report::cluster_validation_json(*validation);
     const std::string json_text = summary_json.dump(2) + "\n";
@@ -98,12 +83,11 @@ int run_report(ReportOptions o, Context& ctx) {
     else
         ctx.out << report::make_reporter("table", {ctx.out_colour()})->render(summary);
     if (validation && !ctx.options.json) ctx.out << "\n" << report::render_cluster_validation(*validation);
-    // Recorded after printing: a database that cannot be reached fails the command (exit 4), not the report.
-    if (run_dir || o.record) {
-        std::unique_ptr<results::Store> store = open_results(ctx);
-        record_result(ctx, *store, result_of(ctx, summary, o.labels));
-    }
+}
 
+// Warnings, then exit 5 when an expectation or the cluster validation failed.
+int verdict(Context& ctx, const analysis::RunSummary& summary,
+            const std::optional<analysis::ClusterValidation>& validation) {
     for (const auto& f : summary.findings)
         if (f.severity == Severity::warning) ctx.warn(f.message);
     std::size_t failed = 0;
@@ -126,6 +110,38 @@ int run_report(ReportOptions o, Context& ctx) {
         throw ExpectationError(fmt::format("{} of {} expectations failed: {}", failed, summary.expectations.size(),
                                            quoted_list(names, " and ")));
     return 0;
+}
+
+int run_report(ReportOptions o, Context& ctx) {
+    if (o.targets.empty()) throw UsageError("nothing to report on", "give a run directory or log files");
+    // (--record keeps the window's per-step times with the result: the series are needed)
+    o.flags.figures_only = !ctx.options.json && o.flags.html.empty() && !o.record;
+    analysis::RunSummary summary;
+    std::optional<fs::path> run_dir = pipeline::find_run_dir(ctx.runs_root(), o.targets.front());
+    if (run_dir) {
+        if (o.targets.size() > 1)
+            throw UsageError("report takes one run (or several log files of one run)",
+                             "to put runs side by side use 'trainbench compare RUN_A RUN_B'");
+        try {
+            summary = pipeline::summarise_run(ctx.services(), *run_dir, o.flags);
+        } catch (const InputError& e) {
+            std::optional<analysis::ClusterValidation> v = cluster_validation_of(ctx, *run_dir);
+            if (!v || v->empty()) throw;
+            ctx.warn(std::string("no training figures: ") + e.what());
+            return report_validation_only(o, ctx, *run_dir, *v);
+        }
+    } else {
+        summary = pipeline::summarise_logs(ctx.services(), o.targets, o.flags);
+    }
+    std::optional<analysis::ClusterValidation> validation;
+    if (run_dir) validation = cluster_validation_of(ctx, *run_dir);
+    write_and_print(o, ctx, summary, run_dir, validation);
+    // Recorded after printing: a database that cannot be reached fails the command (exit 4), not the report.
+    if (run_dir || o.record) {
+        std::unique_ptr<results::Store> store = open_results(ctx);
+        record_result(ctx, *store, result_of(ctx, summary, o.labels));
+    }
+    return verdict(ctx, summary, validation);
 }
 
 }  // namespace

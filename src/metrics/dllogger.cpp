@@ -71,6 +71,17 @@ public:
 
 private:
     Outcome parse_json(const char* json, std::size_t len, std::size_t capacity);
+    // Forgets what the previous line left (its step kind, summary, parameters, pending points).
+    void start_line(const char* end) {
+        m_kind = StepKind::none;
+        m_list_len = 0;
+        m_summary.clear();
+        m_params.clear();
+        m_sink.discard();
+        m_record_step = false;
+        m_record_seconds.reset();
+        m_end = end;
+    }
     bool read_step(od::value v);
     bool read_data(od::object data);
     bool read_parameters(od::object data);
@@ -337,14 +348,7 @@ void DlloggerParser::reserve_records(std::uint64_t bytes_done, std::uint64_t siz
 }
 
 Outcome DlloggerParser::parse_json(const char* json, std::size_t len, std::size_t capacity) {
-    m_kind = StepKind::none;
-    m_list_len = 0;
-    m_summary.clear();
-    m_params.clear();
-    m_sink.discard();
-    m_record_step = false;
-    m_record_seconds.reset();
-    m_end = json + len;
+    start_line(json + len);
     od::document doc;
     if (m_parser.iterate(json, len, capacity).get(doc)) return Outcome::error;
     od::object obj;

@@ -176,113 +176,126 @@ std::int64_t element_count(std::string_view shape) {
     return count;
 }
 
-// A scalar from a TensorProto, or nullopt when it is not one.
-std::optional<double> tensor_scalar(std::string_view tensor, bool& malformed) {
-    Wire w(tensor);
+// What a TensorProto holds, as far as a scalar is concerned.
+struct TensorFields {
     std::uint64_t dtype = 0;
     std::int64_t count = 1;
     std::string_view content;
     std::optional<double> typed;  // first typed value
     std::size_t typed_count = 0;
-    std::uint32_t f = 0, wt = 0;
-    auto add_typed = [&](double v) {
+    void add_typed(double v) {
         if (typed_count++ == 0) typed = v;
-    };
-    while (!w.done()) {
-        if (!w.tag(f, wt)) {
-            malformed = true;
-            return std::nullopt;
-        }
-        bool ok = true;
-        std::string_view s;
-        std::uint64_t v = 0;
-        std::uint32_t v32 = 0;
-        if (f == 1 && wt == 0) {
-            ok = w.varint(dtype);
-        } else if (f == 2 && wt == 2) {
-            ok = w.bytes(s);
-            if (ok) count = element_count(s);
-        } else if (f == 4 && wt == 2) {
-            ok = w.bytes(content);
-        } else if (f == 5 && wt == 5) {  // float_val, unpacked
-            ok = w.fixed32(v32);
-            if (ok) add_typed(f32(v32));
-        } else if (f == 5 && wt == 2) {  // float_val, packed
-            ok = w.bytes(s);
-            for (std::size_t i = 0; ok && i + 4 <= s.size(); i += 4)
-                add_typed(f32(load_u32(reinterpret_cast<const unsigned char*>(s.data() + i))));
-        } else if (f == 6 && wt == 1) {  // double_val
-            ok = w.fixed64(v);
-            if (ok) add_typed(std::bit_cast<double>(v));
-        } else if (f == 6 && wt == 2) {
-            ok = w.bytes(s);
-            for (std::size_t i = 0; ok && i + 8 <= s.size(); i += 8)
-                add_typed(std::bit_cast<double>(load_u64(reinterpret_cast<const unsigned char*>(s.data() + i))));
-        } else if ((f == 7 || f == 10 || f == 11 || f == 13) && (wt == 0 || wt == 2)) {
-            // int_val, int64_val, bool_val, half_val: varints, packed or not
-            auto convert = [&](std::uint64_t x) {
-                if (f == 13) {
-                    auto bits = static_cast<std::uint32_t>(x & 0xffffu);
-                    return dtype == dt_bfloat16 ? bf16_to_double(bits) : half_to_double(bits);
-                }
-                if (f == 7) return static_cast<double>(static_cast<std::int32_t>(static_cast<std::uint32_t>(x)));
-                if (f == 11) return x ? 1.0 : 0.0;
-                return static_cast<double>(static_cast<std::int64_t>(x));
-            };
-            if (wt == 0) {
-                ok = w.varint(v);
-                if (ok) add_typed(convert(v));
-            } else {
-                ok = w.bytes(s);
-                Wire packed(s);
-                while (ok && !packed.done()) {
-                    ok = packed.varint(v);
-                    if (ok) add_typed(convert(v));
-                }
-            }
-        } else {
-            ok = w.skip(wt);
-        }
-        if (!ok) {
-            malformed = true;
-            return std::nullopt;
-        }
     }
-    if (count != 1) return std::nullopt;
+};
+
+// int_val, int64_val, bool_val, half_val (fields 7, 10, 11, 13) as a double.
+double varint_value(std::uint32_t f, std::uint64_t x, std::uint64_t dtype) {
+    if (f == 13) {
+        auto bits = static_cast<std::uint32_t>(x & 0xffffu);
+        return dtype == dt_bfloat16 ? bf16_to_double(bits) : half_to_double(bits);
+    }
+    if (f == 7) return static_cast<double>(static_cast<std::int32_t>(static_cast<std::uint32_t>(x)));
+    if (f == 11) return x ? 1.0 : 0.0;
+    return static_cast<double>(static_cast<std::int64_t>(x));
+}
+
+// Reads one field of a TensorProto into `t`; false when it is malformed.
+bool read_tensor_field(Wire& w, std::uint32_t f, std::uint32_t wt, TensorFields& t) {
+    bool ok = true;
+    std::string_view s;
+    std::uint64_t v = 0;
+    std::uint32_t v32 = 0;
+    if (f == 1 && wt == 0) {
+        ok = w.varint(t.dtype);
+    } else if (f == 2 && wt == 2) {
+        ok = w.bytes(s);
+        if (ok) t.count = element_count(s);
+    } else if (f == 4 && wt == 2) {
+        ok = w.bytes(t.content);
+    } else if (f == 5 && wt == 5) {  // float_val, unpacked
+        ok = w.fixed32(v32);
+        if (ok) t.add_typed(f32(v32));
+    } else if (f == 5 && wt == 2) {  // float_val, packed
+        ok = w.bytes(s);
+        for (std::size_t i = 0; ok && i + 4 <= s.size(); i += 4)
+            t.add_typed(f32(load_u32(reinterpret_cast<const unsigned char*>(s.data() + i))));
+    } else if (f == 6 && wt == 1) {  // double_val
+        ok = w.fixed64(v);
+        if (ok) t.add_typed(std::bit_cast<double>(v));
+    } else if (f == 6 && wt == 2) {
+        ok = w.bytes(s);
+        for (std::size_t i = 0; ok && i + 8 <= s.size(); i += 8)
+            t.add_typed(std::bit_cast<double>(load_u64(reinterpret_cast<const unsigned char*>(s.data() + i))));
+    } else if ((f == 7 || f == 10 || f == 11 || f == 13) && wt == 0) {  // varints, unpacked
+        ok = w.varint(v);
+        if (ok) t.add_typed(varint_value(f, v, t.dtype));
+    } else if ((f == 7 || f == 10 || f == 11 || f == 13) && wt == 2) {  // varints, packed
+        ok = w.bytes(s);
+        Wire packed(s);
+        while (ok && !packed.done()) {
+            ok = packed.varint(v);
+            if (ok) t.add_typed(varint_value(f, v, t.dtype));
+        }
+    } else {
+        ok = w.skip(wt);
+    }
+    return ok;
+}
+
+// The scalar in tensor_content for `dtype`: false for a type that is no
+// scalar (strings, complex, resources); `out` is set when the size fits.
+bool content_scalar(std::uint64_t dtype, std::string_view content, std::optional<double>& out) {
     const auto* c = reinterpret_cast<const unsigned char*>(content.data());
     switch (dtype) {
         case dt_float:
-            if (content.size() == 4) return f32(load_u32(c));
-            break;
+            if (content.size() == 4) out = f32(load_u32(c));
+            return true;
         case dt_double:
-            if (content.size() == 8) return std::bit_cast<double>(load_u64(c));
-            break;
+            if (content.size() == 8) out = std::bit_cast<double>(load_u64(c));
+            return true;
         case dt_int32:
-            if (content.size() == 4) return static_cast<double>(static_cast<std::int32_t>(load_u32(c)));
-            break;
+            if (content.size() == 4) out = static_cast<double>(static_cast<std::int32_t>(load_u32(c)));
+            return true;
         case dt_int64:
-            if (content.size() == 8) return static_cast<double>(static_cast<std::int64_t>(load_u64(c)));
-            break;
+            if (content.size() == 8) out = static_cast<double>(static_cast<std::int64_t>(load_u64(c)));
+            return true;
         case dt_int16:
-            if (content.size() == 2) return static_cast<double>(static_cast<std::int16_t>(c[0] | (c[1] << 8)));
-            break;
+            if (content.size() == 2) out = static_cast<double>(static_cast<std::int16_t>(c[0] | (c[1] << 8)));
+            return true;
         case dt_int8:
-            if (content.size() == 1) return static_cast<double>(static_cast<std::int8_t>(c[0]));
-            break;
+            if (content.size() == 1) out = static_cast<double>(static_cast<std::int8_t>(c[0]));
+            return true;
         case dt_uint8:
         case dt_bool:
-            if (content.size() == 1) return static_cast<double>(c[0]);
-            break;
+            if (content.size() == 1) out = static_cast<double>(c[0]);
+            return true;
         case dt_half:
-            if (content.size() == 2) return half_to_double(static_cast<std::uint32_t>(c[0] | (c[1] << 8)));
-            break;
+            if (content.size() == 2) out = half_to_double(static_cast<std::uint32_t>(c[0] | (c[1] << 8)));
+            return true;
         case dt_bfloat16:
-            if (content.size() == 2) return bf16_to_double(static_cast<std::uint32_t>(c[0] | (c[1] << 8)));
-            break;
+            if (content.size() == 2) out = bf16_to_double(static_cast<std::uint32_t>(c[0] | (c[1] << 8)));
+            return true;
         default:
-            return std::nullopt;  // strings, complex, resources: not scalars
+            return false;
     }
-    if (content.empty() && typed_count == 1) return typed;
+}
+
+// A scalar from a TensorProto, or nullopt when it is not one.
+std::optional<double> tensor_scalar(std::string_view tensor, bool& malformed) {
+    Wire w(tensor);
+    TensorFields t;
+    std::uint32_t f = 0, wt = 0;
+    while (!w.done()) {
+        if (!w.tag(f, wt) || !read_tensor_field(w, f, wt, t)) {
+            malformed = true;
+            return std::nullopt;
+        }
+    }
+    if (t.count != 1) return std::nullopt;
+    std::optional<double> from_content;
+    if (!content_scalar(t.dtype, t.content, from_content)) return std::nullopt;
+    if (from_content) return from_content;
+    if (t.content.empty() && t.typed_count == 1) return t.typed;
     return std::nullopt;
 }
 

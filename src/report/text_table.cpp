@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdlib>
 
 namespace trainbench::report {
@@ -34,6 +35,26 @@ std::string TextTable::render(const std::vector<std::vector<std::string>>& rows)
     for (const TextColumn& c : columns) header.push_back(c.header);
     append_row(out, *this, header);
     for (const auto& row : rows) append_row(out, *this, row);
+    return out;
+}
+
+std::string fitted_table(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows) {
+    std::vector<std::size_t> width(header.size(), 0);
+    auto measure = [&](const std::vector<std::string>& r) {
+        for (std::size_t i = 0; i < r.size() && i < width.size(); ++i) width[i] = std::max(width[i], r[i].size());
+    };
+    measure(header);
+    for (const auto& r : rows) measure(r);
+    std::string out;
+    auto line = [&](const std::vector<std::string>& r) {
+        for (std::size_t i = 0; i < r.size(); ++i) {
+            out += r[i];
+            if (i + 1 < r.size()) out += std::string(width[i] - r[i].size() + 2, ' ');
+        }
+        out += '\n';
+    };
+    line(header);
+    for (const auto& r : rows) line(r);
     return out;
 }
 

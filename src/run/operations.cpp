@@ -266,6 +266,72 @@ BackendProvider default_backend_provider(backend::BackendOptions base) {
     };
 }
 
+namespace {
+
+ordered_json submit_failed_event(const std::string& stage, const std::string& message) {
+    ordered_json e;
+    e["event"] = "submit_failed";
+    e["stage"] = stage;
+    e["message"] = message;
+    return e;
+}
+
+// Ctrl-C between two submissions: the stages not submitted say so, then InterruptedError.
+[[noreturn]] void stop_interrupted(RunInfo& run, const std::vector<render::RenderedJob>& jobs, std::size_t from) {
+    for (std::size_t k = from; k < jobs.size(); ++k)
+        append_event(run.dir, submit_failed_event(jobs[k].stage, "interrupted before submission"));
+    finish_if_final(run);
+    throw InterruptedError();
+}
+
+// A stage the backend refused: it and every later stage are journaled as not submitted
+// (as far as the disk allows: the submission's own error is what the caller reports).
+void journal_refused(RunInfo& run, const std::vector<render::RenderedJob>& jobs, std::size_t i, const Error& e) {
+    (void)try_append(run, submit_failed_event(jobs[i].stage, e.what()));
+    for (std::size_t k = i + 1; k < jobs.size(); ++k)
+        (void)try_append(run, submit_failed_event(jobs[k].stage, fmt::format("not submitted: stage '{}' failed to "
+                                                                             "submit",
+                                                                             jobs[i].stage)));
+    try {
+        finish_if_final(run);
+    } catch (const RuntimeError&) {
+        // a full disk: the submission's own error says more
+    }
+}
+
+// What the backend is asked to submit for one stage: its files, its dependency on the
+// stage before (and on a reused stage still running), and its environment.
+backend::SubmitRequest stage_request(const RunInfo& run, const render::RenderedJob& job, const StageState& stage,
+                                     const std::optional<std::string>& previous_id, const std::string& previous_stage,
+                                     const SubmitOptions& options) {
+    backend::SubmitRequest req;
+    req.run_dir = run.dir;
+    req.run_id = run.run_id;
+    req.stage = job.stage;
+    req.stage_dir = run.dir / "rendered" / job.stage;
+    req.entrypoint = job.entrypoint;
+    for (const render::RenderedFile& f : job.files) req.files.push_back(f.path);
+    req.job_name = stage.job_name;
+    if (previous_id && !job.dependency.empty()) {
+        req.depends_on = previous_id;
+        req.dependency = job.dependency;
+        req.previous_stage = previous_stage;
+    }
+    if (auto also = options.also_after.find(job.stage); also != options.also_after.end()) {
+        // A reused stage of an earlier run still running: wait for it as well.
+        req.depends_on = req.depends_on ? *req.depends_on + ":" + also->second : also->second;
+        if (req.dependency.empty()) req.dependency = "afterok";
+    }
+    req.env["TRAINBENCH_RUN_DIR"] = run.dir.string();
+    req.env["TRAINBENCH_RUN_ID"] = run.run_id;
+    req.env["TRAINBENCH_STAGE"] = job.stage;
+    if (!options.workloads.empty()) req.env["TRAINBENCH_WORKLOADS"] = options.workloads.string();
+    for (const auto& [k, v] : options.secrets) req.env[k] = v;
+    return req;
+}
+
+}  // namespace
+
 void submit_stages(RunInfo& run, const std::vector<render::RenderedJob>& jobs, const BackendProvider& provider,
                    const SubmitOptions& options) {
     ProcessRunner& inner = options.runner ? *options.runner : system_process_runner();
@@ -283,17 +349,7 @@ void submit_stages(RunInfo& run, const std::vector<render::RenderedJob>& jobs, c
     for (std::size_t i = 0; i < jobs.size(); ++i) {
         const render::RenderedJob& job = jobs[i];
         StageState& stage = stage_of(run, job.stage);
-        if (interrupted()) {
-            for (std::size_t k = i; k < jobs.size(); ++k) {
-                ordered_json e;
-                e["event"] = "submit_failed";
-                e["stage"] = jobs[k].stage;
-                e["message"] = "interrupted before submission";
-                append_event(run.dir, e);
-            }
-            finish_if_final(run);
-            throw InterruptedError();
-        }
+        if (interrupted()) stop_interrupted(run, jobs, i);
         stage.job_name = fmt::format("{}{}-{}-{}", options.job_name_prefix, run.recipe_name, run.short_id, job.stage);
         ordered_json submitting;
         submitting["event"] = "submitting";
@@ -304,51 +360,11 @@ void submit_stages(RunInfo& run, const std::vector<render::RenderedJob>& jobs, c
         journal_submitting(run, i, submitting);
         current_stage = job.stage;
 
-        backend::SubmitRequest req;
-        req.run_dir = run.dir;
-        req.run_id = run.run_id;
-        req.stage = job.stage;
-        req.stage_dir = run.dir / "rendered" / job.stage;
-        req.entrypoint = job.entrypoint;
-        for (const render::RenderedFile& f : job.files) req.files.push_back(f.path);
-        req.job_name = stage.job_name;
-        if (previous_id && !job.dependency.empty()) {
-            req.depends_on = previous_id;
-            req.dependency = job.dependency;
-            req.previous_stage = previous_stage;
-        }
-        if (auto also = options.also_after.find(job.stage); also != options.also_after.end()) {
-            // A reused stage of an earlier run still running: wait for it as well.
-            req.depends_on = req.depends_on ? *req.depends_on + ":" + also->second : also->second;
-            if (req.dependency.empty()) req.dependency = "afterok";
-        }
-        req.env["TRAINBENCH_RUN_DIR"] = run.dir.string();
-        req.env["TRAINBENCH_RUN_ID"] = run.run_id;
-        req.env["TRAINBENCH_STAGE"] = job.stage;
-        if (!options.workloads.empty()) req.env["TRAINBENCH_WORKLOADS"] = options.workloads.string();
-        for (const auto& [k, v] : options.secrets) req.env[k] = v;
-
         backend::SubmitResult result;
         try {
-            result = backend->submit(req);
+            result = backend->submit(stage_request(run, job, stage, previous_id, previous_stage, options));
         } catch (const Error& e) {
-            ordered_json failed;
-            failed["event"] = "submit_failed";
-            failed["stage"] = job.stage;
-            failed["message"] = e.what();
-            (void)try_append(run, failed);
-            for (std::size_t k = i + 1; k < jobs.size(); ++k) {
-                ordered_json skipped;
-                skipped["event"] = "submit_failed";
-                skipped["stage"] = jobs[k].stage;
-                skipped["message"] = fmt::format("not submitted: stage '{}' failed to submit", job.stage);
-                (void)try_append(run, skipped);
-            }
-            try {
-                finish_if_final(run);
-            } catch (const RuntimeError&) {
-                // a full disk: the submission's own error says more
-            }
+            journal_refused(run, jobs, i, e);
             throw;
         }
         ordered_json submitted;
