@@ -7,6 +7,7 @@
 #include <spdlog/sinks/ostream_sink.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
 #include <unistd.h>
@@ -98,6 +99,22 @@ docs/cli.md.)";
 
 }  // namespace
 
+namespace {
+// The word in the command's place: the first argument that is neither a global option nor
+// the value of one ("trainbench --runs DIR sumbit x" -> "sumbit").
+std::string command_word(const std::vector<std::string>& args) {
+    static const std::vector<std::string> with_value = {"--recipes", "--templates", "--runs", "--results"};
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        if (std::find(with_value.begin(), with_value.end(), args[i]) != with_value.end()) {
+            ++i;
+            continue;
+        }
+        if (args[i].rfind('-', 0) != 0) return args[i];
+    }
+    return {};
+}
+}  // namespace
+
 int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
     Context ctx(out, err);
     ctx.err_is_tty = (&err == &std::cerr) && ::isatty(2);
@@ -134,10 +151,16 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
         out << "trainbench " << version() << '\n';
         return 0;
     } catch (const CLI::ParseError& e) {
-        std::string hint;
-        if (!args.empty() && args.front().rfind('-', 0) != 0 && app.get_subcommands().empty())
-            hint = did_you_mean(args.front(), command_names());
-        print_error(ctx, e.what(), hint.empty() ? "run 'trainbench --help' for usage" : hint);
+        const std::vector<std::string> names = command_names();
+        const std::string word = command_word(args);
+        if (!word.empty() && app.get_subcommands().empty() &&
+            std::find(names.begin(), names.end(), word) == names.end()) {
+            std::string hint = did_you_mean(word, names);
+            print_error(ctx, fmt::format("unknown command '{}'", word),
+                        hint.empty() ? "run 'trainbench --help' for the commands" : hint);
+        } else {
+            print_error(ctx, e.what(), "run 'trainbench --help' for usage");
+        }
         return static_cast<int>(ExitCode::usage);
     }
     setup_logging(ctx);

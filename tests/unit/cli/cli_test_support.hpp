@@ -4,6 +4,8 @@
 #include <trainbench/cli.hpp>
 #include <trainbench/core.hpp>
 
+#include <gtest/gtest.h>
+
 #include <cstdlib>
 #include <filesystem>
 #include <sstream>
@@ -50,5 +52,18 @@ public:
 private:
     std::filesystem::path m_path;
 };
+
+// Compares `actual` with the golden file, or writes it with TRAINBENCH_UPDATE_GOLDEN=1.
+inline void expect_golden(const std::filesystem::path& file, const std::string& actual) {
+    const char* update = std::getenv("TRAINBENCH_UPDATE_GOLDEN");
+    if (update && std::string(update) == "1") {
+        std::filesystem::create_directories(file.parent_path());
+        trainbench::write_file_atomic(file, actual);
+        return;
+    }
+    ASSERT_TRUE(std::filesystem::exists(file))
+        << "missing golden " << file << " (regenerate with TRAINBENCH_UPDATE_GOLDEN=1)";
+    EXPECT_EQ(actual, trainbench::read_file(file)) << "golden " << file;
+}
 
 }  // namespace cli_test

@@ -49,15 +49,7 @@ private:
 };
 
 void expect_golden(const std::string& name, const std::string& actual) {
-    const fs::path file = golden_dir() / name;
-    const char* update = std::getenv("TRAINBENCH_UPDATE_GOLDEN");
-    if (update && std::string(update) == "1") {
-        fs::create_directories(file.parent_path());
-        write_file_atomic(file, actual);
-        return;
-    }
-    ASSERT_TRUE(fs::exists(file)) << "missing golden " << file << " (regenerate with TRAINBENCH_UPDATE_GOLDEN=1)";
-    EXPECT_EQ(actual, read_file(file)) << "golden " << file;
+    cli_test::expect_golden(golden_dir() / name, actual);
 }
 
 void check(const std::string& name, std::vector<std::string> args, int want_code = 0) {
