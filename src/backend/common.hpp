@@ -20,6 +20,9 @@ namespace trainbench::backend {
 // The first line of stderr (else stdout) of a failed command, for messages.
 [[nodiscard]] std::string first_error_line(const ProcessResult& r);
 
+// Every file below the stage's run_dir/logs/<stage>/ (in directory order).
+[[nodiscard]] std::vector<std::filesystem::path> stage_log_files(const JobQuery& job);
+
 // A request that only sets argv.
 [[nodiscard]] ProcessRequest command(std::vector<std::string> argv);
 

@@ -178,6 +178,16 @@ std::string first_error_line(const ProcessResult& r) {
     return fmt::format("exit code {}", r.exit_code);
 }
 
+std::vector<fs::path> stage_log_files(const JobQuery& job) {
+    std::vector<fs::path> files;
+    std::error_code ec;
+    fs::path dir = job.run_dir / "logs" / job.stage;
+    if (fs::is_directory(dir, ec))
+        for (const auto& e : fs::recursive_directory_iterator(dir, ec))
+            if (e.is_regular_file()) files.push_back(e.path());
+    return files;
+}
+
 ProcessRequest command(std::vector<std::string> argv) {
     ProcessRequest r;
     r.argv = std::move(argv);

@@ -171,12 +171,7 @@ public:
     }
 
     std::vector<fs::path> logs(const JobQuery& job) override {
-        std::vector<fs::path> files;
-        std::error_code ec;
-        fs::path dir = job.run_dir / "logs" / job.stage;
-        if (fs::is_directory(dir, ec))
-            for (const auto& e : fs::recursive_directory_iterator(dir, ec))
-                if (e.is_regular_file()) files.push_back(e.path());
+        std::vector<fs::path> files = stage_log_files(job);
         std::sort(files.begin(), files.end());
         return files;
     }

@@ -283,12 +283,8 @@ public:
     }
 
     std::vector<fs::path> logs(const JobQuery& job) override {
-        std::vector<fs::path> files;
+        std::vector<fs::path> files = stage_log_files(job);
         std::error_code ec;
-        fs::path dir = job.run_dir / "logs" / job.stage;
-        if (fs::is_directory(dir, ec))
-            for (const auto& e : fs::recursive_directory_iterator(dir, ec))
-                if (e.is_regular_file()) files.push_back(e.path());
         // Scripts without an --output directive leave slurm-<id>.out in the run directory.
         fs::path fallback = job.run_dir / fmt::format("slurm-{}.out", job.job_id);
         if (!job.job_id.empty() && fs::exists(fallback, ec)) files.push_back(fallback);
