@@ -58,8 +58,7 @@ TEST_F(ErrorGolden, MissingRecipeFile) {
 }
 
 TEST_F(ErrorGolden, BadOverrideKeySaysDidYouMean) {
-    check("bad-override-key", {"submit", src("recipes/local/tinygpt.yaml"), "-s", "nodez=2"},
-          ExitCode::invalid_input);
+    check("bad-override-key", {"submit", src("recipes/local/tinygpt.yaml"), "-s", "nodez=2"}, ExitCode::invalid_input);
     EXPECT_FALSE(fs::exists(runs())) << "a refused submission created the run store";
 }
 
