@@ -268,8 +268,7 @@ void add_kubernetes_stage(const recipe::Recipe& r, const recipe::Stage& stage,
     std::string after;
     const std::vector<recipe::Stage> all_stages = effective_stages(r);
     for (std::size_t i = 1; i < all_stages.size(); ++i)
-        if (all_stages[i].name == stage.name && stage.dependency != "none")
-            after = object_name(all_stages[i - 1].name);
+        if (all_stages[i].name == stage.name && stage.dependency != "none") after = object_name(all_stages[i - 1].name);
     const bool queued = !r.kubernetes.queue.empty();
     catalog::EnvList own_env;
     std::string image;
