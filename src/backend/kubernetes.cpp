@@ -440,10 +440,8 @@ public:
             SubmitResult installed = install_chart(request);
             // Only a chart rendered to wait for another stage ("after: NAME" in its values).
             const std::string values = read_file(request.stage_dir / request.entrypoint.parent_path() / "values.yaml");
-            std::size_t at = values.find("\nafter: ");
-            if (!request.depends_on && at != std::string::npos && values.compare(at + 8, 1, "\n") != 0 &&
-                values.compare(at + 8, 3, "\"\"\n") != 0)
-                release_if_waiting(installed.job_id);
+            const std::string after = top_value(values, "after");
+            if (!after.empty()) chain_to(request, installed.job_id, after, top_value(values, "queue"));
             return installed;
         }
         std::vector<std::string> argv = base();
@@ -465,8 +463,8 @@ public:
         std::optional<std::string> job = kubernetes::parse_apply_json(r.out);
         if (!job)
             throw RuntimeError("kubectl apply created no Job", "the rendered manifests must contain a batch/v1 Job");
-        if (!request.depends_on)
-            if (std::optional<kubernetes::ChainStep> waiting = kubernetes::waiting_in(r.out)) release(*waiting);
+        if (std::optional<kubernetes::ChainStep> waiting = kubernetes::waiting_in(r.out))
+            chain_to(request, *job, waiting->after, waiting->queue);
         return {*job, fmt::format("job.batch/{} applied", *job)};
     }
 
@@ -584,18 +582,31 @@ private:
         return patch.dump();
     }
 
-    // A stage submitted without the stage it was rendered to wait for starts at once.
-    void release_if_waiting(const std::string& job) {
+    // A stage rendered to wait for the stage before it, submitted without that stage (`--stage`,
+    // or its predecessor reused): it starts at once, or waits for the Job actually submitted
+    // before it (the predecessor's predecessor, when the one between was reused).
+    void chain_to(const SubmitRequest& request, const std::string& job, const std::string& after,
+                  const std::string& queue) {
         std::vector<std::string> argv = base();
-        argv.insert(argv.end(), {"get", "job", job, "-o", "json"});
-        if (std::optional<kubernetes::ChainStep> waiting = kubernetes::waiting_in(checked(argv, "get").out))
-            release(*waiting);
+        if (!request.depends_on) {
+            argv.insert(argv.end(), {"patch", "job", job, "--type=merge", "-p", release_patch(queue)});
+            (void)checked(argv, "patch");
+        } else if (*request.depends_on != after) {
+            argv.insert(argv.end(),
+                        {"annotate", "job", job, "--overwrite", "trainbench.io/after=" + *request.depends_on});
+            (void)checked(argv, "annotate");
+        }
     }
 
-    void release(const kubernetes::ChainStep& step) {
-        std::vector<std::string> argv = base();
-        argv.insert(argv.end(), {"patch", "job", step.job, "--type=merge", "-p", release_patch(step.queue)});
-        (void)checked(argv, "patch");
+    // A top-level `KEY: VALUE` line of a rendered chart's values.yaml, unquoted (empty when absent).
+    static std::string top_value(const std::string& values, const std::string& key) {
+        const std::string head = "\n" + key + ":";
+        std::size_t at = values.find(head);
+        if (at == std::string::npos) return {};
+        at += head.size();
+        std::string v = trim(values.substr(at, values.find('\n', at) - at));
+        if (v.size() >= 2 && v.front() == '"' && v.back() == '"') v = v.substr(1, v.size() - 2);
+        return v;
     }
 
     // `helm install RELEASE CHART` of the chart render made for the stage (kubernetes.install:
