@@ -96,7 +96,7 @@ TEST(KubernetesBackend, SubmitAppliesTheTopLevelManifestsWithContextAndNamespace
     fake.on({"kubectl"}, ok(data("fake_kubectl_apply.json")));
     auto b = make(fake, "gke-a3", "llm");
     SubmitRequest r;
-    r.run_dir = run_dir("20261122T023000Z-aaaaaa");
+    r.run_dir = run_dir("20261122T023000Z-submit");  // its own: the cancel test removes -aaaaaa
     r.stage = "train";
     r.stage_dir = r.run_dir / "rendered/train";
     r.entrypoint = "manifests.yaml";
