@@ -84,11 +84,15 @@ FrameworkLaunch stage_program(const Facts& f) {
                 return v.is_string() ? v.get<std::string>() : v.dump();
             };
             w.emplace_back(text("test", "all_reduce_perf"));
+            // On Kubernetes each pod runs one process: over all of its node's GPUs (-g).
+            const std::string per_rank = f.scheduler == catalog::Scheduler::kubernetes
+                                             ? std::to_string(std::max(1, f.gpus_per_node))
+                                             : std::string("1");
             for (const auto& [flag, key, fallback] :
                  std::vector<std::tuple<std::string, const char*, std::string>>{{"-b", "min_bytes", "8"},
                                                                                 {"-e", "max_bytes", "8G"},
                                                                                 {"-f", "step_factor", "2"},
-                                                                                {"-g", "gpus_per_rank", "1"}}) {
+                                                                                {"-g", "gpus_per_rank", per_rank}}) {
                 w.emplace_back(flag);
                 w.emplace_back(text(key, fallback));
             }

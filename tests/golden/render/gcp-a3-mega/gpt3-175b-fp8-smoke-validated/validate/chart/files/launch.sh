@@ -58,4 +58,4 @@ all_reduce_perf \
   -f \
   2 \
   -g \
-  1
+  8
