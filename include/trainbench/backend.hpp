@@ -213,6 +213,24 @@ struct LogCursor {
 // The `release: NAME` line of a rendered chart's values.yaml (the release `submit` installs
 // when the recipe sets kubernetes.install: helm); empty when absent or not a DNS label.
 [[nodiscard]] std::string release_in_values(std::string_view values_yaml);
+// Stages chained on Kubernetes (docs/stages.md): a later stage's Job is created suspended with
+// the annotations trainbench.io/after (the Job it waits for) and trainbench.io/dependency.
+struct ChainStep {
+    enum class Action { wait, release, cancel };
+    std::string job;         // the waiting Job
+    std::string after;       // the Job it waits for
+    std::string dependency;  // "afterok", "afterany", "afternotok"
+    std::string queue;       // its Kueue queue (annotation trainbench.io/queue): released by adding the label
+    Action action = Action::wait;
+    std::string reason;  // "waiting for Job X (afterok, now RUNNING)", "dependency never satisfied: ..."
+};
+// `kubectl get job,pods -o json` -> what to do with every waiting Job (sorted by name): release
+// it when the Job it waits for ended as its dependency asks, cancel it when that can no longer
+// happen (and every Job after it, in the same pass), else wait.
+[[nodiscard]] std::vector<ChainStep> chain_steps(std::string_view json_text);
+// The first Job of `kubectl apply/get -o json` output that waits for another (suspended, with
+// trainbench.io/after), as a release step; nothing when none waits.
+[[nodiscard]] std::optional<ChainStep> waiting_in(std::string_view json_text);
 // `kubectl get job -o json`: the Helm releases the Jobs belong to (label
 // app.kubernetes.io/managed-by=Helm, annotation meta.helm.sh/release-name), sorted, once each.
 [[nodiscard]] std::vector<std::string> helm_releases(std::string_view json_text);

@@ -311,6 +311,89 @@ std::vector<std::string> helm_releases(std::string_view json_text) {
     return {releases.begin(), releases.end()};
 }
 
+namespace {
+
+// A Job that waits for another stage's Job (annotation trainbench.io/after), while suspended.
+struct Waiting {
+    std::string job, after, dependency, queue;
+};
+
+std::optional<Waiting> waiting_job(const json& job) {
+    const json& notes = path(job, {"metadata", "annotations"});
+    const json& suspend = path(job, {"spec", "suspend"});
+    if (!notes.is_object() || str(notes, "trainbench.io/after").empty() || !suspend.is_boolean() ||
+        !suspend.get<bool>())
+        return std::nullopt;
+    const json& labels = path(job, {"metadata", "labels"});
+    std::string queue = str(notes, "trainbench.io/queue");
+    // Released to Kueue already: the queue label is on, Kueue owns `suspend` from now on.
+    if (!queue.empty() && labels.is_object() && !str(labels, "kueue.x-k8s.io/queue-name").empty()) return std::nullopt;
+    std::string dependency = str(notes, "trainbench.io/dependency");
+    return Waiting{str(path(job, {"metadata"}), "name"), str(notes, "trainbench.io/after"),
+                   dependency.empty() ? std::string("afterok") : dependency, queue};
+}
+
+// What a dependency makes of the state of the Job it names: release, cancel, or keep waiting.
+ChainStep::Action decide(const std::string& dependency, JobState after) {
+    const bool done = is_final(after), ok = after == JobState::completed;
+    if (!done) return ChainStep::Action::wait;
+    if (dependency == "afterany") return ChainStep::Action::release;
+    if (dependency == "afternotok") return ok ? ChainStep::Action::cancel : ChainStep::Action::release;
+    return ok ? ChainStep::Action::release : ChainStep::Action::cancel;
+}
+
+}  // namespace
+
+std::optional<ChainStep> waiting_in(std::string_view json_text) {
+    json doc = json::parse(json_text, nullptr, false);
+    if (doc.is_discarded()) return std::nullopt;
+    for (const json* item : items_of(doc))
+        if (str(*item, "kind") == "Job")
+            if (std::optional<Waiting> w = waiting_job(*item))
+                return ChainStep{w->job, w->after, w->dependency, w->queue, ChainStep::Action::release, {}};
+    return std::nullopt;
+}
+
+std::vector<ChainStep> chain_steps(std::string_view json_text) {
+    json doc = json::parse(json_text, nullptr, false);
+    if (doc.is_discarded()) return {};
+    std::map<std::string, JobState> states;
+    for (const JobStatus& s : parse_get_json(json_text)) states[s.job_id] = s.state;
+    std::vector<Waiting> waiting;
+    for (const json* item : items_of(doc))
+        if (str(*item, "kind") == "Job")
+            if (std::optional<Waiting> w = waiting_job(*item)) waiting.push_back(*w);
+    // A cancelled stage cancels the stages after it in the same pass (validate -> prepare -> train).
+    std::map<std::string, ChainStep> steps;
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (const Waiting& w : waiting) {
+            if (steps.count(w.job) && steps[w.job].action != ChainStep::Action::wait) continue;
+            ChainStep step{w.job, w.after, w.dependency, w.queue, ChainStep::Action::wait, {}};
+            auto it = states.find(w.after);
+            if (it == states.end()) {
+                step.reason =
+                    fmt::format("waiting for Job {} ({}), which the cluster does not have", w.after, w.dependency);
+            } else {
+                step.action = decide(w.dependency, it->second);
+                step.reason =
+                    step.action == ChainStep::Action::cancel
+                        ? fmt::format("dependency never satisfied: Job {} ended {} ({})", w.after,
+                                      to_string(it->second), w.dependency)
+                        : fmt::format("waiting for Job {} ({}, now {})", w.after, w.dependency, to_string(it->second));
+            }
+            if (step.action == ChainStep::Action::cancel) {
+                states[w.job] = JobState::cancelled;
+                changed = true;
+            }
+            steps[w.job] = step;
+        }
+    }
+    std::vector<ChainStep> out;
+    for (auto& [name, step] : steps) out.push_back(std::move(step));
+    return out;
+}
+
 }  // namespace kubernetes
 
 namespace {
@@ -350,11 +433,17 @@ public:
     std::string_view name() const override { return "kubernetes"; }
 
     SubmitResult submit(const SubmitRequest& request) override {
-        if (request.depends_on)
-            throw RuntimeError(
-                fmt::format("the kubernetes backend cannot chain stage '{}' after another stage", request.stage),
-                "submit each stage with '--stage NAME' once the previous one completed");
-        if (request.entrypoint.filename() == "Chart.yaml") return install_chart(request);
+        // A stage after another is rendered suspended, naming the Job it waits for; status()
+        // releases it. Submitted without its predecessor (`--stage`, or a reused stage), it
+        // starts at once.
+        if (request.entrypoint.filename() == "Chart.yaml") {
+            SubmitResult installed = install_chart(request);
+            // Only a chart rendered to wait for another stage ("after: NAME" in its values).
+            const std::string values = read_file(request.stage_dir / request.entrypoint.parent_path() / "values.yaml");
+            const std::string after = top_value(values, "after");
+            if (!after.empty()) chain_to(request, installed.job_id, after, top_value(values, "queue"));
+            return installed;
+        }
         std::vector<std::string> argv = base();
         argv.insert(argv.end(), {"apply", "-o", "json"});
         std::vector<fs::path> manifests{request.entrypoint};
@@ -374,6 +463,8 @@ public:
         std::optional<std::string> job = kubernetes::parse_apply_json(r.out);
         if (!job)
             throw RuntimeError("kubectl apply created no Job", "the rendered manifests must contain a batch/v1 Job");
+        if (std::optional<kubernetes::ChainStep> waiting = kubernetes::waiting_in(r.out))
+            chain_to(request, *job, waiting->after, waiting->queue);
         return {*job, fmt::format("job.batch/{} applied", *job)};
     }
 
@@ -386,6 +477,7 @@ public:
             argv.insert(argv.end(), {"get", "job,pods", "-l", run_selector(run_ids), "-o", "json"});
             ProcessResult r = checked(argv, "get");
             for (JobStatus& s : kubernetes::parse_get_json(r.out)) known[s.job_id] = std::move(s);
+            for (const kubernetes::ChainStep& step : kubernetes::chain_steps(r.out)) drive(step, known[step.job]);
         }
         std::vector<JobStatus> result;
         for (const JobQuery& q : jobs) {
@@ -456,6 +548,67 @@ public:
     }
 
 private:
+    // Plays Slurm's part in a dependency: starts a waiting stage whose predecessor ended as
+    // its dependency asks, deletes one whose predecessor never can (CANCELLED, as Slurm does
+    // with DependencyNeverSatisfied). A failed kubectl call is retried at the next poll.
+    void drive(const kubernetes::ChainStep& step, JobStatus& status) {
+        using Action = kubernetes::ChainStep::Action;
+        status.reason = step.reason;
+        if (step.action == Action::wait) return;
+        std::vector<std::string> argv = base();
+        if (step.action == Action::release) {
+            argv.insert(argv.end(), {"patch", "job", step.job, "--type=merge", "-p", release_patch(step.queue)});
+        } else {
+            argv.insert(argv.end(), {"delete", "job/" + step.job, "service/" + step.job, "configmap/" + step.job,
+                                     "--ignore-not-found", "--wait=false"});
+        }
+        ProcessResult r = m_run.run(command(argv));
+        if (!r.ok()) {
+            status.reason =
+                fmt::format("{}; kubectl {} failed: {}", step.reason, argv[base().size()], kubectl_message(r));
+            return;
+        }
+        if (step.action == Action::cancel) {
+            status.state = JobState::cancelled;
+        } else {
+            status.reason = fmt::format("started: Job {} ended as {} asks", step.after, step.dependency);
+        }
+    }
+
+    // Unsuspends the Job, or hands it to its Kueue queue (Kueue then owns `suspend`).
+    static std::string release_patch(const std::string& queue) {
+        json patch = queue.empty() ? json{{"spec", {{"suspend", false}}}}
+                                   : json{{"metadata", {{"labels", {{"kueue.x-k8s.io/queue-name", queue}}}}}};
+        return patch.dump();
+    }
+
+    // A stage rendered to wait for the stage before it, submitted without that stage (`--stage`,
+    // or its predecessor reused): it starts at once, or waits for the Job actually submitted
+    // before it (the predecessor's predecessor, when the one between was reused).
+    void chain_to(const SubmitRequest& request, const std::string& job, const std::string& after,
+                  const std::string& queue) {
+        std::vector<std::string> argv = base();
+        if (!request.depends_on) {
+            argv.insert(argv.end(), {"patch", "job", job, "--type=merge", "-p", release_patch(queue)});
+            (void)checked(argv, "patch");
+        } else if (*request.depends_on != after) {
+            argv.insert(argv.end(),
+                        {"annotate", "job", job, "--overwrite", "trainbench.io/after=" + *request.depends_on});
+            (void)checked(argv, "annotate");
+        }
+    }
+
+    // A top-level `KEY: VALUE` line of a rendered chart's values.yaml, unquoted (empty when absent).
+    static std::string top_value(const std::string& values, const std::string& key) {
+        const std::string head = "\n" + key + ":";
+        std::size_t at = values.find(head);
+        if (at == std::string::npos) return {};
+        at += head.size();
+        std::string v = trim(values.substr(at, values.find('\n', at) - at));
+        if (v.size() >= 2 && v.front() == '"' && v.back() == '"') v = v.substr(1, v.size() - 2);
+        return v;
+    }
+
     // `helm install RELEASE CHART` of the chart render made for the stage (kubernetes.install:
     // helm); the chart names its objects after the release, which is the Job's name.
     SubmitResult install_chart(const SubmitRequest& request) {

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <tuple>
 
 using nlohmann::ordered_json;
@@ -83,11 +84,15 @@ FrameworkLaunch stage_program(const Facts& f) {
                 return v.is_string() ? v.get<std::string>() : v.dump();
             };
             w.emplace_back(text("test", "all_reduce_perf"));
+            // On Kubernetes each pod runs one process: over all of its node's GPUs (-g).
+            const std::string per_rank = f.scheduler == catalog::Scheduler::kubernetes
+                                             ? std::to_string(std::max(1, f.gpus_per_node))
+                                             : std::string("1");
             for (const auto& [flag, key, fallback] :
                  std::vector<std::tuple<std::string, const char*, std::string>>{{"-b", "min_bytes", "8"},
                                                                                 {"-e", "max_bytes", "8G"},
                                                                                 {"-f", "step_factor", "2"},
-                                                                                {"-g", "gpus_per_rank", "1"}}) {
+                                                                                {"-g", "gpus_per_rank", per_rank}}) {
                 w.emplace_back(flag);
                 w.emplace_back(text(key, fallback));
             }
@@ -256,6 +261,46 @@ const std::vector<std::string>& pre_escaped_keys() {
     return keys;
 }
 
+namespace {
+
+// A Kubernetes stage's own part of the context: the Job it waits for (stages after the first
+// are created suspended, naming it; `trainbench status/wait` releases them, docs/stages.md),
+// its own environment (validate: nccl.env; prepare-data: env) and image (validate:
+// nccl.build.image; prepare-data: image), else the recipe's.
+void add_kubernetes_stage(const recipe::Recipe& r, const recipe::Stage& stage,
+                          const std::function<std::string(const std::string&)>& object_name, ordered_json& c) {
+    std::string after;
+    const std::vector<recipe::Stage> all_stages = effective_stages(r);
+    for (std::size_t i = 1; i < all_stages.size(); ++i)
+        if (all_stages[i].name == stage.name && stage.dependency != "none") after = object_name(all_stages[i - 1].name);
+    const bool queued = !r.kubernetes.queue.empty();
+    catalog::EnvList own_env;
+    std::string image;
+    if (stage.kind == "validate") {
+        recipe::ValidateOptions v = recipe::validate_options(r, stage);
+        own_env = v.nccl.env;
+        image = v.nccl.build_image;
+    }
+    if (stage.kind == "prepare-data") {
+        recipe::PrepareDataOptions p = recipe::prepare_data_options(r, stage);
+        own_env = p.env;
+        image = p.image;
+    }
+    ordered_json stage_env = ordered_json::array();
+    for (const auto& [name, value] : own_env) stage_env.push_back({{"name", name}, {"value", value}});
+    ordered_json& k = c["kubernetes"];
+    k["after"] = after;
+    k["has_after"] = !after.empty();
+    k["dependency"] = stage.dependency;
+    k["suspend"] = queued || !after.empty();
+    // Kueue admits a Job that carries its queue label: a waiting stage gets it when released.
+    k["queue_label"] = queued && after.empty();
+    k["stage_env"] = stage_env;
+    if (r.target.scheduler == catalog::Scheduler::kubernetes && !image.empty()) c["container"]["image"] = image;
+}
+
+}  // namespace
+
 ordered_json build_context(const recipe::Recipe& recipe_in, const RenderOptions& options, const recipe::Stage& stage) {
     // data.kind "prepared": the training stage reads the prepare-data stage's output.
     std::optional<recipe::Recipe> with_data;
@@ -280,8 +325,9 @@ ordered_json build_context(const recipe::Recipe& recipe_in, const RenderOptions&
     const bool slurm_validate = scheduler == catalog::Scheduler::slurm && stage.kind == "validate";
     const bool slurm_prepare = scheduler == catalog::Scheduler::slurm && stage.kind == "prepare-data";
     // Validation covers options.nodes (default the recipe's); each data-preparation array task is one node.
-    const int nodes = slurm_validate ? std::max(1, recipe::validate_options(r, stage).nodes)
-                                     : (slurm_prepare ? 1 : std::max(1, r.nodes));
+    const bool k8s_validate = scheduler == catalog::Scheduler::kubernetes && stage.kind == "validate";
+    const int nodes = slurm_validate || k8s_validate ? std::max(1, recipe::validate_options(r, stage).nodes)
+                                                     : (slurm_prepare ? 1 : std::max(1, r.nodes));
     const bool requests_gpus = r.gpu.family != "cpu" && gpus_per_node > 0 && !slurm_prepare;
     const bool per_gpu = one_task_per_gpu(r, stage);
     const int slots = std::max(1, gpus_per_node);
@@ -628,10 +674,13 @@ ordered_json build_context(const recipe::Recipe& recipe_in, const RenderOptions&
         const std::string short_id =
             options.run_id.size() > 6 ? options.run_id.substr(options.run_id.size() - 6) : options.run_id;
         const std::string unique = "-" + dns_label(short_id, 16);
-        std::string head = dns_label(r.name + (stage.name == "train" ? "" : "-" + stage.name), 200);
-        if (head.size() + unique.size() > 52) head.resize(52 - unique.size());
-        while (!head.empty() && head.back() == '-') head.pop_back();
-        std::string k8s_name = head + unique;
+        auto object_name = [&](const std::string& stage_name) {
+            std::string head = dns_label(r.name + (stage_name == "train" ? "" : "-" + stage_name), 200);
+            if (head.size() + unique.size() > 52) head.resize(52 - unique.size());
+            while (!head.empty() && head.back() == '-') head.pop_back();
+            return head + unique;
+        };
+        const std::string k8s_name = object_name(stage.name);
         const std::string results_pvc = r.kubernetes.results_pvc.empty() ? kd.results_pvc : r.kubernetes.results_pvc;
         const std::string results_bucket =
             r.kubernetes.results_bucket.empty() ? kd.results_bucket : r.kubernetes.results_bucket;
@@ -682,6 +731,7 @@ ordered_json build_context(const recipe::Recipe& recipe_in, const RenderOptions&
                            {"launch_script_yaml", ""},
                            {"training_config_yaml", ""},
                            {"config_files", ordered_json::array()}};
+        add_kubernetes_stage(r, stage, object_name, c);
         if (scheduler == catalog::Scheduler::kubernetes && r.container.image.empty())
             throw InputError(fmt::format("recipe '{}' runs on Kubernetes but sets no container.image", r.name),
                              "set container: {image: ...}");

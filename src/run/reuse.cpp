@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <ctime>
 
 namespace fs = std::filesystem;
 using nlohmann::ordered_json;
@@ -67,18 +68,22 @@ fs::path record_path(const fs::path& root, const ordered_json& key) {
 }
 
 std::optional<ordered_json> key_of(const recipe::Recipe& r, const recipe::Stage& s) {
-    if (r.target.scheduler != catalog::Scheduler::slurm) return std::nullopt;  // chained by job id: Slurm only
+    if (r.target.scheduler == catalog::Scheduler::local) return std::nullopt;  // nothing outlives the machine
     if (s.kind == "validate") return validate_key(r, s);
     if (s.kind == "prepare-data") return prepare_key(r, s);
     return std::nullopt;
 }
 
-// Hours since the stage's exit status was written (its end).
-double hours_since_end(const RunInfo& run, const std::string& stage) {
+// Hours since the stage's exit status was written (its end); on Kubernetes, where the status
+// file stays in the pod, since the end the scheduler gave ("2026-11-23T22:00:00Z").
+double hours_since_end(const RunInfo& run, const StageState& stage) {
     std::error_code ec;
-    auto t = fs::last_write_time(run.dir / "status" / (stage + ".exit"), ec);
-    if (ec) return 1e9;
-    return std::chrono::duration<double, std::ratio<3600>>(fs::file_time_type::clock::now() - t).count();
+    auto t = fs::last_write_time(run.dir / "status" / (stage.name + ".exit"), ec);
+    if (!ec) return std::chrono::duration<double, std::ratio<3600>>(fs::file_time_type::clock::now() - t).count();
+    std::tm tm{};
+    const char* end = ::strptime(stage.status.ended.c_str(), "%Y-%m-%dT%H:%M:%S", &tm);
+    if (!end || stage.status.ended.empty()) return 1e9;
+    return std::difftime(std::time(nullptr), ::timegm(&tm)) / 3600.0;
 }
 
 // The prefixes of a finished preparation still there (when this host sees the directory).
@@ -118,7 +123,16 @@ std::optional<StageReuse> judge(const recipe::Recipe& r, const recipe::Stage& s,
         s.name, s.kind, from.run_id, from.dir, stage, it->job_id, std::string(backend::to_string(it->status.state)),
         {}};
     const backend::JobState st = it->status.state;
-    if (st == backend::JobState::pending || st == backend::JobState::running) {
+    const bool running = st == backend::JobState::pending || st == backend::JobState::running;
+    if (running && r.target.scheduler == catalog::Scheduler::kubernetes) {
+        // A Kubernetes stage waits for a Job of its own run only (docs/stages.md).
+        note = fmt::format(
+            "the last {} (run {}) is still {}; on Kubernetes a run waits only for its own stages: "
+            "submitting it again",
+            s.kind, from.short_id, u.state);
+        return std::nullopt;
+    }
+    if (running) {
         u.detail = fmt::format("job {} still {}: this run waits for it", u.job_id, u.state);
         return u;
     }
@@ -127,7 +141,7 @@ std::optional<StageReuse> judge(const recipe::Recipe& r, const recipe::Stage& s,
         return std::nullopt;
     }
     if (s.kind == "validate") {
-        double age = hours_since_end(from, stage), limit = recipe::validate_options(r, s).reuse_hours;
+        double age = hours_since_end(from, *it), limit = recipe::validate_options(r, s).reuse_hours;
         if (age > limit) {
             note =
                 fmt::format("the last validation (run {}) is {:.1f} h old, older than reuse_hours {}: validating again",

@@ -62,3 +62,35 @@ pod_log_lines() {
     for l in "$@"; do printf '2025-01-01T00:00:00.000000000Z stdout F %s\n' "$l"; done >"$TRAINBENCH_K8S_DIR/pod-logs/training.log.tmp"
     mv "$TRAINBENCH_K8S_DIR/pod-logs/training.log.tmp" "$TRAINBENCH_K8S_DIR/pod-logs/training.log"
 }
+
+# write_k8s_stages_recipe FILE NAME VALIDATE_ENV PREPARE_ENV [ENV_YAML]: write_k8s_recipe (2
+# nodes) with three stages: validate (nccl-tests over 2 nodes; VALIDATE_ENV is its nccl.env),
+# prepare-data (a custom command; PREPARE_ENV is its env) and train. The env maps steer each
+# stage's fake pods as ENV_YAML steers every stage's.
+write_k8s_stages_recipe() {
+    local file=$1 name=$2 venv=$3 penv=$4 env=${5:-"{}"}
+    write_k8s_recipe "$file" "$name" 2 "$env"
+    cat >>"$file" <<YAML
+stages:
+  - name: validate
+    kind: validate
+    options:
+      nodes: 2
+      dcgm: {enabled: false}
+      nccl: {env: $venv}
+  - name: prepare-data
+    kind: prepare-data
+    options:
+      dataset: custom
+      command: ["/bin/sh", "-c", "echo prepared"]
+      prefixes: [{prefix: /data/corpus_text_document}]
+      env: $penv
+  - {name: train, kind: train}
+YAML
+}
+
+# stage_jobs DIR: "stage job" lines of a run's submitted stages, in order.
+stage_jobs() { jq -r 'select(.event == "submitted") | "\(.stage) \(.job_id)"' "$1/journal.jsonl"; }
+
+# job_field NS JOB JSONPATH
+job_field() { kc -n "$1" get job "$2" -o jsonpath="{$3}"; }

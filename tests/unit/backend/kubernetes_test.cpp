@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <tuple>
 
 namespace fs = std::filesystem;
 using namespace trainbench;
@@ -95,7 +96,7 @@ TEST(KubernetesBackend, SubmitAppliesTheTopLevelManifestsWithContextAndNamespace
     fake.on({"kubectl"}, ok(data("fake_kubectl_apply.json")));
     auto b = make(fake, "gke-a3", "llm");
     SubmitRequest r;
-    r.run_dir = run_dir("20261122T023000Z-aaaaaa");
+    r.run_dir = run_dir("20261122T023000Z-submit");  // its own: the cancel test removes -aaaaaa
     r.stage = "train";
     r.stage_dir = r.run_dir / "rendered/train";
     r.entrypoint = "manifests.yaml";
@@ -266,14 +267,89 @@ TEST(KubernetesParsers, FilesInTheLogAreTheLinesBetweenMarkers) {
     EXPECT_EQ(f[1].second, "3\n");
 }
 
-TEST(KubernetesBackend, StagesCannotBeChained) {
+namespace {
+
+// `kubectl get job,pods -o json` of a run's stage Jobs: name, suspended, the Job it waits for
+// (empty: none), and its condition ("" while active).
+std::string chain_json(const std::vector<std::tuple<std::string, bool, std::string, std::string>>& jobs) {
+    std::string items;
+    for (const auto& [name, suspend, after, condition] : jobs) {
+        std::string notes =
+            after.empty() ? "{}"
+                          : "{\"trainbench.io/after\": \"" + after + "\", \"trainbench.io/dependency\": \"afterok\"}";
+        std::string conds = condition.empty() ? "[]"
+                                              : "[{\"type\": \"" + condition +
+                                                    "\", \"status\": \"True\", \"reason\": \"BackoffLimitExceeded\"}]";
+        items += std::string(items.empty() ? "" : ",") + "{\"kind\": \"Job\", \"metadata\": {\"name\": \"" + name +
+                 "\", \"annotations\": " + notes + "}, \"spec\": {\"suspend\": " + (suspend ? "true" : "false") +
+                 "}, \"status\": {\"conditions\": " + conds + "}}";
+    }
+    return "{\"kind\": \"List\", \"items\": [" + items + "]}";
+}
+
+}  // namespace
+
+TEST(KubernetesChain, AStageStartsWhenTheOneBeforeCompletedAndNotBefore) {
+    std::vector<kubernetes::ChainStep> steps =
+        kubernetes::chain_steps(chain_json({{"v", false, "", "Complete"}, {"p", true, "v", ""}, {"t", true, "p", ""}}));
+    ASSERT_EQ(steps.size(), 2u);
+    EXPECT_EQ(steps[0].job, "p");
+    EXPECT_EQ(steps[0].action, kubernetes::ChainStep::Action::release);
+    EXPECT_EQ(steps[1].job, "t");
+    EXPECT_EQ(steps[1].action, kubernetes::ChainStep::Action::wait);
+    EXPECT_NE(steps[1].reason.find("waiting for Job p (afterok"), std::string::npos) << steps[1].reason;
+    // A released Job (suspend false) is no longer the chain's business.
+    EXPECT_TRUE(kubernetes::chain_steps(chain_json({{"v", false, "", "Complete"}, {"p", false, "v", ""}})).empty());
+}
+
+TEST(KubernetesChain, AFailedStageCancelsEveryStageAfterIt) {
+    std::vector<kubernetes::ChainStep> steps =
+        kubernetes::chain_steps(chain_json({{"v", false, "", "Failed"}, {"p", true, "v", ""}, {"t", true, "p", ""}}));
+    ASSERT_EQ(steps.size(), 2u);
+    for (const kubernetes::ChainStep& s : steps) {
+        EXPECT_EQ(s.action, kubernetes::ChainStep::Action::cancel) << s.job;
+        EXPECT_NE(s.reason.find("dependency never satisfied"), std::string::npos) << s.reason;
+    }
+}
+
+TEST(KubernetesBackend, StatusReleasesAWaitingStageAndDeletesOneThatCannotRun) {
     FakeProcessRunner fake;
+    fake.on(
+        {"kubectl", "get"},
+        ok(chain_json(
+            {{"v", false, "", "Complete"}, {"p", true, "v", ""}, {"x", false, "", "Failed"}, {"t", true, "x", ""}})));
+    fake.on({"kubectl", "patch"}, ok(""));
+    fake.on({"kubectl", "delete"}, ok(""));
+    auto b = make(fake);
+    fs::path dir = run_dir("20261122T023000Z-aaaaaa");
+    std::vector<JobStatus> s = b->status({{"p", dir, "prepare-data"}, {"t", dir, "train"}});
+    ASSERT_EQ(fake.requests.size(), 3u);
+    EXPECT_EQ(fake.requests[1].argv, (std::vector<std::string>{"kubectl", "patch", "job", "p", "--type=merge", "-p",
+                                                               R"({"spec":{"suspend":false}})"}));
+    EXPECT_EQ(fake.requests[2].argv, (std::vector<std::string>{"kubectl", "delete", "job/t", "service/t", "configmap/t",
+                                                               "--ignore-not-found", "--wait=false"}));
+    ASSERT_EQ(s.size(), 2u);
+    EXPECT_EQ(s[0].state, JobState::pending);
+    EXPECT_EQ(s[1].state, JobState::cancelled);
+}
+
+TEST(KubernetesBackend, AWaitingStageSubmittedWithoutItsPredecessorStartsAtOnce) {
+    FakeProcessRunner fake;
+    fake.on({"kubectl", "apply"}, ok(chain_json({{"it-t-aaaaaa", true, "it-p-aaaaaa", ""}})));
+    fake.on({"kubectl", "patch"}, ok(""));
     auto b = make(fake);
     SubmitRequest r;
+    r.run_dir = run_dir("20261122T023000Z-aaaaaa");
     r.stage = "train";
-    r.depends_on = "prep";
-    EXPECT_THROW((void)b->submit(r), RuntimeError);
-    EXPECT_TRUE(fake.requests.empty());
+    r.stage_dir = r.run_dir / "rendered/train";
+    r.entrypoint = "manifests.yaml";
+    EXPECT_EQ(b->submit(r).job_id, "it-t-aaaaaa");
+    ASSERT_EQ(fake.requests.size(), 2u);
+    EXPECT_EQ(fake.requests[1].argv[1], "patch");
+    // Chained after the stage it names: left suspended for status() to release.
+    r.depends_on = "it-p-aaaaaa";
+    (void)b->submit(r);
+    EXPECT_EQ(fake.requests.size(), 3u);
 }
 
 TEST(KubernetesBackend, HelmInstallsTheChartAndCancelUninstallsTheRelease) {

@@ -8,5 +8,6 @@ app.kubernetes.io/name: trainbench
 app.kubernetes.io/instance: {{ include "trainbench.name" . }}
 app.kubernetes.io/managed-by: {{ .Release.Service }}
 trainbench.io/recipe: {{ .Values.recipe | quote }}
+trainbench.io/stage: {{ .Values.stage | quote }}
 trainbench.io/run-id: {{ .Values.runId | quote }}
 {{- end -}}
