@@ -2,6 +2,7 @@
 // only place values (docs/templates.md lists each key).
 #include "render/escape.hpp"
 #include "render/frameworks/framework.hpp"
+#include "render/kubernetes_context.hpp"
 #include "render/shell_word.hpp"
 #include "render/slurm_knobs.hpp"
 #include "render/stage_context.hpp"
@@ -21,13 +22,6 @@ namespace trainbench::render {
 namespace {
 
 // ---------------------------------------------------------------- constants
-// Seed 004 (AI-Hypercomputer/gpu-recipes @ 24ba6df, values.yaml): the TCPXO
-// NCCL plugin and the receive-datapath manager (RxDM) that go with it.
-constexpr const char* k_tcpxo_plugin_image =
-    "us-docker.pkg.dev/gce-ai-infra/gpudirect-tcpxo/nccl-plugin-gpudirecttcpx-dev:v1.0.3";
-constexpr const char* k_tcpxo_daemon_image = "us-docker.pkg.dev/gce-ai-infra/gpudirect-tcpxo/tcpgpudmarxd-dev:v1.0.9";
-constexpr int k_k8s_master_port = 6002;  // seed 004
-constexpr const char* k_k8s_run_dir = "/workspace/trainbench-run";
 constexpr const char* k_k8s_config_dir = "/etc/trainbench";  // the ConfigMap's mount
 
 bool valid_identifier(std::string_view s) {
@@ -641,90 +635,6 @@ ordered_json stage_commands(const Facts& f, const StageShape& s, const Framework
         commands.push_back(command_json("command", "", plain_argv(launch.program)));
     }
     return commands;
-}
-
-// Object names keep the recipe name's start (`kubectl get pods | grep gpt3` finds them)
-// and end in the run's short id, so two runs never collide; pod hostnames are
-// "<name>-<index>", so 52 characters leave room for the index.
-std::string kubernetes_name(const recipe::Recipe& r, const recipe::Stage& stage, const std::string& run_id) {
-    const std::string short_id = run_id.size() > 6 ? run_id.substr(run_id.size() - 6) : run_id;
-    const std::string unique = "-" + dns_label(short_id, 16);
-    std::string head = dns_label(r.name + (stage.name == "train" ? "" : "-" + stage.name), 200);
-    if (head.size() + unique.size() > 52) head.resize(52 - unique.size());
-    while (!head.empty() && head.back() == '-') head.pop_back();
-    return head + unique;
-}
-
-// Node selectors (target's, then the recipe's), image pull secrets and scheduling gates as lists.
-void add_kubernetes_lists(const recipe::Recipe& r, ordered_json& k) {
-    const catalog::KubernetesDefaults& kd = r.target.kubernetes;
-    ordered_json gates = ordered_json::array();
-    for (const std::string& g : kd.scheduling_gates) gates.push_back({{"name", g}});
-    ordered_json selectors = ordered_json::array();
-    std::map<std::string, std::string> node_selector = kd.node_selector;
-    for (const auto& [key, v] : r.kubernetes.node_selector) node_selector[key] = v;
-    for (const auto& [key, v] : node_selector) selectors.push_back({{"key", key}, {"value", v}});
-    ordered_json secrets = ordered_json::array();
-    for (const std::string& s : r.kubernetes.image_pull_secrets) secrets.push_back({{"name", s}});
-    k["image_pull_secrets"] = secrets;
-    k["has_image_pull_secrets"] = !secrets.empty();
-    k["node_selector"] = selectors;
-    k["has_node_selector"] = !selectors.empty();
-    k["scheduling_gates"] = gates;
-    k["has_scheduling_gates"] = !gates.empty();
-}
-
-// Where the run directory lives on Kubernetes: a PVC, a bucket, or the pod's emptyDir.
-void add_kubernetes_results(const recipe::Recipe& r, const std::string& run_id, ordered_json& k) {
-    const catalog::KubernetesDefaults& kd = r.target.kubernetes;
-    const std::string results_pvc = r.kubernetes.results_pvc.empty() ? kd.results_pvc : r.kubernetes.results_pvc;
-    const std::string results_bucket =
-        r.kubernetes.results_bucket.empty() ? kd.results_bucket : r.kubernetes.results_bucket;
-    if (!results_pvc.empty() && !results_bucket.empty())
-        throw InputError(fmt::format("recipe '{}' sets both kubernetes.results_pvc and results_bucket", r.name),
-                         "keep the run directory on one of them");
-    k["results_pvc"] = results_pvc;
-    k["results_bucket"] = results_bucket;
-    k["has_results_pvc"] = !results_pvc.empty();
-    k["has_results_bucket"] = !results_bucket.empty();
-    k["results_emptydir"] = results_pvc.empty() && results_bucket.empty();
-    k["results_subpath"] = "trainbench-runs/" + dns_label(r.name, 200) + "/" + run_id;
-}
-
-// kubernetes: object names, network stack, queue, lists, results storage, chart.
-ordered_json kubernetes_json(const recipe::Recipe& r, const recipe::Stage& stage, const std::string& run_id) {
-    const catalog::KubernetesDefaults& kd = r.target.kubernetes;
-    std::string ns = r.kubernetes.namespace_name.empty() ? kd.namespace_name : r.kubernetes.namespace_name;
-    std::string name = kubernetes_name(r, stage, run_id);
-    bool tcpxo = kd.network_stack == "tcpxo";
-    ordered_json k = {{"name", name},
-                      {"namespace", ns.empty() ? std::string("default") : ns},
-                      {"gpu_resource", kd.gpu_resource},
-                      {"shm_size", kd.shm_size},
-                      {"host_network", kd.host_network},
-                      {"network_stack", kd.network_stack},
-                      {"tcpxo", tcpxo},
-                      {"tcpxo_plugin_image", tcpxo ? k_tcpxo_plugin_image : ""},
-                      {"tcpxo_daemon_image", tcpxo ? k_tcpxo_daemon_image : ""},
-                      {"master_addr", name + "-0." + name},
-                      {"master_port", k_k8s_master_port},
-                      {"run_dir", k_k8s_run_dir},
-                      {"queue", r.kubernetes.queue},
-                      {"has_queue", !r.kubernetes.queue.empty()},
-                      {"service_account", r.kubernetes.service_account},
-                      {"has_service_account", !r.kubernetes.service_account.empty()}};
-    add_kubernetes_lists(r, k);
-    add_kubernetes_results(r, run_id, k);
-    k["secret_name"] = name + "-env";
-    k["chart_name"] = dns_label("trainbench-" + r.name, 53);
-    k["chart_description"] = fmt::format("{} ({} on {}), rendered by trainbench", r.name, r.framework, r.target.name);
-    k["launch_script_yaml"] = "";
-    k["training_config_yaml"] = "";
-    k["config_files"] = ordered_json::array();
-    if (r.target.scheduler == catalog::Scheduler::kubernetes && r.container.image.empty())
-        throw InputError(fmt::format("recipe '{}' runs on Kubernetes but sets no container.image", r.name),
-                         "set container: {image: ...}");
-    return k;
 }
 
 }  // namespace
