@@ -114,6 +114,33 @@ struct Model {
     [[nodiscard]] int kv_head_count() const { return kv_heads > 0 ? kv_heads : heads; }
 };
 
+// ---------------------------------------------------------------- frameworks, log formats, FLOPs conventions
+// The names recipes may give, written once here (src/catalog/frameworks.cpp). The modules
+// that implement them keep tables of their own with the same names, which tests compare
+// with these: render's framework table, metrics' format table, analysis' conventions.
+
+// A training framework a recipe may name, with the log format its training log is read
+// as and the FLOPs convention a recipe gets when it gives no metrics.flops.
+struct FrameworkKind {
+    std::string_view name;        // recipe `framework`: "nemo", "megatron-lm", ...
+    std::string_view log_format;  // "" = the recipe says (launch.log_format, framework custom)
+    std::string_view flops;       // the default metrics.flops
+};
+[[nodiscard]] const std::vector<FrameworkKind>& framework_kinds();
+[[nodiscard]] const FrameworkKind* find_framework_kind(std::string_view name);
+[[nodiscard]] std::vector<std::string> framework_kind_names();
+
+// A log format metrics parses.
+struct LogFormat {
+    std::string_view name;  // "dllogger", "megatron", ...
+    bool stdout_log;        // the framework prints it to standard output (a job log, not its own file)
+};
+[[nodiscard]] const std::vector<LogFormat>& log_formats();
+[[nodiscard]] const LogFormat* find_log_format(std::string_view name);
+[[nodiscard]] std::vector<std::string> log_format_names();
+// The FLOPs conventions analysis implements.
+[[nodiscard]] const std::vector<std::string>& flops_convention_names();
+
 // What one version of a training framework accepts (recipes/catalog/frameworks/
 // <framework>-<version>.yaml), written from reading its sources: the config keys
 // (NeMo) or command-line arguments (Megatron-LM, metaseq, nccl-tests) that exist

@@ -359,6 +359,12 @@ struct PrepareDataOptions {
 };
 
 void validate_stage_options(const Recipe& recipe, Diagnostics& diagnostics);
+// The values a job is rendered from, checked where the recipe gives them (job_values.cpp):
+// metrics.path, `${env:NAME}` references, #SBATCH values, Kubernetes results storage and image.
+void validate_job_values(const Recipe& recipe, Diagnostics& diagnostics);
+// metrics.path is relative to the stage's log directory and stays inside it: the problem in
+// words, or "" when the path is fine ("" is fine: the framework's default file).
+[[nodiscard]] std::string metrics_path_problem(std::string_view path);
 [[nodiscard]] ValidateOptions validate_options(const Recipe& recipe, const Stage& stage);
 [[nodiscard]] PrepareDataOptions prepare_data_options(const Recipe& recipe, const Stage& stage);
 // The Pile shard list "0-1,5" as numbers (sorted, unique); throws InputError when malformed.

@@ -190,4 +190,64 @@ std::vector<std::shared_ptr<const FrameworkProfile>> Catalog::frameworks() const
     return out;
 }
 
+// ---------------------------------------------------------------- the names recipes give
+
+namespace {
+
+// The row of a name table (framework kinds, log formats) with this name; null when none.
+template <class Row>
+const Row* find_row(const std::vector<Row>& rows, std::string_view name) {
+    auto it = std::find_if(rows.begin(), rows.end(), [&](const Row& r) { return r.name == name; });
+    return it == rows.end() ? nullptr : &*it;
+}
+
+template <class Row>
+std::vector<std::string> row_names(const std::vector<Row>& rows) {
+    std::vector<std::string> out;
+    for (const Row& r : rows) out.emplace_back(r.name);
+    return out;
+}
+
+}  // namespace
+
+const std::vector<FrameworkKind>& framework_kinds() {
+    // NeMo writes DLLogger when metrics.source is auto (render: logs/<stage>/dllogger.json),
+    // Megatron-LM and metaseq print their own lines, tinygpt writes DLLogger.
+    static const std::vector<FrameworkKind> kinds = {
+        {"nemo", "dllogger", "megatron"},   {"megatron-lm", "megatron", "megatron"},
+        {"metaseq", "metaseq", "megatron"}, {"tinygpt", "dllogger", "megatron"},
+        {"custom", "", "megatron"},
+    };
+    return kinds;
+}
+
+const FrameworkKind* find_framework_kind(std::string_view name) {
+    return find_row(framework_kinds(), name);
+}
+
+std::vector<std::string> framework_kind_names() {
+    return row_names(framework_kinds());
+}
+
+const std::vector<LogFormat>& log_formats() {
+    static const std::vector<LogFormat> formats = {
+        {"dllogger", false}, {"tensorboard", false}, {"megatron", true},
+        {"nemo", true},      {"metaseq", true},      {"nccl-tests", false},
+    };
+    return formats;
+}
+
+const LogFormat* find_log_format(std::string_view name) {
+    return find_row(log_formats(), name);
+}
+
+std::vector<std::string> log_format_names() {
+    return row_names(log_formats());
+}
+
+const std::vector<std::string>& flops_convention_names() {
+    static const std::vector<std::string> names = {"gpu-recipes", "megatron", "megatron-2024", "nemo", "narayanan2021"};
+    return names;
+}
+
 }  // namespace trainbench::catalog

@@ -216,6 +216,38 @@ public:
         MapReader top(root, {}, m_d);
         if (!top.valid()) return;
         top.allow("extends");
+        decode_version_and_name(top);
+        top.read("description", m_r.description);
+        decode_target(top);
+        decode_model(top);
+        top.read_enum("framework", m_r.framework, framework_names());
+        decode_framework_version(top);
+        decode_framework_config(top);
+        top.read("nodes", m_r.nodes, 1, 100000);
+        top.read("gpus_per_node", m_r.gpus_per_node, 1, 1024);
+        decode_parallelism_and_batch(top);
+        std::string precision;
+        if (top.read_enum("precision", precision, catalog::precision_names()))
+            m_r.precision = *catalog::parse_precision(precision);
+        top.read("steps", m_r.steps, 1);
+        decode_recompute(top);
+        top.read("distributed_optimizer", m_r.distributed_optimizer);
+        decode_data(top);
+        decode_container(top);
+        decode_env(top);
+        decode_profiling(top);
+        decode_metrics(top);
+        decode_expect(top);
+        decode_slurm(top);
+        decode_kubernetes(top);
+        decode_launch(top);
+        decode_stages(top);
+        top.finish();
+        default_framework_version();
+    }
+
+private:
+    void decode_version_and_name(MapReader& top) {
         if (const Node* v = top.require("version", "1")) {
             if (auto n = yaml::as_int(*v, "version", m_d)) {
                 if (*n != 1)
@@ -234,14 +266,9 @@ public:
                     m_r.name = *s;
             }
         }
-        top.read("description", m_r.description);
-        decode_target(top);
-        decode_model(top);
-        top.read_enum("framework", m_r.framework, framework_names());
-        decode_framework_version(top);
-        decode_framework_config(top);
-        top.read("nodes", m_r.nodes, 1, 100000);
-        top.read("gpus_per_node", m_r.gpus_per_node, 1, 1024);
+    }
+
+    void decode_parallelism_and_batch(MapReader& top) {
         if (const Node* p = top.get("parallelism")) {
             MapReader pr(*p, "parallelism", m_d);
             pr.read("tensor", m_r.parallelism.tensor, 1, 1024);
@@ -258,10 +285,9 @@ public:
             br.read("global", m_r.batch.global, 1);
             br.finish();
         }
-        std::string precision;
-        if (top.read_enum("precision", precision, catalog::precision_names()))
-            m_r.precision = *catalog::parse_precision(precision);
-        top.read("steps", m_r.steps, 1);
+    }
+
+    void decode_recompute(MapReader& top) {
         if (const Node* rc = top.get("recompute")) {
             MapReader rr(*rc, "recompute", m_d);
             rr.read_enum("granularity", m_r.recompute.granularity, {"none", "selective", "full"});
@@ -269,10 +295,9 @@ public:
             rr.read("num_layers", m_r.recompute.num_layers, 0);
             rr.finish();
         }
-        top.read("distributed_optimizer", m_r.distributed_optimizer);
-        decode_data(top);
-        decode_container(top);
-        decode_env(top);
+    }
+
+    void decode_profiling(MapReader& top) {
         if (const Node* p = top.get("profiling")) {
             MapReader pr(*p, "profiling", m_d);
             pr.read("nsys", m_r.profiling.nsys);
@@ -281,10 +306,9 @@ public:
             pr.read("ranks", m_r.profiling.ranks, 0);
             pr.finish();
         }
-        decode_metrics(top);
-        decode_expect(top);
-        decode_slurm(top);
-        decode_kubernetes(top);
+    }
+
+    void decode_launch(MapReader& top) {
         if (const Node* l = top.get("launch")) {
             MapReader lr(*l, "launch", m_d);
             lr.read("command", m_r.launch.command);
@@ -294,12 +318,8 @@ public:
             lr.read_enum("log_format", m_r.launch.log_format, log_format_names());
             lr.finish();
         }
-        decode_stages(top);
-        top.finish();
-        default_framework_version();
     }
 
-private:
     // framework_version names a profile of recipes/catalog/frameworks/ (NeMo needs one:
     // its job's config file starts from the profile's configuration).
     void decode_framework_version(MapReader& top) {
@@ -539,6 +559,9 @@ private:
     }
 
     void decode_metrics(MapReader& top) {
+        // The framework's default convention, unless the recipe names one.
+        if (const catalog::FrameworkKind* kind = catalog::find_framework_kind(m_r.framework))
+            m_r.metrics.flops = std::string(kind->flops);
         const Node* n = top.get("metrics");
         if (!n) return;
         MapReader mr(*n, "metrics", m_d);

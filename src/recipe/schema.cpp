@@ -4,18 +4,21 @@
 
 namespace trainbench::recipe {
 
+// The names owned elsewhere come from the catalog's one table of them.
 const std::vector<std::string>& framework_names() {
-    static const std::vector<std::string> v = {"nemo", "megatron-lm", "metaseq", "tinygpt", "custom"};
+    static const std::vector<std::string> v = catalog::framework_kind_names();
     return v;
 }
 const std::vector<std::string>& metrics_source_names() {
-    static const std::vector<std::string> v = {"auto", "dllogger", "tensorboard", "megatron",
-                                               "nemo", "metaseq",  "nccl-tests"};
+    static const std::vector<std::string> v = [] {
+        std::vector<std::string> names{"auto"};
+        for (const std::string& f : catalog::log_format_names()) names.push_back(f);
+        return names;
+    }();
     return v;
 }
 const std::vector<std::string>& flops_names() {
-    static const std::vector<std::string> v = {"gpu-recipes", "megatron", "megatron-2024", "nemo", "narayanan2021"};
-    return v;
+    return catalog::flops_convention_names();
 }
 const std::vector<std::string>& figure_names() {
     static const std::vector<std::string> v = {"step_time_s",   "tokens_per_s",   "tokens_per_s_per_gpu",
@@ -28,7 +31,7 @@ const std::vector<std::string>& stage_kind_names() {
     return v;
 }
 const std::vector<std::string>& log_format_names() {
-    static const std::vector<std::string> v = {"dllogger", "tensorboard", "megatron", "nemo", "metaseq", "nccl-tests"};
+    static const std::vector<std::string> v = catalog::log_format_names();
     return v;
 }
 

@@ -388,6 +388,7 @@ void validate_recipe(const Recipe& r, Diagnostics& d) {
                                 r.recompute.granularity == "full" ? "" : "use recompute: {granularity: full}, "));
         }
     }
+    validate_job_values(r, d);     // job_values.cpp: what render would refuse
     validate_stage_options(r, d);  // stages.cpp: each stage kind's options
 }
 

@@ -173,7 +173,8 @@ void check_launch(const recipe::Recipe& recipe, const catalog::Catalog& catalog,
         }
         if (!profile || cmd.argv.empty()) continue;
         Checker check(recipe, cmd, *profile, diagnostics);
-        if (cmd.program == "nemo")
+        const Framework* framework = find_framework(cmd.program);
+        if (framework && framework->hydra)
             check.hydra();
         else
             check.options();

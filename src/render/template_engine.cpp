@@ -179,19 +179,87 @@ const TemplateEngine::Source& TemplateEngine::load(const fs::path& relative) con
     return m_cache.emplace(key, std::move(s)).first->second;
 }
 
-void TemplateEngine::check(const Source& source, const ordered_json& context) const {
+namespace {
+
+// The state of one strict check: the scopes open at this point and what was found wrong.
+struct CheckState {
+    const ordered_json& context;
     Diagnostics diagnostics;
     std::optional<std::vector<std::string>> names;  // for did-you-mean: only when a tag is wrong
-    std::vector<Scope> stack{Scope{context, false, false}};
+    std::vector<Scope> stack;
+};
+
+// A name the context does not have, with the names it does have as did-you-mean candidates.
+void report_unknown_name(CheckState& st, const TemplateTag& tag, const SourceLocation& where) {
+    if (!st.names) st.names = context_names(st.context);
+    std::vector<std::string> candidates = *st.names;
+    for (const Scope& s : st.stack)
+        if (s.object.is_object())
+            for (const auto& [k, v] : s.object.items()) candidates.push_back(k);
+    st.diagnostics.error(where, tag.name, fmt::format("template uses '{}', which the context does not have", tag.text),
+                         {}, did_you_mean(tag.name, candidates));
+}
+
+// A variable or section tag must name something in scope ('.' only inside a list); a
+// variable must name a string or number. Returns what it names (null when unknown or '.').
+const ordered_json* check_name(CheckState& st, const TemplateTag& tag, const SourceLocation& where, bool in_unknown) {
+    if (tag.name == ".") {
+        if (!st.stack.back().item && !in_unknown)
+            st.diagnostics.error(where, tag.name, fmt::format("'{}' is only valid inside a list section", tag.text));
+        return nullptr;
+    }
+    const ordered_json* value = resolve(st.stack, tag.name);
+    if (!value && !in_unknown) {
+        report_unknown_name(st, tag, where);
+    } else if (value && (tag.kind == TagKind::variable || tag.kind == TagKind::raw) &&
+               !(value->is_string() || value->is_number())) {
+        st.diagnostics.error(where, tag.name,
+                             fmt::format("'{}' names a {}, which only works as a section ({{{{#{}}}}})", tag.text,
+                                         value->type_name(), tag.name));
+    }
+    return value;
+}
+
+// A section opens the scope of what it names; an inverted section an empty one.
+void open_scope(CheckState& st, const TemplateTag& tag, const ordered_json* value, bool in_unknown) {
+    if (tag.kind == TagKind::section) {
+        Scope scope;
+        if (value && value->is_array()) {
+            scope.item = true;
+            if (value->empty())
+                scope.unknown = true;
+            else
+                scope.object = merged_items(*value);
+        } else if (value && value->is_object()) {
+            scope.object = *value;
+        } else if (!value) {
+            scope.unknown = in_unknown;
+        }
+        st.stack.push_back(std::move(scope));
+    } else if (tag.kind == TagKind::inverted) {
+        st.stack.push_back(Scope{ordered_json(), false, false});
+    }
+}
+
+void check_value_tag(CheckState& st, const TemplateTag& tag, const SourceLocation& where) {
+    bool in_unknown = std::any_of(st.stack.begin(), st.stack.end(), [](const Scope& s) { return s.unknown; });
+    const ordered_json* value = check_name(st, tag, where, in_unknown);
+    open_scope(st, tag, value, in_unknown);
+}
+
+}  // namespace
+
+void TemplateEngine::check(const Source& source, const ordered_json& context) const {
+    CheckState st{context, {}, {}, {Scope{context, false, false}}};
 
     // Recursive over partials; `depth` guards against a partial including itself.
     std::function<void(const Source&, int)> walk = [&](const Source& src, int depth) {
         const ScanResult& scan = this->scan(src.text);
         if (!scan.error.empty()) {
-            diagnostics.error(SourceLocation{src.display, scan.error_line, scan.error_column, {}}, {}, scan.error);
+            st.diagnostics.error(SourceLocation{src.display, scan.error_line, scan.error_column, {}}, {}, scan.error);
             return;
         }
-        std::size_t base = stack.size();
+        std::size_t base = st.stack.size();
         for (const TemplateTag& tag : scan.tags) {
             SourceLocation where{src.display, tag.line, tag.column, {}};
             switch (tag.kind) {
@@ -199,17 +267,17 @@ void TemplateEngine::check(const Source& source, const ordered_json& context) co
                 case TagKind::set_delimiter:
                     break;
                 case TagKind::end:
-                    if (stack.size() > base) stack.pop_back();
+                    if (st.stack.size() > base) st.stack.pop_back();
                     break;
                 case TagKind::partial: {
                     if (depth >= k_max_partial_depth) {
-                        diagnostics.error(
+                        st.diagnostics.error(
                             where, tag.name,
                             fmt::format("partials nested deeper than {} at '{}'", k_max_partial_depth, tag.text));
                         break;
                     }
                     if (!find(tag.name)) {
-                        diagnostics.error(
+                        st.diagnostics.error(
                             where, tag.name,
                             fmt::format("template uses partial '{}', which no template directory has", tag.name));
                         break;
@@ -220,64 +288,20 @@ void TemplateEngine::check(const Source& source, const ordered_json& context) co
                 case TagKind::variable:
                 case TagKind::raw:
                 case TagKind::section:
-                case TagKind::inverted: {
-                    bool in_unknown = std::any_of(stack.begin(), stack.end(), [](const Scope& s) { return s.unknown; });
-                    const ordered_json* value = nullptr;
-                    bool is_dot = tag.name == ".";
-                    if (is_dot) {
-                        if (!stack.back().item && !in_unknown)
-                            diagnostics.error(where, tag.name,
-                                              fmt::format("'{}' is only valid inside a list section", tag.text));
-                    } else {
-                        value = resolve(stack, tag.name);
-                        if (!value && !in_unknown) {
-                            if (!names) names = context_names(context);
-                            std::vector<std::string> candidates = *names;
-                            for (const Scope& s : stack)
-                                if (s.object.is_object())
-                                    for (const auto& [k, v] : s.object.items()) candidates.push_back(k);
-                            diagnostics.error(
-                                where, tag.name,
-                                fmt::format("template uses '{}', which the context does not have", tag.text), {},
-                                did_you_mean(tag.name, candidates));
-                        } else if (value && (tag.kind == TagKind::variable || tag.kind == TagKind::raw) &&
-                                   !(value->is_string() || value->is_number())) {
-                            diagnostics.error(
-                                where, tag.name,
-                                fmt::format("'{}' names a {}, which only works as a section ({{{{#{}}}}})", tag.text,
-                                            value->type_name(), tag.name));
-                        }
-                    }
-                    if (tag.kind == TagKind::section) {
-                        Scope scope;
-                        if (value && value->is_array()) {
-                            scope.item = true;
-                            if (value->empty())
-                                scope.unknown = true;
-                            else
-                                scope.object = merged_items(*value);
-                        } else if (value && value->is_object()) {
-                            scope.object = *value;
-                        } else if (!value) {
-                            scope.unknown = in_unknown;
-                        }
-                        stack.push_back(std::move(scope));
-                    } else if (tag.kind == TagKind::inverted) {
-                        stack.push_back(Scope{ordered_json(), false, false});
-                    }
+                case TagKind::inverted:
+                    check_value_tag(st, tag, where);
                     break;
-                }
             }
         }
-        while (stack.size() > base) stack.pop_back();
+        while (st.stack.size() > base) st.stack.pop_back();
     };
     walk(source, 0);
-    if (diagnostics.has_errors()) {
-        const Diagnostic& first = diagnostics.items().front();
+    if (st.diagnostics.has_errors()) {
+        const Diagnostic& first = st.diagnostics.items().front();
         throw InputError(
             fmt::format("template '{}' does not fit the render context ({} problem{}; first: {})", source.display,
-                        diagnostics.error_count(), diagnostics.error_count() == 1 ? "" : "s", first.message),
-            diagnostics);
+                        st.diagnostics.error_count(), st.diagnostics.error_count() == 1 ? "" : "s", first.message),
+            st.diagnostics);
     }
 }
 

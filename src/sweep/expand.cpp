@@ -227,26 +227,25 @@ std::string excluded_name() {
 
 }  // namespace
 
-Expansion expand(const SweepSpec& spec, const catalog::Catalog& catalog) {
-    const std::string what = fmt::format("invalid sweep '{}'", spec.file.string());
-    std::size_t total = raw_point_count(spec);
-    if (total > spec.max_points) {
-        Diagnostics d;
-        SourceLocation where =
-            spec.max_points_where.known() ? spec.max_points_where : SourceLocation{spec.file.string(), 1, 1, {}};
-        d.error(where, "max_points",
-                fmt::format("the sweep has {} points, more than max_points {}",
-                            total == static_cast<std::size_t>(-1) ? std::string("too many") : std::to_string(total),
-                            spec.max_points),
-                fmt::format("at most {} points", spec.max_points),
-                "remove axis values, add a zip instead of a matrix, or raise max_points if you mean it");
-        d.throw_if_errors(what);
-    }
+namespace {
 
-    recipe::RecipeSource source = recipe::RecipeSource::read(spec.base);
-    // The base alone must load (validation may fail: points can fix it).
-    recipe::Recipe base = recipe::load_recipe(source, catalog);
+// A sweep over max_points is refused before anything is loaded.
+void check_point_count(const SweepSpec& spec, std::size_t total, const std::string& what) {
+    if (total <= spec.max_points) return;
+    Diagnostics d;
+    SourceLocation where =
+        spec.max_points_where.known() ? spec.max_points_where : SourceLocation{spec.file.string(), 1, 1, {}};
+    d.error(where, "max_points",
+            fmt::format("the sweep has {} points, more than max_points {}",
+                        total == static_cast<std::size_t>(-1) ? std::string("too many") : std::to_string(total),
+                        spec.max_points),
+            fmt::format("at most {} points", spec.max_points),
+            "remove axis values, add a zip instead of a matrix, or raise max_points if you mean it");
+    d.throw_if_errors(what);
+}
 
+// Every key the sweep names (set, axes, exclusions, name template) must exist in the base.
+void check_sweep_keys(const SweepSpec& spec, const recipe::Recipe& base, const std::string& what) {
     Diagnostics d;
     for (const auto& [k, v] : spec.set) check_recipe_key(base.resolved, k, v.where, "set." + k, d, false);
     for (const Axis& a : spec.matrix) check_recipe_key(base.resolved, a.key, a.where, "matrix." + a.key, d, false);
@@ -260,6 +259,150 @@ Expansion expand(const SweepSpec& spec, const catalog::Catalog& catalog) {
         check_recipe_key(base.resolved, probe, spec.name_where, "name", d, true);
     }
     d.throw_if_errors(what);
+}
+
+// The overrides of point p (set, then zip position z, then matrix indices idx); returns the
+// values known before loading, by key.
+std::map<std::string, std::string> add_point_overrides(const SweepSpec& spec, Point& p, std::size_t z,
+                                                       const std::vector<std::size_t>& idx,
+                                                       const std::map<std::string, std::string>& fixed) {
+    std::map<std::string, std::string> known = fixed;
+    auto add = [&](const std::string& key, const AxisValue& v, bool axis) {
+        recipe::Override o;
+        o.key = key;
+        o.value = v.yaml;
+        o.text = fmt::format("sweep point {}: {}={}", p.index, key, v.display);
+        p.overrides.push_back(std::move(o));
+        if (axis) p.values.push_back({key, v.display});
+        known[key] = v.display;
+    };
+    for (const auto& [k, v] : spec.set) add(k, v, false);
+    for (const Axis& a : spec.zip) add(a.key, a.values[z], true);
+    for (std::size_t a = 0; a < spec.matrix.size(); ++a) add(spec.matrix[a].key, spec.matrix[a].values[idx[a]], true);
+    return known;
+}
+
+// Rules whose keys are all known before loading decide now; the others go to `late`.
+bool excluded_before_loading(const SweepSpec& spec, std::map<std::string, std::string>& known,
+                             std::vector<const ExcludeRule*>& late) {
+    for (const ExcludeRule& rule : spec.exclude) {
+        bool all_known = std::all_of(rule.conditions.begin(), rule.conditions.end(),
+                                     [&](const Condition& c) { return known.count(c.key) != 0; });
+        if (!all_known) {
+            late.push_back(&rule);
+            continue;
+        }
+        if (std::all_of(rule.conditions.begin(), rule.conditions.end(),
+                        [&](const Condition& c) { return condition_holds(c, known[c.key]); }))
+            return true;
+    }
+    return false;
+}
+
+// The remaining rules, decided on the loaded recipe.
+bool excluded_after_loading(const std::vector<const ExcludeRule*>& late, const recipe::Recipe& r) {
+    for (const ExcludeRule* rule : late) {
+        if (std::all_of(rule->conditions.begin(), rule->conditions.end(), [&](const Condition& c) {
+                auto v = lookup_value(r, c.key);
+                return v && condition_holds(c, *v);
+            }))
+            return true;
+    }
+    return false;
+}
+
+// Names a loaded point and validates its recipe: errors become reasons, warnings warnings.
+void name_and_validate(const SweepSpec& spec, Point& p) {
+    recipe::Recipe& r = *p.recipe;
+    p.name = render_name(spec.name_template, [&](const std::string& key) { return lookup_value(r, key).value_or(""); });
+    r.name = p.name;
+    r.resolved["name"] = p.name;
+    r.origins["name"] = spec.name_where;
+    Diagnostics v;
+    recipe::validate_recipe(r, v);
+    p.reasons = format_diagnostics(v, &p.warnings);
+}
+
+// A point whose recipe did not load is named from the values known before loading.
+void name_from_known(const SweepSpec& spec, Point& p, const std::map<std::string, std::string>& known) {
+    std::map<std::string, std::string> vals = known;
+    p.name = render_name(spec.name_template, [&](const std::string& key) {
+        auto it = vals.find(key);
+        return it != vals.end() ? it->second : std::string("?");
+    });
+}
+
+// The point's name must be a valid recipe name; a point with no reasons is valid and hashed.
+void finish_point(const SweepSpec& spec, Point& p) {
+    static const auto name_ok = [](const std::string& s) {
+        return !s.empty() && s.size() <= 100 && ((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= '0' && s[0] <= '9'));
+    };
+    if (!name_ok(p.name))
+        p.reasons.push_back(
+            fmt::format("{}: error: key 'name': point name '{}' from template '{}' is not a valid recipe name",
+                        spec.name_where.to_string(), p.name, spec.name_template));
+    p.valid = p.reasons.empty();
+    if (p.valid) p.hash = point_hash(*p.recipe);
+}
+
+// Loads, excludes (late rules), names and validates one point; appends it to `out`.
+void load_point(const SweepSpec& spec, const recipe::RecipeSource& source, const catalog::Catalog& catalog, Point p,
+                const std::map<std::string, std::string>& known, const std::vector<const ExcludeRule*>& late,
+                Expansion& out) {
+    recipe::LoadOptions lo;
+    lo.overrides = p.overrides;
+    try {
+        p.recipe = recipe::load_recipe(source, catalog, lo);
+    } catch (const InputError& e) {
+        p.reasons = format_diagnostics(e.diagnostics());
+        if (p.reasons.empty()) p.reasons.push_back(e.what());
+    }
+    if (p.recipe) {
+        if (excluded_after_loading(late, *p.recipe)) {
+            p.name = excluded_name();
+            p.recipe.reset();
+            out.excluded.push_back(std::move(p));
+            return;
+        }
+        name_and_validate(spec, p);
+    } else {
+        name_from_known(spec, p, known);
+    }
+    finish_point(spec, p);
+    out.points.push_back(std::move(p));
+}
+
+// Names of valid points must differ: they name run and render directories.
+void check_unique_names(const SweepSpec& spec, const Expansion& out, const std::string& what) {
+    std::map<std::string, std::size_t> names;
+    for (const Point& p : out.points) {
+        if (!p.valid) continue;
+        auto [it, inserted] = names.emplace(p.name, p.index);
+        if (!inserted) {
+            Diagnostics dup;
+            std::vector<std::string> keys;
+            for (const PointValue& v : p.values) keys.push_back(v.key);
+            dup.error(spec.name_where, "name",
+                      fmt::format("points {} and {} are both named '{}'", it->second, p.index, p.name),
+                      "a name template that tells every point apart",
+                      fmt::format("add the varying keys to the template, e.g. {}",
+                                  keys.empty() ? std::string("{nodes}") : "{" + keys.back() + "}"));
+            dup.throw_if_errors(what);
+        }
+    }
+}
+
+}  // namespace
+
+Expansion expand(const SweepSpec& spec, const catalog::Catalog& catalog) {
+    const std::string what = fmt::format("invalid sweep '{}'", spec.file.string());
+    std::size_t total = raw_point_count(spec);
+    check_point_count(spec, total, what);
+
+    recipe::RecipeSource source = recipe::RecipeSource::read(spec.base);
+    // The base alone must load (validation may fail: points can fix it).
+    recipe::Recipe base = recipe::load_recipe(source, catalog);
+    check_sweep_keys(spec, base, what);
 
     // Axis key -> position, for exclusion before loading.
     std::map<std::string, std::string> fixed;
@@ -280,112 +423,16 @@ Expansion expand(const SweepSpec& spec, const catalog::Catalog& catalog) {
             idx[a] = rest % spec.matrix[a].values.size();
             rest /= spec.matrix[a].values.size();
         }
-        std::map<std::string, std::string> known = fixed;
-        auto add = [&](const std::string& key, const AxisValue& v, bool axis) {
-            recipe::Override o;
-            o.key = key;
-            o.value = v.yaml;
-            o.text = fmt::format("sweep point {}: {}={}", p.index, key, v.display);
-            p.overrides.push_back(std::move(o));
-            if (axis) p.values.push_back({key, v.display});
-            known[key] = v.display;
-        };
-        for (const auto& [k, v] : spec.set) add(k, v, false);
-        for (const Axis& a : spec.zip) add(a.key, a.values[z], true);
-        for (std::size_t a = 0; a < spec.matrix.size(); ++a)
-            add(spec.matrix[a].key, spec.matrix[a].values[idx[a]], true);
-
-        // Rules whose keys are all known before loading decide now.
-        bool excluded = false;
+        std::map<std::string, std::string> known = add_point_overrides(spec, p, z, idx, fixed);
         std::vector<const ExcludeRule*> late;
-        for (const ExcludeRule& rule : spec.exclude) {
-            bool all_known = std::all_of(rule.conditions.begin(), rule.conditions.end(),
-                                         [&](const Condition& c) { return known.count(c.key) != 0; });
-            if (!all_known) {
-                late.push_back(&rule);
-                continue;
-            }
-            if (std::all_of(rule.conditions.begin(), rule.conditions.end(),
-                            [&](const Condition& c) { return condition_holds(c, known[c.key]); })) {
-                excluded = true;
-                break;
-            }
-        }
-        if (excluded) {
+        if (excluded_before_loading(spec, known, late)) {
             p.name = excluded_name();
             out.excluded.push_back(std::move(p));
             continue;
         }
-
-        recipe::LoadOptions lo;
-        lo.overrides = p.overrides;
-        try {
-            p.recipe = recipe::load_recipe(source, catalog, lo);
-        } catch (const InputError& e) {
-            p.reasons = format_diagnostics(e.diagnostics());
-            if (p.reasons.empty()) p.reasons.push_back(e.what());
-        }
-        if (p.recipe) {
-            recipe::Recipe& r = *p.recipe;
-            for (const ExcludeRule* rule : late) {
-                if (std::all_of(rule->conditions.begin(), rule->conditions.end(), [&](const Condition& c) {
-                        auto v = lookup_value(r, c.key);
-                        return v && condition_holds(c, *v);
-                    })) {
-                    excluded = true;
-                    break;
-                }
-            }
-            if (excluded) {
-                p.name = excluded_name();
-                p.recipe.reset();
-                out.excluded.push_back(std::move(p));
-                continue;
-            }
-            p.name = render_name(spec.name_template,
-                                 [&](const std::string& key) { return lookup_value(r, key).value_or(""); });
-            r.name = p.name;
-            r.resolved["name"] = p.name;
-            r.origins["name"] = spec.name_where;
-            Diagnostics v;
-            recipe::validate_recipe(r, v);
-            p.reasons = format_diagnostics(v, &p.warnings);
-        } else {
-            std::map<std::string, std::string> vals = known;
-            p.name = render_name(spec.name_template, [&](const std::string& key) {
-                auto it = vals.find(key);
-                return it != vals.end() ? it->second : std::string("?");
-            });
-        }
-        static const auto name_ok = [](const std::string& s) {
-            return !s.empty() && s.size() <= 100 && ((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= '0' && s[0] <= '9'));
-        };
-        if (!name_ok(p.name))
-            p.reasons.push_back(
-                fmt::format("{}: error: key 'name': point name '{}' from template '{}' is not a valid recipe name",
-                            spec.name_where.to_string(), p.name, spec.name_template));
-        p.valid = p.reasons.empty();
-        if (p.valid) p.hash = point_hash(*p.recipe);
-        out.points.push_back(std::move(p));
+        load_point(spec, source, catalog, std::move(p), known, late, out);
     }
-
-    // Names of valid points must differ: they name run and render directories.
-    std::map<std::string, std::size_t> names;
-    for (const Point& p : out.points) {
-        if (!p.valid) continue;
-        auto [it, inserted] = names.emplace(p.name, p.index);
-        if (!inserted) {
-            Diagnostics dup;
-            std::vector<std::string> keys;
-            for (const PointValue& v : p.values) keys.push_back(v.key);
-            dup.error(spec.name_where, "name",
-                      fmt::format("points {} and {} are both named '{}'", it->second, p.index, p.name),
-                      "a name template that tells every point apart",
-                      fmt::format("add the varying keys to the template, e.g. {}",
-                                  keys.empty() ? std::string("{nodes}") : "{" + keys.back() + "}"));
-            dup.throw_if_errors(what);
-        }
-    }
+    check_unique_names(spec, out, what);
     return out;
 }
 

@@ -180,20 +180,8 @@ void read_exclude(const Node& node, SweepSpec& spec, Diagnostics& d) {
     }
 }
 
-}  // namespace
-
-SweepSpec parse_sweep(std::string_view text, const fs::path& file) {
-    Diagnostics d;
-    Node root = yaml::parse(text, file.string(), d);
-    d.throw_if_errors(fmt::format("invalid sweep '{}'", file.string()));
-    SweepSpec spec;
-    spec.file = file;
-    spec.name = file.stem().string();
-    MapReader top(root, {}, d);
-    if (!top.valid()) {
-        if (!root.is_map()) yaml::type_error(d, root, {}, "a map with base, name, matrix/zip, ...");
-        d.throw_if_errors(fmt::format("invalid sweep '{}'", file.string()));
-    }
+// version (must be 1) and the sweep's own name (it names runs/_sweeps/<name>/).
+void read_version_and_name(MapReader& top, SweepSpec& spec, Diagnostics& d) {
     if (const Node* v = top.get("version")) {
         if (auto n = yaml::as_int(*v, "version", d); n && *n != 1)
             d.error(v->where, "version", fmt::format("unsupported sweep version {}", *n), "1");
@@ -207,80 +195,96 @@ SweepSpec parse_sweep(std::string_view text, const fs::path& file) {
                 spec.name = *s;
         }
     }
-    top.read("description", spec.description);
-    if (const Node* b = top.require("base", "the base recipe, relative to this file")) {
-        if (auto s = yaml::as_string(*b, "base", d)) {
-            spec.base = file.parent_path() / *s;
-            std::error_code ec;
-            if (!recipe::inside_recipe_roots(file, spec.base))
-                // Never read (or quote) a file outside the recipe trees, as for extends.
-                d.error(b->where, "base",
-                        fmt::format("base '{}' is outside the sweep's directory tree and the recipe directories", *s),
-                        "a recipe under the sweep file's own tree, the catalog, or a directory given with --recipes",
-                        "pass its directory with --recipes DIR (or $TRAINBENCH_RECIPES) if it is meant to be used");
-            else if (!fs::is_regular_file(spec.base, ec))
-                d.error(b->where, "base", fmt::format("base recipe '{}' not found", *s), "an existing recipe file",
-                        fmt::format("paths are relative to the sweep file; resolved to '{}'",
-                                    spec.base.lexically_normal().string()));
-        }
-    }
-    if (const Node* n =
-            top.require("name", "a point name template such as '{model}-{nodes}n-tp{parallelism.tensor}'")) {
-        if (auto s = yaml::as_string(*n, "name", d)) {
-            spec.name_template = *s;
-            spec.name_where = n->where;
-            int depth = 0;
-            for (std::size_t i = 0; i < s->size(); ++i) {
-                char c = (*s)[i];
-                if ((c == '{' || c == '}') && i + 1 < s->size() && (*s)[i + 1] == c) {
-                    ++i;
-                    continue;
-                }
-                if (c == '{') ++depth;
-                if (c == '}') --depth;
-                if (depth < 0 || depth > 1) break;
-            }
-            if (depth != 0)
-                d.error(n->where, "name", fmt::format("unbalanced braces in name template '{}'", *s),
-                        "'{key}' placeholders; '{{' and '}}' for literal braces");
-        }
-    }
-    if (const Node* s = top.get("set")) {
-        if (!s->is_map()) {
-            yaml::type_error(d, *s, "set", "a map of recipe key -> value");
-        } else {
-            for (const yaml::Entry& e : s->entries) {
-                check_key(d, e.key_where, "set." + e.key, e.key);
-                AxisValue v = axis_value(e.value);
-                v.where = e.key_where;
-                spec.set.emplace_back(e.key, std::move(v));
-            }
-        }
-    }
-    if (const Node* m = top.get("matrix")) spec.matrix = read_axes(*m, "matrix", d);
-    if (const Node* z = top.get("zip")) {
-        spec.zip = read_axes(*z, "zip", d);
-        for (const Axis& a : spec.zip)
-            if (a.values.size() != spec.zip.front().values.size())
-                d.error(a.where, "zip." + a.key,
-                        fmt::format("zip lists differ in length: '{}' has {} values, '{}' has {}", a.key,
-                                    a.values.size(), spec.zip.front().key, spec.zip.front().values.size()),
-                        "lists of the same length (zip steps through them together)",
-                        "use matrix for every combination");
-    }
-    if (const Node* e = top.get("exclude")) read_exclude(*e, spec, d);
-    if (const Node* mp = top.get("max_points")) {
-        spec.max_points_where = mp->where;
-        if (auto n = yaml::as_int(*mp, "max_points", d)) {
-            if (*n < 1)
-                d.error(mp->where, "max_points", fmt::format("max_points {}", *n), "an integer >= 1");
-            else
-                spec.max_points = static_cast<std::size_t>(*n);
-        }
-    }
-    top.finish();
+}
 
-    // A key may vary (or be set) in one place only.
+// base: an existing recipe inside the recipe trees, relative to the sweep file.
+void read_base(MapReader& top, const fs::path& file, SweepSpec& spec, Diagnostics& d) {
+    const Node* b = top.require("base", "the base recipe, relative to this file");
+    if (!b) return;
+    auto s = yaml::as_string(*b, "base", d);
+    if (!s) return;
+    spec.base = file.parent_path() / *s;
+    std::error_code ec;
+    if (!recipe::inside_recipe_roots(file, spec.base))
+        // Never read (or quote) a file outside the recipe trees, as for extends.
+        d.error(b->where, "base",
+                fmt::format("base '{}' is outside the sweep's directory tree and the recipe directories", *s),
+                "a recipe under the sweep file's own tree, the catalog, or a directory given with --recipes",
+                "pass its directory with --recipes DIR (or $TRAINBENCH_RECIPES) if it is meant to be used");
+    else if (!fs::is_regular_file(spec.base, ec))
+        d.error(b->where, "base", fmt::format("base recipe '{}' not found", *s), "an existing recipe file",
+                fmt::format("paths are relative to the sweep file; resolved to '{}'",
+                            spec.base.lexically_normal().string()));
+}
+
+// name: the point name template, with balanced single braces.
+void read_name_template(MapReader& top, SweepSpec& spec, Diagnostics& d) {
+    const Node* n = top.require("name", "a point name template such as '{model}-{nodes}n-tp{parallelism.tensor}'");
+    if (!n) return;
+    auto s = yaml::as_string(*n, "name", d);
+    if (!s) return;
+    spec.name_template = *s;
+    spec.name_where = n->where;
+    int depth = 0;
+    for (std::size_t i = 0; i < s->size(); ++i) {
+        char c = (*s)[i];
+        if ((c == '{' || c == '}') && i + 1 < s->size() && (*s)[i + 1] == c) {
+            ++i;
+            continue;
+        }
+        if (c == '{') ++depth;
+        if (c == '}') --depth;
+        if (depth < 0 || depth > 1) break;
+    }
+    if (depth != 0)
+        d.error(n->where, "name", fmt::format("unbalanced braces in name template '{}'", *s),
+                "'{key}' placeholders; '{{' and '}}' for literal braces");
+}
+
+// set: recipe key -> value, the same for every point.
+void read_set(MapReader& top, SweepSpec& spec, Diagnostics& d) {
+    const Node* s = top.get("set");
+    if (!s) return;
+    if (!s->is_map()) {
+        yaml::type_error(d, *s, "set", "a map of recipe key -> value");
+        return;
+    }
+    for (const yaml::Entry& e : s->entries) {
+        check_key(d, e.key_where, "set." + e.key, e.key);
+        AxisValue v = axis_value(e.value);
+        v.where = e.key_where;
+        spec.set.emplace_back(e.key, std::move(v));
+    }
+}
+
+// zip: lists of one length, stepped through together.
+void read_zip(MapReader& top, SweepSpec& spec, Diagnostics& d) {
+    const Node* z = top.get("zip");
+    if (!z) return;
+    spec.zip = read_axes(*z, "zip", d);
+    for (const Axis& a : spec.zip)
+        if (a.values.size() != spec.zip.front().values.size())
+            d.error(a.where, "zip." + a.key,
+                    fmt::format("zip lists differ in length: '{}' has {} values, '{}' has {}", a.key, a.values.size(),
+                                spec.zip.front().key, spec.zip.front().values.size()),
+                    "lists of the same length (zip steps through them together)", "use matrix for every combination");
+}
+
+// max_points: an integer >= 1.
+void read_max_points(MapReader& top, SweepSpec& spec, Diagnostics& d) {
+    const Node* mp = top.get("max_points");
+    if (!mp) return;
+    spec.max_points_where = mp->where;
+    if (auto n = yaml::as_int(*mp, "max_points", d)) {
+        if (*n < 1)
+            d.error(mp->where, "max_points", fmt::format("max_points {}", *n), "an integer >= 1");
+        else
+            spec.max_points = static_cast<std::size_t>(*n);
+    }
+}
+
+// A key may vary (or be set) in one place only.
+void check_keys_given_once(const SweepSpec& spec, Diagnostics& d) {
     std::map<std::string, std::string> seen;  // key -> section
     auto claim = [&](const std::string& key, const std::string& section, const SourceLocation& where) {
         auto [it, inserted] = seen.emplace(key, section);
@@ -297,6 +301,34 @@ SweepSpec parse_sweep(std::string_view text, const fs::path& file) {
     for (const auto& [k, v] : spec.set) claim(k, "set", v.where);
     for (const Axis& a : spec.matrix) claim(a.key, "matrix", a.where);
     for (const Axis& a : spec.zip) claim(a.key, "zip", a.where);
+}
+
+}  // namespace
+
+SweepSpec parse_sweep(std::string_view text, const fs::path& file) {
+    Diagnostics d;
+    Node root = yaml::parse(text, file.string(), d);
+    d.throw_if_errors(fmt::format("invalid sweep '{}'", file.string()));
+    SweepSpec spec;
+    spec.file = file;
+    spec.name = file.stem().string();
+    MapReader top(root, {}, d);
+    if (!top.valid()) {
+        if (!root.is_map()) yaml::type_error(d, root, {}, "a map with base, name, matrix/zip, ...");
+        d.throw_if_errors(fmt::format("invalid sweep '{}'", file.string()));
+    }
+    read_version_and_name(top, spec, d);
+    top.read("description", spec.description);
+    read_base(top, file, spec, d);
+    read_name_template(top, spec, d);
+    read_set(top, spec, d);
+    if (const Node* m = top.get("matrix")) spec.matrix = read_axes(*m, "matrix", d);
+    read_zip(top, spec, d);
+    if (const Node* e = top.get("exclude")) read_exclude(*e, spec, d);
+    read_max_points(top, spec, d);
+    top.finish();
+
+    check_keys_given_once(spec, d);
     if (spec.matrix.empty() && spec.zip.empty() && !d.has_errors())
         d.error(root.where, "matrix", "the sweep has no axes", "a 'matrix' or a 'zip' with at least one key");
     d.throw_if_errors(fmt::format("invalid sweep '{}'", file.string()));

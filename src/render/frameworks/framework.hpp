@@ -1,11 +1,17 @@
 // Private to render: the training frameworks, one file each, behind one table.
 //
-// To add a framework: write src/render/frameworks/<name>.cpp with a function
-// that turns the recipe (Facts) into a FrameworkLaunch (program, arguments,
-// files delivered with the job, environment, start-up checks), add one row to
-// the table in table.cpp, a profile under recipes/catalog/frameworks/ when
-// the framework has versions whose arguments trainbench should check, and a
-// partial template templates/frameworks/<name>.sh.
+// To add a framework:
+//  1. a row in the catalog's table (src/catalog/frameworks.cpp: name, the log format it
+//     writes, its default FLOPs convention), which is what recipes may name;
+//  2. src/render/frameworks/<name>.cpp with a function that turns the recipe (Facts)
+//     into a FrameworkLaunch (program, arguments, files delivered with the job,
+//     start-up checks), and, when it needs one, a function giving its environment;
+//  3. one row in the table in table.cpp (the Framework fields below say how it is
+//     started); build_context (context.cpp) reads only this table, never a name;
+//  4. a partial template templates/frameworks/<name>.sh, included through
+//     {{#framework_is.<template_key>}};
+//  5. a profile under recipes/catalog/frameworks/ when the framework has versions
+//     whose arguments trainbench should check.
 #pragma once
 
 #include "render/shell_word.hpp"
@@ -42,7 +48,6 @@ using Args = std::vector<std::vector<ShellWord>>;
 struct FrameworkLaunch {
     std::vector<ShellWord> program;   // entry point and arguments (no launcher prefix)
     std::vector<RenderedFile> files;  // delivered with the job (relative to the stage's files)
-    catalog::EnvList env;             // set before the recipe's env
     // Python modules the framework needs for what the recipe asks (e.g. dllogger):
     // the job checks them at start and stops with a clear message when one is missing.
     std::vector<std::pair<std::string, std::string>> requires_modules;  // module, why
@@ -51,10 +56,21 @@ struct FrameworkLaunch {
 };
 
 struct Framework {
-    std::string_view name;
+    std::string_view name;          // as recipes name it (the catalog's framework table)
+    std::string_view template_key;  // framework_is.<key>: the partial the templates include
     // Started once per GPU by the scheduler (srun tasks, the local rank loop),
     // rather than once per node by torchrun.
     bool one_task_per_gpu;
+    // The interpreter that starts the program ("" = not a Python program: no launcher words,
+    // start-up checks with python3).
+    std::string_view python;
+    bool torchrun_per_node;       // on Slurm and locally torchrun starts the GPU ranks (one task per node)
+    bool torchrun_on_kubernetes;  // on Kubernetes one torchrun per pod starts them
+    bool own_rank_loop;           // the shipped workload: the local script starts the ranks itself
+    bool nsys;                    // profiling.nsys runs it under `nsys profile`
+    bool hydra;                   // takes Hydra overrides (check_launch checks keys, not options)
+    // Environment set after the target's and before the recipe's; null when none.
+    catalog::EnvList (*env)(const recipe::Recipe& r);
     FrameworkLaunch (*launch)(const Facts& facts);
 };
 
@@ -68,6 +84,14 @@ struct Framework {
 [[nodiscard]] FrameworkLaunch metaseq_launch(const Facts& f);
 [[nodiscard]] FrameworkLaunch tinygpt_launch(const Facts& f);
 [[nodiscard]] FrameworkLaunch custom_launch(const Facts& f);
+[[nodiscard]] catalog::EnvList nemo_env(const recipe::Recipe& r);
+[[nodiscard]] catalog::EnvList megatron_lm_env(const recipe::Recipe& r);
+
+// The tools that non-training stages run, whose commands check_launch checks against profiles.
+// nccl-tests (validate): one command per test of the stage's validate context.
+[[nodiscard]] std::vector<nlohmann::ordered_json> nccl_tests_commands(const nlohmann::ordered_json& validate);
+// NeMo's tokenizer (prepare-data): the NeMo release of the container image, else the recipe's.
+[[nodiscard]] std::string nemo_preprocess_version(const recipe::Recipe& r, const std::string& image);
 
 // ---------------------------------------------------------------- shared helpers (common.cpp)
 [[nodiscard]] std::vector<ShellWord> group(ShellWord w);

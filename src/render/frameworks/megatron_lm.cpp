@@ -20,36 +20,44 @@ bool asks_for_checkpoints(const recipe::Recipe& r) {
     });
 }
 
-Args megatron_args(const Facts& f) {
-    const recipe::Recipe& r = f.r;
-    const catalog::Model& m = r.model;
-    const recipe::Parallelism& p = r.parallelism;
-    Args a;
-    auto opt = [&a](const std::string& flag, const std::string& value) {
-        a.push_back({ShellWord(flag), ShellWord(value)});
-    };
-    opt("--num-layers", std::to_string(m.layers));
-    opt("--hidden-size", std::to_string(m.hidden));
-    opt("--ffn-hidden-size", std::to_string(m.ffn_size()));
-    opt("--num-attention-heads", std::to_string(m.heads));
+void opt(Args& a, const std::string& flag, const std::string& value) {
+    a.push_back({ShellWord(flag), ShellWord(value)});
+}
+
+// The model's shape.
+void add_model_args(Args& a, const catalog::Model& m) {
+    opt(a, "--num-layers", std::to_string(m.layers));
+    opt(a, "--hidden-size", std::to_string(m.hidden));
+    opt(a, "--ffn-hidden-size", std::to_string(m.ffn_size()));
+    opt(a, "--num-attention-heads", std::to_string(m.heads));
     if (m.kv_heads > 0 && m.kv_heads != m.heads) {
         a.push_back(group("--group-query-attention"));
-        opt("--num-query-groups", std::to_string(m.kv_heads));
+        opt(a, "--num-query-groups", std::to_string(m.kv_heads));
     }
-    opt("--seq-length", std::to_string(m.seq_length));
-    opt("--max-position-embeddings", std::to_string(m.seq_length));
-    if (m.position == "rope") opt("--position-embedding-type", "rope");
+    opt(a, "--seq-length", std::to_string(m.seq_length));
+    opt(a, "--max-position-embeddings", std::to_string(m.seq_length));
+    if (m.position == "rope") opt(a, "--position-embedding-type", "rope");
     if (m.activation == "swiglu") a.push_back(group("--swiglu"));
-    opt("--micro-batch-size", std::to_string(r.batch.micro));
-    opt("--global-batch-size", std::to_string(r.batch.global));
-    opt("--train-iters", std::to_string(r.steps));
-    opt("--tensor-model-parallel-size", std::to_string(p.tensor));
-    opt("--pipeline-model-parallel-size", std::to_string(p.pipeline));
+}
+
+// Batch, steps and parallelism.
+void add_parallel_args(Args& a, const recipe::Recipe& r) {
+    const catalog::Model& m = r.model;
+    const recipe::Parallelism& p = r.parallelism;
+    opt(a, "--micro-batch-size", std::to_string(r.batch.micro));
+    opt(a, "--global-batch-size", std::to_string(r.batch.global));
+    opt(a, "--train-iters", std::to_string(r.steps));
+    opt(a, "--tensor-model-parallel-size", std::to_string(p.tensor));
+    opt(a, "--pipeline-model-parallel-size", std::to_string(p.pipeline));
     if (p.virtual_pipeline > 0 && p.pipeline > 0 && m.layers % (p.pipeline * p.virtual_pipeline) == 0)
-        opt("--num-layers-per-virtual-pipeline-stage", std::to_string(m.layers / (p.pipeline * p.virtual_pipeline)));
-    if (p.context > 1) opt("--context-parallel-size", std::to_string(p.context));
+        opt(a, "--num-layers-per-virtual-pipeline-stage", std::to_string(m.layers / (p.pipeline * p.virtual_pipeline)));
+    if (p.context > 1) opt(a, "--context-parallel-size", std::to_string(p.context));
     if (p.sequence_parallel) a.push_back(group("--sequence-parallel"));
     if (r.distributed_optimizer) a.push_back(group("--use-distributed-optimizer"));
+}
+
+// Precision and activation recompute.
+void add_precision_args(Args& a, const recipe::Recipe& r) {
     switch (r.precision) {
         case catalog::Precision::bf16:
             a.push_back(group("--bf16"));
@@ -59,35 +67,28 @@ Args megatron_args(const Facts& f) {
             break;
         case catalog::Precision::fp8:
             a.push_back(group("--bf16"));
-            opt("--fp8-format", "hybrid");
+            opt(a, "--fp8-format", "hybrid");
             break;
         case catalog::Precision::tf32:
         case catalog::Precision::fp32:
             break;
     }
     if (r.recompute.granularity == "full") {
-        opt("--recompute-granularity", "full");
-        opt("--recompute-method", r.recompute.method);
-        opt("--recompute-num-layers", std::to_string(std::max(1, r.recompute.num_layers)));
+        opt(a, "--recompute-granularity", "full");
+        opt(a, "--recompute-method", r.recompute.method);
+        opt(a, "--recompute-num-layers", std::to_string(std::max(1, r.recompute.num_layers)));
     } else if (r.recompute.granularity == "selective") {
-        opt("--recompute-granularity", "selective");
+        opt(a, "--recompute-granularity", "selective");
     }
-    // Optimiser and schedule as seed 002 passes them.
-    opt("--lr", "6.0e-5");
-    opt("--lr-decay-style", "cosine");
-    opt("--min-lr", "6.0e-6");
-    opt("--lr-warmup-fraction", ".001");
-    opt("--lr-decay-iters", std::to_string(k_megatron_lr_decay_iters));
-    opt("--weight-decay", "0.1");
-    opt("--adam-beta1", "0.9");
-    opt("--adam-beta2", "0.95");
-    opt("--init-method-std", "0.006");
-    opt("--clip-grad", "1.0");
-    opt("--attention-backend", "auto");
+}
+
+// The data: mock data, or weighted prefixes with the GPT-2 tokenizer.
+void add_data_args(Args& a, const recipe::Recipe& r) {
+    const catalog::Model& m = r.model;
     if (r.data.kind == "mock") {
         a.push_back(group("--mock-data"));
-        opt("--tokenizer-type", "NullTokenizer");
-        opt("--vocab-size", std::to_string(m.vocab > 0 ? m.vocab : 50257));
+        opt(a, "--tokenizer-type", "NullTokenizer");
+        opt(a, "--vocab-size", std::to_string(m.vocab > 0 ? m.vocab : 50257));
     } else {
         std::vector<ShellWord> data_path{ShellWord("--data-path")};
         for (const recipe::DataPrefix& d : r.data.prefixes) {
@@ -95,13 +96,34 @@ Args megatron_args(const Facts& f) {
             data_path.emplace_back(d.prefix);
         }
         a.push_back(data_path);
-        opt("--tokenizer-type", "GPT2BPETokenizer");
-        if (!r.data.vocab_file.empty()) opt("--vocab-file", r.data.vocab_file);
-        if (!r.data.merge_file.empty()) opt("--merge-file", r.data.merge_file);
+        opt(a, "--tokenizer-type", "GPT2BPETokenizer");
+        if (!r.data.vocab_file.empty()) opt(a, "--vocab-file", r.data.vocab_file);
+        if (!r.data.merge_file.empty()) opt(a, "--merge-file", r.data.merge_file);
     }
-    opt("--log-interval", "1");
-    opt("--eval-iters", "0");
-    opt("--eval-interval", std::to_string(r.steps));
+}
+
+Args megatron_args(const Facts& f) {
+    const recipe::Recipe& r = f.r;
+    Args a;
+    add_model_args(a, r.model);
+    add_parallel_args(a, r);
+    add_precision_args(a, r);
+    // Optimiser and schedule as seed 002 passes them.
+    opt(a, "--lr", "6.0e-5");
+    opt(a, "--lr-decay-style", "cosine");
+    opt(a, "--min-lr", "6.0e-6");
+    opt(a, "--lr-warmup-fraction", ".001");
+    opt(a, "--lr-decay-iters", std::to_string(k_megatron_lr_decay_iters));
+    opt(a, "--weight-decay", "0.1");
+    opt(a, "--adam-beta1", "0.9");
+    opt(a, "--adam-beta2", "0.95");
+    opt(a, "--init-method-std", "0.006");
+    opt(a, "--clip-grad", "1.0");
+    opt(a, "--attention-backend", "auto");
+    add_data_args(a, r);
+    opt(a, "--log-interval", "1");
+    opt(a, "--eval-iters", "0");
+    opt(a, "--eval-interval", std::to_string(r.steps));
     // Outputs live in the run directory, so no two runs (or recipes) share them: TensorBoard
     // always, checkpoints when the recipe asks for them with a save interval (Megatron-LM
     // refuses --save without one). Nothing is loaded unless launch.extra_args says --load.
@@ -111,6 +133,11 @@ Args megatron_args(const Facts& f) {
 }
 
 }  // namespace
+
+// Megatron-LM runs with one CUDA connection whatever the parallelism.
+catalog::EnvList megatron_lm_env(const recipe::Recipe&) {
+    return {{"CUDA_DEVICE_MAX_CONNECTIONS", "1"}};
+}
 
 FrameworkLaunch megatron_lm_launch(const Facts& f) {
     FrameworkLaunch out;

@@ -292,4 +292,22 @@ FrameworkLaunch nemo_launch(const Facts& f) {
     return out;
 }
 
+// The NeMo that tokenizes for a prepare-data stage: the container's release (the last YY.MM in
+// the image name: "nemo:24.05", "nemo+24.05.sqsh"), else the recipe's own NeMo.
+std::string nemo_preprocess_version(const recipe::Recipe& r, const std::string& image) {
+    std::string version = r.framework == "nemo" ? r.framework_version : std::string();
+    auto digit = [&image](std::size_t i) { return image[i] >= '0' && image[i] <= '9'; };
+    for (std::size_t i = 0; i + 5 <= image.size(); ++i)
+        if (digit(i) && digit(i + 1) && image[i + 2] == '.' && digit(i + 3) && digit(i + 4) &&
+            (i == 0 || !digit(i - 1)) && (i + 5 == image.size() || !digit(i + 5)))
+            version = image.substr(i, 5);
+    return version;
+}
+
+// NeMo runs with one CUDA connection when it splits layers over tensor or context ranks.
+catalog::EnvList nemo_env(const recipe::Recipe& r) {
+    if (r.parallelism.tensor > 1 || r.parallelism.context > 1) return {{"CUDA_DEVICE_MAX_CONNECTIONS", "1"}};
+    return {};
+}
+
 }  // namespace trainbench::render

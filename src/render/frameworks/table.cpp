@@ -7,12 +7,15 @@ namespace trainbench::render {
 
 namespace {
 
+// name, template_key, one_task_per_gpu, python, torchrun_per_node, torchrun_on_kubernetes,
+// own_rank_loop, nsys, hydra, env, launch
 constexpr std::array<Framework, 5> k_frameworks{{
-    {"nemo", true, &nemo_launch},
-    {"megatron-lm", false, &megatron_lm_launch},
-    {"metaseq", true, &metaseq_launch},
-    {"tinygpt", true, &tinygpt_launch},
-    {"custom", false, &custom_launch},
+    {"nemo", "nemo", true, "python3", false, true, false, true, true, &nemo_env, &nemo_launch},
+    {"megatron-lm", "megatron_lm", false, "python3", true, true, false, false, false, &megatron_lm_env,
+     &megatron_lm_launch},
+    {"metaseq", "metaseq", true, "python3", false, true, false, false, false, nullptr, &metaseq_launch},
+    {"tinygpt", "tinygpt", true, "/usr/bin/python3", false, false, true, false, false, nullptr, &tinygpt_launch},
+    {"custom", "custom", false, "", false, false, false, false, false, nullptr, &custom_launch},
 }};
 
 }  // namespace

@@ -99,7 +99,17 @@ INSTANTIATE_TEST_SUITE_P(
         Rule{"context divides the sequence",
              {"model.seq_length=1000", "parallelism.context=8", "batch.global=32"},
              "sequence length 1000 is not divisible by 2 x context parallel 8"},
-        Rule{"memory fit", {"model=gpt3-175b", "batch.micro=1", "batch.global=64"}, "error: 'memory': estimated"}));
+        Rule{"memory fit", {"model=gpt3-175b", "batch.micro=1", "batch.global=64"}, "error: 'memory': estimated"},
+        Rule{"metrics.path stays inside the log directory",
+             {"metrics.path=../../etc/x"},
+             "-s metrics.path=../../etc/x: error: 'metrics.path': metrics.path '../../etc/x' must be a relative path "
+             "inside the log directory"},
+        Rule{"an env reference names a variable",
+             {"env.TOKEN=${env:no-such name}"},
+             "-s env.TOKEN=${env:no-such name}: error: 'env.TOKEN': '${env:no-such name}' does not name a variable"},
+        Rule{"Kubernetes pods need an image",
+             {"target=gcp-a3-megagpu-8g", "container.runtime=none", "container.image="},
+             "error: 'container.image': target 'gcp-a3-megagpu-8g' runs on Kubernetes, whose pods need an image"}));
 
 TEST(Validate, TheValidCorpusPasses) {
     int n = 0;
