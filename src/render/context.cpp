@@ -682,8 +682,7 @@ ordered_json build_context(const recipe::Recipe& recipe_in, const RenderOptions&
                   {"master_addr", "127.0.0.1"}};
     c["kubernetes"] = kubernetes_json(r, stage, options.run_id);
     // A stage's own image (validate: nccl.build.image; prepare-data: image) on Kubernetes.
-    if (const std::string image = kubernetes_stage_image(r, stage); !image.empty())
-        c["container"]["image"] = image;
+    if (const std::string image = kubernetes_stage_image(r, stage); !image.empty()) c["container"]["image"] = image;
     return c;
 }
 
