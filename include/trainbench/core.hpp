@@ -55,6 +55,8 @@ struct SourceLocation {
 };
 
 enum class Severity { error, warning, note };
+// "error", "warning" or "note": how every output names a severity.
+[[nodiscard]] std::string_view severity_name(Severity s);
 
 // One problem in user input: where, which key, what is wrong, what was
 // expected, and a hint (usually "did you mean 'x'?").

@@ -141,8 +141,8 @@ FlopsResult gpu_recipes_flops(const FlopsInput& in) {
     return r;
 }
 
-detail::MegatronConfig megatron_config(const FlopsInput& in, int vocab) {
-    detail::MegatronConfig c;
+// One sample's transformer shape, as both formula families read it.
+void fill_shape(const FlopsInput& in, detail::ShapeConfig& c) {
     c.gbs = 1;
     c.seq = in.seq();
     c.hidden = in.model.hidden;
@@ -150,6 +150,11 @@ detail::MegatronConfig megatron_config(const FlopsInput& in, int vocab) {
     c.ffn = in.model.ffn_size();
     c.heads = in.model.heads;
     c.groups = in.model.kv_head_count();
+}
+
+detail::MegatronConfig megatron_config(const FlopsInput& in, int vocab) {
+    detail::MegatronConfig c;
+    fill_shape(in, c);
     c.padded_vocab = vocab;
     c.swiglu = in.model.activation == "swiglu";
     c.moe_layers = in.model.experts > 0 ? in.model.layers : 0;
@@ -187,13 +192,7 @@ FlopsResult megatron_2024_flops(const FlopsInput& in) {
 
 detail::NemoConfig nemo_config(const FlopsInput& in) {
     detail::NemoConfig c;
-    c.gbs = 1;
-    c.seq = in.seq();
-    c.hidden = in.model.hidden;
-    c.layers = in.model.layers;
-    c.ffn = in.model.ffn_size();
-    c.heads = in.model.heads;
-    c.groups = in.model.kv_head_count();
+    fill_shape(in, c);
     c.topk = in.model.moe_top_k;
     c.vocab = in.model.vocab;
     return c;

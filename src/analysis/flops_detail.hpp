@@ -5,16 +5,20 @@ namespace trainbench::analysis::detail {
 
 // NeMo's FLOPSConfig subset (nemo/utils/flops_formulas.py). Doubles so the
 // products cannot overflow; every formula returns FLOPs of one global batch.
-struct NemoConfig {
+// The transformer shape both formula families read (NeMo's names in the comments).
+struct ShapeConfig {
     double gbs = 1;
     double seq = 0;     // enc_seq_len
     double hidden = 0;  // hs
     double layers = 0;
     double ffn = 0;     // ffn_hs
     double heads = 0;   // attention_heads
-    double groups = 0;  // query_groups
-    double topk = 0;    // moe_router_topk
-    double vocab = 0;   // only the families that read vocab_size use it
+    double groups = 0;  // query_groups; = heads for MHA
+};
+
+struct NemoConfig : ShapeConfig {
+    double topk = 0;   // moe_router_topk
+    double vocab = 0;  // only the families that read vocab_size use it
 };
 
 // `attention` is 0.5 for the causal discount (NeMo since 2025-08-09), 1 before.
@@ -27,14 +31,7 @@ double nemo_transformer(const NemoConfig& c, bool causal);
 
 // Megatron-LM num_floating_point_operations for one global batch of `gbs`
 // sequences: current (causal) and the 2024 (non-causal) form.
-struct MegatronConfig {
-    double gbs = 1;
-    double seq = 0;
-    double hidden = 0;
-    double layers = 0;
-    double ffn = 0;
-    double heads = 0;
-    double groups = 0;       // query groups; = heads for MHA
+struct MegatronConfig : ShapeConfig {
     double kv_channels = 0;  // head dim; 0 = hidden / heads
     double padded_vocab = 0;
     bool swiglu = false;

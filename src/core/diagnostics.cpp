@@ -15,7 +15,7 @@ std::string SourceLocation::to_string() const {
     return fmt::format("{}:{}:{}", file, line, column);
 }
 
-static std::string_view severity_name(Severity s) {
+std::string_view severity_name(Severity s) {
     switch (s) {
         case Severity::error:
             return "error";

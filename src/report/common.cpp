@@ -157,7 +157,7 @@ nlohmann::ordered_json to_json(const RunSummary& s) {
     j["cross_checks"] = checks;
     auto findings = nlohmann::ordered_json::array();
     for (const auto& f : s.findings)
-        findings.push_back({{"severity", detail::severity_name(f.severity)}, {"message", f.message}});
+        findings.push_back({{"severity", std::string(severity_name(f.severity))}, {"message", f.message}});
     j["findings"] = findings;
     auto expectations = nlohmann::ordered_json::array();
     for (const auto& e : s.expectations)
@@ -236,18 +236,6 @@ std::vector<InputRow> input_rows(const RunSummary& s) {
                                       s.stats.steady_state_from),
                     ""});
     return rows;
-}
-
-std::string severity_name(Severity s) {
-    switch (s) {
-        case Severity::error:
-            return "error";
-        case Severity::warning:
-            return "warning";
-        case Severity::note:
-            return "note";
-    }
-    return "note";
 }
 
 std::string steps_text(const std::vector<std::int64_t>& steps) {

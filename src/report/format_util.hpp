@@ -18,7 +18,6 @@ struct InputRow {
 };
 [[nodiscard]] std::vector<InputRow> input_rows(const analysis::RunSummary& s);
 
-[[nodiscard]] std::string severity_name(Severity s);
 [[nodiscard]] std::string steps_text(const std::vector<std::int64_t>& steps);  // "0-2, 5"
 [[nodiscard]] std::string figure_label(const analysis::RunSummary& s, const FigureInfo& f);
 

@@ -216,8 +216,8 @@ public:
         if (!s.findings.empty()) {
             out += "<h2>Findings</h2>\n<ul>\n";
             for (const auto& f : s.findings)
-                out += "<li class=\"" + severity_name(f.severity) + "\">" + severity_name(f.severity) + ": " +
-                       html_escape(f.message) + "</li>\n";
+                out +=
+                    fmt::format("<li class=\"{0}\">{0}: {1}</li>\n", severity_name(f.severity), html_escape(f.message));
             out += "</ul>\n";
         }
         out += "<h2>Step time and loss over steps</h2>\n";

@@ -92,7 +92,7 @@ public:
         if (!s.findings.empty()) {
             out += "\n";
             for (const auto& f : s.findings) {
-                std::string sev = severity_name(f.severity);
+                std::string sev(severity_name(f.severity));
                 out += (f.severity == Severity::note ? m_style.dim(sev) : m_style.warn(sev)) + ": " + f.message + "\n";
             }
         }
@@ -242,7 +242,7 @@ public:
         if (!s.findings.empty()) {
             out += "\n";
             for (const auto& f : s.findings)
-                out += "- " + severity_name(f.severity) + ": " + md_escape(f.message) + "\n";
+                out += fmt::format("- {}: ", severity_name(f.severity)) + md_escape(f.message) + "\n";
         }
         return out;
     }

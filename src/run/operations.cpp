@@ -81,6 +81,20 @@ void finish_if_final(RunInfo& run) {
     run = std::move(fresh);
 }
 
+// Writes the scheduler commands captured for `fresh` (the run as journaled under its lock)
+// and its final record, then makes it the caller's view; when writing fails, the view is the
+// run as it is on disk.
+void commit_fresh(RunInfo& run, RunInfo fresh, const CommandRecorder& capture) {
+    try {
+        write_records(fresh, capture.records());
+        finish_if_final(fresh);
+    } catch (const RuntimeError& e) {
+        spdlog::warn("cannot record in run {}: {}", fresh.short_id, e.what());
+        fresh = load_run(run.dir);
+    }
+    run = std::move(fresh);
+}
+
 // Journals an event where a failure to write (a full disk, a read-only store) must not stop
 // the command: a warning, and false.
 bool try_append(const RunInfo& run, const ordered_json& event) {
@@ -174,14 +188,7 @@ void resolve_interrupted(RunInfo& run, backend::Backend& backend, CommandRecorde
         changed = try_append(fresh, e) || changed;
     }
     if (changed) {
-        try {
-            write_records(fresh, capture.records());
-            finish_if_final(fresh);
-        } catch (const RuntimeError& e) {
-            spdlog::warn("cannot record in run {}: {}", fresh.short_id, e.what());
-            fresh = load_run(run.dir);
-        }
-        run = std::move(fresh);
+        commit_fresh(run, std::move(fresh), capture);
     }
     capture.clear();
 }
@@ -208,14 +215,7 @@ void record_observations(RunInfo& run, const std::vector<Observation>& seen, con
         if (!try_append(fresh, state_event(now, o.now))) written = false;
     }
     if (!written) return show_only();
-    try {
-        write_records(fresh, capture.records());
-        finish_if_final(fresh);
-    } catch (const RuntimeError& e) {
-        spdlog::warn("cannot record in run {}: {}", fresh.short_id, e.what());
-        fresh = load_run(run.dir);
-    }
-    run = std::move(fresh);
+    commit_fresh(run, std::move(fresh), capture);
 }
 
 }  // namespace
