@@ -2,9 +2,32 @@
 
 #include <fmt/format.h>
 
+#include <optional>
+
 namespace trainbench::render {
 
 namespace {
+
+// The kind a tag's first character names ({{#x}}, {{^x}}, {{/x}}, {{>x}}, {{&x}}, {{!x}});
+// none for a plain variable.
+std::optional<TagKind> sigil_kind(char first) {
+    switch (first) {
+        case '#':
+            return TagKind::section;
+        case '^':
+            return TagKind::inverted;
+        case '/':
+            return TagKind::end;
+        case '>':
+            return TagKind::partial;
+        case '&':
+            return TagKind::raw;
+        case '!':
+            return TagKind::comment;
+        default:
+            return std::nullopt;
+    }
+}
 
 std::string trim(std::string_view s) {
     std::size_t b = s.find_first_not_of(" \t\r\n");
@@ -98,35 +121,12 @@ ScanResult scan_template(std::string_view text) {
         } else {
             char first = inner.empty() ? '\0' : inner.front();
             std::string_view rest = inner.empty() ? inner : inner.substr(1);
-            switch (first) {
-                case '#':
-                    tag.kind = TagKind::section;
-                    tag.name = trim(rest);
-                    break;
-                case '^':
-                    tag.kind = TagKind::inverted;
-                    tag.name = trim(rest);
-                    break;
-                case '/':
-                    tag.kind = TagKind::end;
-                    tag.name = trim(rest);
-                    break;
-                case '>':
-                    tag.kind = TagKind::partial;
-                    tag.name = trim(rest);
-                    break;
-                case '&':
-                    tag.kind = TagKind::raw;
-                    tag.name = trim(rest);
-                    break;
-                case '!':
-                    tag.kind = TagKind::comment;
-                    tag.name = trim(rest);
-                    break;
-                default:
-                    tag.kind = TagKind::variable;
-                    tag.name = trim(inner);
-                    break;
+            if (const std::optional<TagKind> kind = sigil_kind(first)) {
+                tag.kind = *kind;
+                tag.name = trim(rest);
+            } else {
+                tag.kind = TagKind::variable;
+                tag.name = trim(inner);
             }
         }
         if (tag.kind != TagKind::comment && tag.kind != TagKind::set_delimiter && tag.name.empty()) {
