@@ -3,7 +3,11 @@
 // helpers (numbers, dates, trimming, prefixes).
 #pragma once
 
+#include "metrics/input.hpp"
+
 #include <trainbench/metrics.hpp>
+
+#include <fmt/format.h>
 
 #include <cstdint>
 #include <limits>
@@ -89,6 +93,28 @@ private:
 // Records a warning (at most k_max_warnings are kept; every one is counted by the caller).
 inline constexpr std::size_t k_max_warnings = 20;
 void warn(ParseStats& stats, std::string message);
+
+// Reads every line of `source` for a text-log parser: pre-sizes the series as the input
+// grows, skips (counted, with a warning naming `label`) lines over the maximum length, calls
+// each(line, bytes read so far) for the others and counts the bytes read. Returns the number
+// of lines.
+template <typename Each>
+std::uint64_t each_text_line(Source& source, std::string_view label, LogData& out, Each&& each) {
+    LineReader reader(source);
+    SeriesReserver reserver(out, source.size_hint());
+    LineReader::Line line;
+    while (reader.next(line)) {
+        reserver.check(reader.bytes());
+        if (line.overlong) {
+            ++out.stats.skipped;
+            warn(out.stats, fmt::format("{}:{}: line longer than the maximum, skipped", label, line.number));
+            continue;
+        }
+        each(line, reader.bytes());
+    }
+    out.stats.bytes += reader.bytes();
+    return reader.lines();
+}
 
 // ---------------------------------------------------------------- text
 [[nodiscard]] std::string_view trim(std::string_view s);

@@ -185,6 +185,20 @@ bool raw_key(od::field& field, const char* end, std::string_view& key) {
     return true;
 }
 
+// Calls f(key, value) for each field of `obj` while it returns true; false when a field
+// cannot be read or f returns false.
+template <typename F>
+bool each_field(od::object obj, const char* end, F&& f) {
+    for (auto result : obj) {
+        od::field field;
+        if (std::move(result).get(field)) return false;
+        std::string_view key;
+        if (!raw_key(field, end, key)) return false;
+        if (!f(key, field.value())) return false;
+    }
+    return true;
+}
+
 bool DlloggerParser::read_step(od::value v) {
     od::json_type type{};
     if (v.type().get(type)) return false;
@@ -286,24 +300,11 @@ bool DlloggerParser::read_data(od::object data) {
         m_kind = StepKind::integer;
         m_step = step;
     }
-    for (auto result : data) {
-        od::field field;
-        if (std::move(result).get(field)) return false;
-        std::string_view key;
-        if (!raw_key(field, m_end, key)) return false;
-        od::value v = field.value();
-        if (!stage_value(key, v)) return false;
-    }
-    return true;
+    return each_field(data, m_end, [this](std::string_view key, od::value v) { return stage_value(key, v); });
 }
 
 bool DlloggerParser::read_parameters(od::object data) {
-    for (auto result : data) {
-        od::field field;
-        if (std::move(result).get(field)) return false;
-        std::string_view key;
-        if (!raw_key(field, m_end, key)) return false;
-        od::value v = field.value();
+    return each_field(data, m_end, [this](std::string_view key, od::value v) {
         od::json_type type{};
         if (v.type().get(type)) return false;
         std::string_view raw;
@@ -323,8 +324,8 @@ bool DlloggerParser::read_parameters(od::object data) {
             }
         }
         m_params.emplace_back(std::string(key), std::string(trim(raw)));
-    }
-    return true;
+        return true;
+    });
 }
 
 // "data" came before "step": parse it again now that the step is known. It lies
@@ -424,19 +425,9 @@ Outcome DlloggerParser::parse_json(const char* json, std::size_t len, std::size_
 }
 
 void DlloggerParser::run(Source& source) {
-    LineReader reader(source);
-    SeriesReserver reserver(m_out, source.size_hint());
-    LineReader::Line line;
     ParseStats& st = m_out.stats;
-    while (reader.next(line)) {
-        reserver.check(reader.bytes());
-        if (m_want_records && !m_records_reserved && reader.bytes() >= (1u << 20))
-            reserve_records(reader.bytes(), source.size_hint());
-        if (line.overlong) {
-            ++st.skipped;
-            warn(st, fmt::format("{}:{}: line longer than the maximum, skipped", m_label, line.number));
-            continue;
-        }
+    m_lines = each_text_line(source, m_label, m_out, [&](const LineReader::Line& line, std::uint64_t bytes) {
+        if (m_want_records && !m_records_reserved && bytes >= (1u << 20)) reserve_records(bytes, source.size_hint());
         std::string_view t = line.text;
         m_record_line = t.size() >= 5 && t.substr(0, 4) == "DLLL";
         std::size_t i = 0;
@@ -446,10 +437,10 @@ void DlloggerParser::run(Source& source) {
         std::string_view json = t.substr(i);
         while (!json.empty() && (json.back() == '\r' || json.back() == ' ' || json.back() == '\t'))
             json.remove_suffix(1);
-        if (json.empty()) continue;
+        if (json.empty()) return;
         if (json.front() != '{') {
             ++st.skipped;
-            continue;
+            return;
         }
         std::size_t capacity = line.capacity - static_cast<std::size_t>(json.data() - t.data());
         Outcome r = parse_json(json.data(), json.size(), capacity);
@@ -471,9 +462,7 @@ void DlloggerParser::run(Source& source) {
             ++st.corrupt;
             warn(st, fmt::format("{}:{}: invalid JSON record, skipped", m_label, line.number));
         }
-    }
-    st.bytes += reader.bytes();
-    m_lines = reader.lines();
+    });
 }
 
 }  // namespace

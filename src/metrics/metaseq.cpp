@@ -220,20 +220,11 @@ bool MetaseqParser::line(std::string_view t, std::size_t capacity) {
 }
 
 void MetaseqParser::run(Source& source) {
-    LineReader reader(source);
-    SeriesReserver reserver(m_out, source.size_hint());
-    LineReader::Line ln;
     ParseStats& st = m_out.stats;
-    while (reader.next(ln)) {
-        reserver.check(reader.bytes());
-        if (ln.overlong) {
-            ++st.skipped;
-            warn(st, fmt::format("{}:{}: line longer than the maximum, skipped", m_label, ln.number));
-            continue;
-        }
+    each_text_line(source, m_label, m_out, [&](const LineReader::Line& ln, std::uint64_t) {
         std::string_view t = ln.text;
         while (!t.empty() && (t.back() == '\r' || t.back() == ' ')) t.remove_suffix(1);
-        if (trim(t).empty()) continue;
+        if (trim(t).empty()) return;
         m_sink.discard();
         bool ok = line(t, ln.capacity);
         if (ok && ln.complete) {
@@ -254,8 +245,7 @@ void MetaseqParser::run(Source& source) {
             m_sink.discard();
             ++st.skipped;
         }
-    }
-    st.bytes += reader.bytes();
+    });
 }
 
 }  // namespace

@@ -162,17 +162,7 @@ void NemoParser::segment(std::string_view s, bool complete) {
 }
 
 void NemoParser::run(Source& source) {
-    LineReader reader(source);
-    SeriesReserver reserver(m_out, source.size_hint());
-    LineReader::Line line;
-    ParseStats& st = m_out.stats;
-    while (reader.next(line)) {
-        reserver.check(reader.bytes());
-        if (line.overlong) {
-            ++st.skipped;
-            warn(st, fmt::format("{}:{}: line longer than the maximum, skipped", m_label, line.number));
-            continue;
-        }
+    each_text_line(source, m_label, m_out, [this](const LineReader::Line& line, std::uint64_t) {
         std::string_view t = line.text;
         // tqdm updates are separated by '\r'; only the last piece can be cut.
         while (!t.empty()) {
@@ -181,8 +171,7 @@ void NemoParser::run(Source& source) {
             t = (cr == std::string_view::npos) ? std::string_view{} : t.substr(cr + 1);
             segment(piece, line.complete || !t.empty() || cr != std::string_view::npos);
         }
-    }
-    st.bytes += reader.bytes();
+    });
 }
 
 }  // namespace
