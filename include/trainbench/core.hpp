@@ -156,6 +156,10 @@ public:
 // ---------------------------------------------------------------- strings
 // Levenshtein distance (insert, delete, substitute each cost 1).
 [[nodiscard]] std::size_t edit_distance(std::string_view a, std::string_view b);
+// A shell/environment variable name: letters, digits and '_', not starting with a digit.
+[[nodiscard]] bool is_variable_name(std::string_view s);
+// Holds a control character (below 0x20, or DEL): a newline or tab among them.
+[[nodiscard]] bool has_control_char(std::string_view s);
 // The closest candidate within a distance that scales with the word length,
 // or nothing when no candidate is close enough.
 [[nodiscard]] std::optional<std::string> closest_match(std::string_view word,

@@ -365,6 +365,9 @@ void validate_job_values(const Recipe& recipe, Diagnostics& diagnostics);
 // metrics.path is relative to the stage's log directory and stays inside it: the problem in
 // words, or "" when the path is fine ("" is fine: the framework's default file).
 [[nodiscard]] std::string metrics_path_problem(std::string_view path);
+// NAME of an env value written "${env:NAME}" (taken from the submitting environment at
+// submit time, never written to disk); nullopt for a literal value.
+[[nodiscard]] std::optional<std::string> env_reference(std::string_view value);
 [[nodiscard]] ValidateOptions validate_options(const Recipe& recipe, const Stage& stage);
 [[nodiscard]] PrepareDataOptions prepare_data_options(const Recipe& recipe, const Stage& stage);
 // The Pile shard list "0-1,5" as numbers (sorted, unique); throws InputError when malformed.

@@ -8,6 +8,7 @@
 
 #include <trainbench/backend.hpp>
 #include <trainbench/core.hpp>
+#include <trainbench/yaml.hpp>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -439,7 +440,10 @@ public:
         if (request.entrypoint.filename() == "Chart.yaml") {
             SubmitResult installed = install_chart(request);
             // Only a chart rendered to wait for another stage ("after: NAME" in its values).
-            const std::string values = read_file(request.stage_dir / request.entrypoint.parent_path() / "values.yaml");
+            const fs::path values_file = request.stage_dir / request.entrypoint.parent_path() / "values.yaml";
+            Diagnostics d;
+            const yaml::Node values = yaml::parse_file(values_file, values_file.string(), d);
+            d.throw_if_errors("the chart's values");
             const std::string after = top_value(values, "after");
             if (!after.empty()) chain_to(request, installed.job_id, after, top_value(values, "queue"));
             return installed;
@@ -598,15 +602,10 @@ private:
         }
     }
 
-    // A top-level `KEY: VALUE` line of a rendered chart's values.yaml, unquoted (empty when absent).
-    static std::string top_value(const std::string& values, const std::string& key) {
-        const std::string head = "\n" + key + ":";
-        std::size_t at = values.find(head);
-        if (at == std::string::npos) return {};
-        at += head.size();
-        std::string v = trim(values.substr(at, values.find('\n', at) - at));
-        if (v.size() >= 2 && v.front() == '"' && v.back() == '"') v = v.substr(1, v.size() - 2);
-        return v;
+    // A top-level scalar of a rendered chart's values.yaml ("" when absent or not a scalar).
+    static std::string top_value(const yaml::Node& values, std::string_view key) {
+        const yaml::Node* v = values.find(key);
+        return v && v->is_scalar() ? v->scalar : std::string();
     }
 
     // `helm install RELEASE CHART` of the chart render made for the stage (kubernetes.install:

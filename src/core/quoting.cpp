@@ -101,11 +101,7 @@ std::string yaml_quote(std::string_view value) {
 }
 
 std::string shell_escape(std::string_view value) {
-    bool has_control = std::any_of(value.begin(), value.end(), [](char c) {
-        auto u = static_cast<unsigned char>(c);
-        return u < 0x20 || u == 0x7f;
-    });
-    if (!has_control) return shell_quote(value);
+    if (!has_control_char(value)) return shell_quote(value);
     return "$'" + c_escaped(value, '\'') + "'";
 }
 

@@ -12,28 +12,11 @@ namespace trainbench::recipe {
 
 namespace {
 
-bool has_control(std::string_view s) {
-    return std::any_of(s.begin(), s.end(), [](char c) {
-        auto u = static_cast<unsigned char>(c);
-        return u < 0x20 || u == 0x7f;
-    });
-}
-
-bool valid_variable_name(std::string_view s) {
-    if (s.empty() || (s.front() >= '0' && s.front() <= '9')) return false;
-    return std::all_of(s.begin(), s.end(), [](char c) {
-        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-    });
-}
-
 // `${env:NAME}` values name a variable of the submitting environment.
 void check_env_references(const Recipe& r, Diagnostics& d) {
-    constexpr std::string_view open = "${env:";
     for (const auto& [name, value] : r.env) {
-        std::string_view v = value;
-        if (v.size() <= open.size() + 1 || v.substr(0, open.size()) != open || v.back() != '}') continue;
-        std::string_view ref = v.substr(open.size(), v.size() - open.size() - 1);
-        if (!valid_variable_name(ref))
+        const std::optional<std::string> ref = env_reference(value);
+        if (ref && !is_variable_name(*ref))
             d.error(origin_of(r, "env." + name), "env." + name, fmt::format("'{}' does not name a variable", value),
                     "\"${env:NAME}\" with letters, digits and '_', not starting with a digit");
     }
@@ -51,7 +34,7 @@ void check_directive_values(const Recipe& r, Diagnostics& d) {
                                                           {"slurm.constraint", s.constraint},
                                                           {"slurm.network", s.network},
                                                           {"slurm.job_name_prefix", s.job_name_prefix}})
-        if (has_control(value))
+        if (has_control_char(value))
             d.error(origin_of(r, key), key, fmt::format("'{}' contains a control character (newline or tab)", value),
                     "one line: an #SBATCH line cannot hold a newline or tab");
 }
@@ -75,8 +58,15 @@ void check_kubernetes(const Recipe& r, Diagnostics& d) {
 
 }  // namespace
 
+std::optional<std::string> env_reference(std::string_view value) {
+    constexpr std::string_view open = "${env:";
+    if (value.size() <= open.size() + 1 || value.substr(0, open.size()) != open || value.back() != '}')
+        return std::nullopt;
+    return std::string(value.substr(open.size(), value.size() - open.size() - 1));
+}
+
 std::string metrics_path_problem(std::string_view path) {
-    if (path.find("..") != std::string_view::npos || (!path.empty() && path.front() == '/') || has_control(path))
+    if (path.find("..") != std::string_view::npos || (!path.empty() && path.front() == '/') || has_control_char(path))
         return fmt::format("metrics.path '{}' must be a relative path inside the log directory", path);
     return {};
 }

@@ -24,30 +24,6 @@ namespace {
 // ---------------------------------------------------------------- constants
 constexpr const char* k_k8s_config_dir = "/etc/trainbench";  // the ConfigMap's mount
 
-bool valid_identifier(std::string_view s) {
-    if (s.empty() || (s.front() >= '0' && s.front() <= '9')) return false;
-    return std::all_of(s.begin(), s.end(), [](char c) {
-        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-    });
-}
-
-bool has_control(std::string_view s) {
-    return std::any_of(s.begin(), s.end(), [](char c) {
-        auto u = static_cast<unsigned char>(c);
-        return u < 0x20 || u == 0x7f;
-    });
-}
-
-// The `${env:NAME}` form of a recipe env value: the variable comes from the
-// submitting environment at submit time and is never written to disk.
-std::optional<std::string> env_reference(std::string_view value) {
-    constexpr std::string_view open = "${env:";
-    if (value.size() > open.size() + 1 && value.substr(0, open.size()) == open && value.back() == '}') {
-        return std::string(value.substr(open.size(), value.size() - open.size() - 1));
-    }
-    return std::nullopt;
-}
-
 // The command a stage other than train runs: its options.command, nccl-tests for
 // validate, else a command that fails at once and says why.
 std::vector<ShellWord> stage_command(const recipe::Stage& stage, const std::string& gpus_per_rank) {
@@ -180,7 +156,7 @@ std::string join(const std::vector<std::string>& parts, std::string_view sep) {
 }
 
 void check_directive_value(const std::string& key, const std::string& value) {
-    if (has_control(value))
+    if (has_control_char(value))
         throw InputError(
             fmt::format("'{}' contains a control character (newline or tab), which a #SBATCH line "
                         "cannot hold: '{}'",
@@ -266,7 +242,7 @@ void check_plain_names(const recipe::Recipe& r, const recipe::Stage& stage, cons
             return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
         }))
         throw InputError(fmt::format("stage name '{}' cannot name a log directory: use [a-z0-9_-]", stage.name));
-    if (has_control(options.run_id) || options.run_id.find('/') != std::string::npos)
+    if (has_control_char(options.run_id) || options.run_id.find('/') != std::string::npos)
         throw InputError(fmt::format("run id '{}' is not a plain word", options.run_id));
     // recipe::validate_recipe reports this with its location; a recipe rendered unvalidated stops here.
     if (std::string problem = recipe::metrics_path_problem(r.metrics.path); !problem.empty()) throw InputError(problem);
@@ -471,11 +447,11 @@ void add_env(const catalog::EnvList& env, ordered_json& c) {
     ordered_json env_list = ordered_json::array();
     ordered_json env_refs = ordered_json::array();
     for (const auto& [name, value] : env) {
-        if (!valid_identifier(name))
+        if (!is_variable_name(name))
             throw InputError(fmt::format("environment variable name '{}' is not a valid name", name),
                              "use letters, digits and '_', not starting with a digit");
-        std::optional<std::string> ref = env_reference(value);
-        if (ref && !valid_identifier(*ref))
+        std::optional<std::string> ref = recipe::env_reference(value);
+        if (ref && !is_variable_name(*ref))
             throw InputError(fmt::format("env '{}': '{}' does not name a variable", name, value),
                              "write \"${env:NAME}\" with a valid variable name");
         std::string value_sh =

@@ -2,6 +2,7 @@
 // scheduler query per backend, resolving interrupted submissions, cancelling.
 #include "run/time.hpp"
 
+#include <trainbench/recipe.hpp>
 #include <trainbench/run.hpp>
 
 #include <fmt/format.h>
@@ -224,8 +225,9 @@ std::map<std::string, std::string> secret_environment(const catalog::EnvList& en
     std::map<std::string, std::string> values;
     std::vector<std::string> missing;
     for (const auto& [name, value] : env) {
-        if (value.rfind("${env:", 0) != 0 || value.back() != '}') continue;
-        std::string var = value.substr(6, value.size() - 7);
+        const std::optional<std::string> ref = recipe::env_reference(value);
+        if (!ref) continue;
+        const std::string& var = *ref;
         const char* v = std::getenv(var.c_str());
         if (!v) {
             missing.push_back(fmt::format("'{}' (for env '{}')", var, name));
