@@ -44,11 +44,35 @@ struct Point {
     double wall_time = std::numeric_limits<double>::quiet_NaN();  // unix seconds, NaN when unknown
 };
 
+// The earlier points of a long series, moved to an unnamed temporary file
+// (ParseOptions::spill_after). Opaque: read a series with PointReader.
+class PointSpill;
+
 struct Series {
     std::string name;           // canonical or original name
     std::string source_name;    // the name in the log ("train_step_timing in s")
     std::vector<Point> points;  // in step order; a repeated step keeps the later value
     bool last_only = false;     // only the point of the highest step is kept (ParseOptions::last_only)
+    // With ParseOptions::spill_after, the points before `points` (all of lower steps) when the
+    // series outgrew memory; nullptr otherwise. PointReader reads both.
+    std::shared_ptr<PointSpill> spill;
+};
+
+// Every point of a series in step order, whether held in memory or spilled to a
+// temporary file. The series must outlive the reader and not change while it reads.
+// Throws RuntimeError when the temporary file cannot be read.
+class PointReader {
+public:
+    explicit PointReader(const Series& series);
+    ~PointReader();
+    PointReader(const PointReader&) = delete;
+    PointReader& operator=(const PointReader&) = delete;
+    // The next point; false at the end.
+    bool next(Point& p);
+
+private:
+    struct State;
+    std::unique_ptr<State> m_state;
 };
 
 // One step-time record as the gpu-recipes tool reads a DLLogger file: a line
@@ -120,6 +144,10 @@ struct ParseOptions {
     std::vector<std::string> last_only;
     // DLLogger: also collect LogData::step_records in the same pass.
     bool step_records = false;
+    // Keep at most about this many points of a series in memory; the earlier ones go to an
+    // unnamed temporary file in $TMPDIR (Series::spill), so output of a log larger than memory
+    // takes constant memory. Files are then read on one thread. 0 = everything in memory.
+    std::size_t spill_after = 0;
 };
 
 // One log format.

@@ -13,6 +13,8 @@ namespace trainbench::cli {
 
 namespace {
 
+constexpr std::size_t k_points_in_memory = 1 << 16;  // per series: 1.5 MiB
+
 struct ParseCommandOptions {
     std::vector<std::string> files;
     std::string format = "auto";
@@ -28,6 +30,8 @@ int run_parse(const ParseCommandOptions& opts, Context& ctx) {
     metrics::ParseOptions po;
     po.format = opts.format;
     po.threads = opts.threads;
+    // Every point is written out, so a long series waits in a temporary file, not in memory.
+    po.spill_after = k_points_in_memory;
     for (const std::string& t : opts.tags) {
         std::stringstream ss(t);
         std::string item;

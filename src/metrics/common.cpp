@@ -1,5 +1,7 @@
 #include "metrics/common.hpp"
 
+#include "metrics/spill.hpp"
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -51,6 +53,13 @@ void insert_point(Series& series, const Point& p) {
         if (v.back().step <= p.step) v.back() = p;
         return;
     }
+    if (series.spill) {
+        if (v.size() >= series.spill->limit()) series.spill->move_out(v);
+        if (series.spill->covers(p.step)) {
+            series.spill->add_late(p);
+            return;
+        }
+    }
     if (v.empty() || v.back().step < p.step) {
         v.push_back(p);
         return;
@@ -85,6 +94,8 @@ Series* SeriesSink::create(std::string_view name, std::string_view source_name) 
         s.source_name = std::string(source_name);
         s.last_only = std::any_of(m_options.last_only.begin(), m_options.last_only.end(),
                                   [&](const std::string& t) { return t == name || t == source_name; });
+        if (m_options.spill_after > 0 && !s.last_only)
+            s.spill = std::make_shared<PointSpill>(m_options.spill_after, s.name);
         it = m_out.series.emplace(s.name, std::move(s)).first;
     }
     return &it->second;
@@ -169,6 +180,7 @@ void SeriesReserver::reserve(std::uint64_t bytes_done) {
     if (m_size < bytes_done * 2) return;
     double scale = static_cast<double>(m_size) / static_cast<double>(bytes_done);
     for (auto& [name, s] : m_out.series) {
+        if (s.spill) continue;  // holds a bounded number of points
         auto it = m_initial.find(name);
         std::size_t before = it == m_initial.end() ? 0 : it->second;
         std::size_t grown = s.points.size() - std::min(before, s.points.size());

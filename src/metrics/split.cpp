@@ -2,6 +2,7 @@
 #include "metrics/split.hpp"
 
 #include "metrics/common.hpp"
+#include "metrics/spill.hpp"
 
 #include <fmt/format.h>
 
@@ -33,7 +34,34 @@ std::string shift_line(const std::string& warning, std::string_view label, std::
     return fmt::format("{}:{}{}", label, line + base, std::string_view(end, static_cast<std::size_t>(last - end)));
 }
 
+// A series some of whose points are in a temporary file (ParseOptions::spill_after).
+void merge_spilled(Series& dst, Series&& src) {
+    if (!dst.spill && dst.points.empty()) {
+        dst.points = std::move(src.points);
+        dst.spill = std::move(src.spill);
+        return;
+    }
+    Point first;
+    PointReader reader(src);
+    if (!reader.next(first)) return;
+    const bool dst_empty = dst.points.empty() && !(dst.spill && dst.spill->count() > 0);
+    const std::int64_t dst_last =
+        dst.points.empty() ? (dst.spill ? dst.spill->last_step() : 0) : dst.points.back().step;
+    if (dst.spill && src.spill && (dst_empty || first.step > dst_last)) {
+        dst.spill->append(dst.points, *src.spill);
+        dst.points = std::move(src.points);
+        return;
+    }
+    // A restart crossing the cut: point by point, as line by line.
+    insert_point(dst, first);
+    for (Point p; reader.next(p);) insert_point(dst, p);
+}
+
 void merge_series(Series& dst, Series&& src) {
+    if (src.spill || dst.spill) {
+        merge_spilled(dst, std::move(src));
+        return;
+    }
     if (src.points.empty()) return;
     if (dst.last_only || src.last_only) {
         // one point each: the later part's wins unless its step is lower
@@ -69,10 +97,10 @@ void merge_parts(std::vector<LinePart>& parts, std::string_view label, LogData& 
             // Room for every part's points, once (the first part's vector is taken over when
             // the series is new, and usually has the room already).
             std::size_t& total = totals[name];
-            if (total > 0 && !dst.points.empty()) dst.points.reserve(dst.points.size() + total);
+            if (total > 0 && !dst.points.empty() && !dst.spill) dst.points.reserve(dst.points.size() + total);
             bool was_empty = dst.points.empty();
             merge_series(dst, std::move(s));
-            if (total > 0 && was_empty) dst.points.reserve(total);
+            if (total > 0 && was_empty && !dst.spill) dst.points.reserve(total);
             total = 0;
         }
         // (the first part's records are taken over: it reserved room for the whole file's)

@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <memory>
+#include <optional>
 #include <ostream>
 
 namespace trainbench::report {
@@ -83,6 +85,60 @@ std::string json_number_text(double v) {
 
 // The document to_json() + series would give with dump(2), byte for byte, with the
 // series written point by point instead of built as one more document in memory.
+
+// Every step of every series, one row per step and one column per series, in the
+// layout of fitted_table, without holding the rows: one pass measures the columns,
+// a second writes the rows (both merge the series by step).
+template <typename Row>
+void each_points_row(const metrics::LogData& d, Row&& row) {
+    std::vector<std::unique_ptr<metrics::PointReader>> readers;
+    std::vector<std::optional<metrics::Point>> heads;
+    for (const auto& [name, s] : d.series) {
+        readers.push_back(std::make_unique<metrics::PointReader>(s));
+        metrics::Point p;
+        heads.push_back(readers.back()->next(p) ? std::optional(p) : std::nullopt);
+    }
+    std::vector<std::string> cells(d.series.size() + 1);
+    for (;;) {
+        std::optional<std::int64_t> step;
+        for (const auto& h : heads)
+            if (h && (!step || h->step < *step)) step = h->step;
+        if (!step) return;
+        cells[0] = std::to_string(*step);
+        for (std::size_t i = 0; i < heads.size(); ++i) {
+            if (heads[i] && heads[i]->step == *step) {
+                cells[i + 1] = number(heads[i]->value);
+                metrics::Point p;
+                heads[i] = readers[i]->next(p) ? std::optional(p) : std::nullopt;
+            } else {
+                cells[i + 1] = "-";
+            }
+        }
+        row(cells);
+    }
+}
+
+void write_points_table(std::ostream& out, const metrics::LogData& d) {
+    std::vector<std::string> header{"STEP"};
+    for (const auto& [name, s] : d.series) header.push_back(name);
+    std::vector<std::size_t> width(header.size());
+    for (std::size_t i = 0; i < header.size(); ++i) width[i] = header[i].size();
+    each_points_row(d, [&](const std::vector<std::string>& cells) {
+        for (std::size_t i = 0; i < cells.size(); ++i) width[i] = std::max(width[i], cells[i].size());
+    });
+    std::string line;
+    auto write = [&](const std::vector<std::string>& cells) {
+        line.clear();
+        for (std::size_t i = 0; i < cells.size(); ++i) {
+            line += cells[i];
+            if (i + 1 < cells.size()) line.append(width[i] - cells[i].size() + 2, ' ');
+        }
+        line += '\n';
+        out << line;
+    };
+    write(header);
+    each_points_row(d, write);
+}
 }  // namespace
 
 void write_log_data_json(std::ostream& out, const metrics::LogData& d) {
@@ -97,14 +153,16 @@ void write_log_data_json(std::ostream& out, const metrics::LogData& d) {
         std::size_t n = 0;
         for (const auto& [name, s] : d.series) {
             out << "    " << nlohmann::json(name).dump() << ": {\n      \"points\": ";
-            if (s.points.empty()) out << "[]";
-            for (std::size_t i = 0; i < s.points.size(); ++i) {
-                const metrics::Point& p = s.points[i];
-                out << (i == 0 ? "[\n" : ",\n") << "        {\n          \"step\": " << p.step
+            metrics::PointReader reader(s);
+            metrics::Point p;
+            bool first = true;
+            while (reader.next(p)) {
+                out << (first ? "[\n" : ",\n") << "        {\n          \"step\": " << p.step
                     << ",\n          \"value\": " << json_number_text(p.value)
                     << ",\n          \"wall_time\": " << json_number_text(p.wall_time) << "\n        }";
-                if (i + 1 == s.points.size()) out << "\n      ]";
+                first = false;
             }
+            out << (first ? "[]" : "\n      ]");
             out << ",\n      \"source_name\": " << nlohmann::json(s.source_name).dump() << "\n    }"
                 << (++n < d.series.size() ? ",\n" : "\n");
         }
@@ -126,7 +184,8 @@ void write_log_data_csv(std::ostream& out, const metrics::LogData& d) {
     out << "series,source_name,step,value,wall_time\n";
     for (const auto& [name, s] : d.series) {
         std::string prefix = csv_field(name) + "," + csv_field(s.source_name) + ",";
-        for (const metrics::Point& p : s.points)
+        metrics::PointReader reader(s);
+        for (metrics::Point p; reader.next(p);)
             out << prefix << p.step << ',' << fmt::format("{}", p.value) << ','
                 << (std::isnan(p.wall_time) ? std::string() : fmt::format("{:.6f}", p.wall_time)) << '\n';
     }
@@ -136,43 +195,28 @@ void write_log_data_text(std::ostream& out, const metrics::LogData& d, bool poin
     if (!d.series.empty() && !(d.nccl && !d.nccl->rows.empty())) {
         std::vector<std::vector<std::string>> rows;
         for (const auto& [name, s] : d.series) {
-            if (s.points.empty()) continue;
-            double sum = 0, lo = s.points.front().value, hi = lo;
-            for (const metrics::Point& p : s.points) {
+            metrics::PointReader reader(s);
+            metrics::Point first, p;
+            if (!reader.next(first)) continue;
+            double sum = first.value, lo = first.value, hi = first.value;
+            std::uint64_t count = 1;
+            metrics::Point last = first;
+            while (reader.next(p)) {
                 sum += p.value;
                 lo = std::min(lo, p.value);
                 hi = std::max(hi, p.value);
+                ++count;
+                last = p;
             }
-            rows.push_back({name, s.source_name == name ? "" : s.source_name, std::to_string(s.points.size()),
-                            fmt::format("{}..{}", s.points.front().step, s.points.back().step),
-                            number(s.points.back().value), number(sum / static_cast<double>(s.points.size())),
-                            number(lo), number(hi)});
+            rows.push_back({name, s.source_name == name ? "" : s.source_name, std::to_string(count),
+                            fmt::format("{}..{}", first.step, last.step), number(last.value),
+                            number(sum / static_cast<double>(count)), number(lo), number(hi)});
         }
         out << fitted_table({"SERIES", "SOURCE", "POINTS", "STEPS", "LAST", "MEAN", "MIN", "MAX"}, rows);
     }
     if (points && !d.series.empty()) {
-        // one row per step, one column per series
-        std::vector<std::string> header{"STEP"};
-        std::map<std::int64_t, std::vector<std::string>> table;
-        std::size_t col = 0;
-        for (const auto& [name, s] : d.series) {
-            header.push_back(name);
-            for (const metrics::Point& p : s.points) {
-                auto& row = table[p.step];
-                row.resize(d.series.size(), "-");
-                row[col] = number(p.value);
-            }
-            ++col;
-        }
-        std::vector<std::vector<std::string>> rows;
-        for (auto& [step, cells] : table) {
-            cells.resize(d.series.size(), "-");
-            std::vector<std::string> r{std::to_string(step)};
-            r.insert(r.end(), cells.begin(), cells.end());
-            rows.push_back(std::move(r));
-        }
         out << '\n';
-        out << fitted_table(header, rows);
+        write_points_table(out, d);
     }
     if (!d.summary.empty()) {
         out << "\nsummary:\n";

@@ -1,0 +1,195 @@
+// Series points in an unnamed temporary file (see spill.hpp), and PointReader.
+#include "metrics/spill.hpp"
+
+#include <trainbench/core.hpp>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
+#include <optional>
+#include <unistd.h>
+
+namespace trainbench::metrics {
+
+namespace {
+
+constexpr std::size_t k_read_block = 4096;  // points per read (96 KiB)
+
+std::string temp_dir() {
+    const char* dir = std::getenv("TMPDIR");
+    return dir && *dir ? std::string(dir) : std::string("/tmp");
+}
+
+// A file nobody else can open, gone when closed (O_TMPFILE, or created and unlinked at once).
+int open_unnamed(const std::string& series) {
+    const std::string dir = temp_dir();
+    int fd = -1;
+#ifdef O_TMPFILE
+    fd = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    if (fd >= 0) return fd;
+#endif
+    std::string path = dir + "/trainbench-points-XXXXXX";
+    fd = ::mkostemp(path.data(), O_CLOEXEC);
+    if (fd < 0)
+        throw RuntimeError(fmt::format("cannot create a temporary file in '{}' for the points of series '{}': {}", dir,
+                                       series, std::strerror(errno)),
+                           "set TMPDIR to a writable directory with room for the parsed points");
+    ::unlink(path.c_str());
+    return fd;
+}
+
+}  // namespace
+
+PointSpill::PointSpill(std::size_t limit, std::string series_name)
+    : m_limit(std::max<std::size_t>(limit, 2)), m_name(std::move(series_name)), m_fd(open_unnamed(m_name)) {}
+
+PointSpill::~PointSpill() {
+    if (m_fd >= 0) ::close(m_fd);
+}
+
+void PointSpill::write(const Point* points, std::size_t n) {
+    const char* data = reinterpret_cast<const char*>(points);
+    std::size_t left = n * sizeof(Point);
+    auto at = static_cast<off_t>(m_count * sizeof(Point));
+    while (left > 0) {
+        ssize_t done = ::pwrite(m_fd, data, left, at);
+        if (done < 0 && errno == EINTR) continue;
+        if (done <= 0)
+            throw RuntimeError(fmt::format("cannot write the temporary file of series '{}' in '{}': {}", m_name,
+                                           temp_dir(), done < 0 ? std::strerror(errno) : "no room"),
+                               "set TMPDIR to a directory with room for the parsed points");
+        data += done;
+        left -= static_cast<std::size_t>(done);
+        at += done;
+    }
+    m_count += n;
+}
+
+void PointSpill::move_out(std::vector<Point>& points) {
+    if (points.size() < 2) return;
+    const std::size_t n = points.size() - 1;
+    write(points.data(), n);
+    m_last_step = points[n - 1].step;
+    points.erase(points.begin(), points.begin() + static_cast<std::ptrdiff_t>(n));
+}
+
+void PointSpill::append(std::vector<Point>& points, PointSpill& next) {
+    write(points.data(), points.size());
+    if (!points.empty()) m_last_step = points.back().step;
+    points.clear();
+    if (!next.m_late.empty()) next.fold_late();
+    std::vector<Point> block(k_read_block);
+    for (std::uint64_t at = 0; at < next.m_count;) {
+        std::size_t n = next.read(block.data(), block.size(), at);
+        write(block.data(), n);
+        at += n;
+    }
+    if (next.m_count > 0) m_last_step = next.m_last_step;
+}
+
+void PointSpill::add_late(const Point& p) {
+    m_late.push_back(p);
+    if (m_late.size() >= m_limit) fold_late();
+}
+
+std::size_t PointSpill::read(Point* out, std::size_t n, std::uint64_t at) const {
+    n = static_cast<std::size_t>(std::min<std::uint64_t>(n, m_count - std::min(at, m_count)));
+    char* data = reinterpret_cast<char*>(out);
+    std::size_t want = n * sizeof(Point), got = 0;
+    while (got < want) {
+        ssize_t r = ::pread(m_fd, data + got, want - got, static_cast<off_t>(at * sizeof(Point) + got));
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0)
+            throw RuntimeError(fmt::format("cannot read the temporary file of series '{}': {}", m_name,
+                                           r < 0 ? std::strerror(errno) : "file shorter than written"));
+        got += static_cast<std::size_t>(r);
+    }
+    return n;
+}
+
+void PointSpill::fold_late() {
+    // Merge into a new file, then take its place.
+    PointSpill merged(m_limit, m_name);
+    detail::SpillMerge merge(*this, detail::sorted_late(m_late));
+    std::vector<Point> block;
+    block.reserve(k_read_block);
+    Point p;
+    while (merge.next(p)) {
+        block.push_back(p);
+        if (block.size() == k_read_block) {
+            merged.write(block.data(), block.size());
+            block.clear();
+        }
+    }
+    merged.write(block.data(), block.size());
+    std::swap(m_fd, merged.m_fd);
+    m_count = merged.m_count;
+    m_late.clear();
+}
+
+namespace detail {
+
+std::vector<Point> sorted_late(const std::vector<Point>& late) {
+    std::vector<Point> v = late;
+    std::stable_sort(v.begin(), v.end(), [](const Point& a, const Point& b) { return a.step < b.step; });
+    // keep the last of each run of equal steps (the later in the log)
+    std::vector<Point> out;
+    out.reserve(v.size());
+    for (std::size_t i = 0; i < v.size(); ++i)
+        if (i + 1 == v.size() || v[i + 1].step != v[i].step) out.push_back(v[i]);
+    return out;
+}
+
+SpillMerge::SpillMerge(const PointSpill& spill, std::vector<Point> late) : m_spill(spill), m_late(std::move(late)) {}
+
+bool SpillMerge::file_head() {
+    if (m_buffer_at < m_buffer.size()) return true;
+    m_buffer.resize(k_read_block);
+    m_buffer.resize(m_spill.read(m_buffer.data(), k_read_block, m_file_at));
+    m_file_at += m_buffer.size();
+    m_buffer_at = 0;
+    return !m_buffer.empty();
+}
+
+bool SpillMerge::next(Point& p) {
+    const bool filed = file_head();
+    if (m_late_at < m_late.size() && (!filed || m_late[m_late_at].step <= m_buffer[m_buffer_at].step)) {
+        p = m_late[m_late_at++];
+        if (filed && m_buffer[m_buffer_at].step == p.step) ++m_buffer_at;  // replaced by the later value
+        return true;
+    }
+    if (!filed) return false;
+    p = m_buffer[m_buffer_at++];
+    return true;
+}
+
+}  // namespace detail
+
+struct PointReader::State {
+    const Series& series;
+    std::optional<detail::SpillMerge> spilled;
+    std::size_t memory_at = 0;
+};
+
+PointReader::PointReader(const Series& series) : m_state(std::make_unique<State>(State{series, std::nullopt, 0})) {
+    if (series.spill) m_state->spilled.emplace(*series.spill, detail::sorted_late(series.spill->late()));
+}
+
+PointReader::~PointReader() = default;
+
+bool PointReader::next(Point& p) {
+    State& s = *m_state;
+    if (s.spilled) {
+        if (s.spilled->next(p)) return true;
+        s.spilled.reset();
+    }
+    if (s.memory_at >= s.series.points.size()) return false;
+    p = s.series.points[s.memory_at++];
+    return true;
+}
+
+}  // namespace trainbench::metrics
