@@ -138,7 +138,8 @@ struct StepStats {
 // Warm-up: the leading steps whose time exceeds the steady-state median (the
 // median of the second half of the records) by more than `threshold` (0.2 =
 // 20%). Returns the index of the first steady-state record.
-[[nodiscard]] std::size_t detect_warmup(const std::vector<StepSample>& records, double threshold = 0.2);
+inline constexpr double k_warmup_threshold = 0.2;  // 20% above the steady-state median
+[[nodiscard]] std::size_t detect_warmup(const std::vector<StepSample>& records, double threshold = k_warmup_threshold);
 
 // The step-time series of a parsed log (metrics::names::step_time_s), one record per step.
 [[nodiscard]] std::vector<StepSample> step_samples(const metrics::LogData& log);

@@ -47,15 +47,36 @@ StepWindow parse_window(std::string_view text) {
     return w;
 }
 
-std::size_t detect_warmup(const std::vector<StepSample>& records, double threshold) {
-    if (records.size() < 4) return 0;
+namespace {
+
+// The median of the second half of the records (the steady state), as percentile() of the
+// sorted values gives it, from two order statistics instead of a sort.
+double tail_median(const std::vector<StepSample>& records) {
     std::vector<double> tail;
+    tail.reserve(records.size() - records.size() / 2);
     for (std::size_t i = records.size() / 2; i < records.size(); ++i) tail.push_back(records[i].seconds);
-    std::sort(tail.begin(), tail.end());
-    const double steady = percentile(tail, 0.5);
+    if (tail.empty()) return 0;
+    const double pos = 0.5 * static_cast<double>(tail.size() - 1);
+    const auto lo = static_cast<std::size_t>(std::floor(pos));
+    const auto nth = tail.begin() + static_cast<std::ptrdiff_t>(lo);
+    std::nth_element(tail.begin(), nth, tail.end());
+    const double low = *nth;
+    const double high = lo + 1 < tail.size() ? *std::min_element(nth + 1, tail.end()) : low;
+    return low + (high - low) * (pos - static_cast<double>(lo));
+}
+
+std::size_t first_steady(const std::vector<StepSample>& records, double steady, double threshold) {
+    if (records.size() < 4) return 0;
     for (std::size_t i = 0; i < records.size(); ++i)
         if (records[i].seconds <= steady * (1 + threshold)) return i;
     return 0;
+}
+
+}  // namespace
+
+std::size_t detect_warmup(const std::vector<StepSample>& records, double threshold) {
+    if (records.size() < 4) return 0;
+    return first_steady(records, tail_median(records), threshold);
 }
 
 StepStats step_statistics(const std::vector<StepSample>& records, StepWindow window) {
@@ -99,15 +120,10 @@ StepStats step_statistics(const std::vector<StepSample>& records, StepWindow win
         for (double v : values) ss += (v - st.mean) * (v - st.mean);
         st.stddev = std::sqrt(ss / static_cast<double>(values.size() - 1));
     }
-    const std::size_t steady = detect_warmup(records);
+    st.steady_state_median = tail_median(records);
+    const std::size_t steady = first_steady(records, st.steady_state_median, k_warmup_threshold);
     for (std::size_t i = 0; i < steady; ++i) st.warmup_steps.push_back(records[i].step);
     st.steady_state_from = steady < records.size() ? records[steady].step : st.first_step;
-    {
-        std::vector<double> tail;
-        for (std::size_t i = records.size() / 2; i < records.size(); ++i) tail.push_back(records[i].seconds);
-        std::sort(tail.begin(), tail.end());
-        st.steady_state_median = percentile(tail, 0.5);
-    }
     st.window_includes_warmup = std::any_of(st.warmup_steps.begin(), st.warmup_steps.end(),
                                             [&](std::int64_t s) { return s >= window.start && s <= window.end; });
     return st;

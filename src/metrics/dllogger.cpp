@@ -57,6 +57,62 @@ private:
     std::map<std::size_t, State> m_states;
 };
 
+// The key of `field` as written (escapes left as they are: metric names have
+// none in practice), pointing into the line: no copy, no unescaping.
+bool raw_key(od::field& field, const char* end, std::string_view& key) {
+    const char* p = field.key().raw();
+    const char* q = p;
+    for (;;) {
+        while (q < end && *q != '"') ++q;  // keys are short: a loop beats a memchr call
+        if (q >= end) return false;
+        std::size_t backslashes = 0;
+        for (const char* b = q; b > p && b[-1] == '\\'; --b) ++backslashes;
+        if (backslashes % 2 == 0) break;
+        ++q;
+    }
+    key = std::string_view(p, static_cast<std::size_t>(q - p));
+    return true;
+}
+
+// The keys of one kind of object on the previous line, in order. Lines repeat them,
+// so a key is usually found by one comparison instead of a scan for its closing quote.
+class KeyHints {
+public:
+    void restart() { m_at = 0; }
+    // The position of the key read last in its object, and whether it is the key the
+    // previous line had there.
+    [[nodiscard]] std::size_t slot() const { return m_at - 1; }
+    [[nodiscard]] bool hit() const { return m_hit; }
+    bool read(od::field& field, const char* end, std::string_view& key) {
+        const char* p = field.key().raw();
+        if (m_at < m_keys.size()) {
+            const std::string& h = m_keys[m_at];
+            // (a hint ending in a backslash could match an escaped quote: scanned instead)
+            if (static_cast<std::size_t>(end - p) > h.size() && p[h.size()] == '"' && (h.empty() || h.back() != '\\') &&
+                std::memcmp(p, h.data(), h.size()) == 0) {
+                key = std::string_view(p, h.size());
+                ++m_at;
+                m_hit = true;
+                return true;
+            }
+        }
+        m_hit = false;
+        if (!raw_key(field, end, key)) return false;
+        if (m_at < m_keys.size())
+            m_keys[m_at].assign(key);
+        else if (m_keys.size() < k_max_hints)
+            m_keys.emplace_back(key);
+        ++m_at;
+        return true;
+    }
+
+private:
+    static constexpr std::size_t k_max_hints = 64;
+    std::vector<std::string> m_keys;
+    std::size_t m_at = 0;
+    bool m_hit = false;
+};
+
 enum class StepKind { none, integer, list, parameter, other };
 enum class Outcome { ok, ignored, error };
 
@@ -86,6 +142,7 @@ private:
     bool read_data(od::object data);
     bool read_parameters(od::object data);
     bool stage_value(std::string_view key, od::value v);
+    Series* series_of(std::string_view key);
     bool read_deferred(std::string_view deferred, const char* json, std::size_t capacity);
     void reserve_records(std::uint64_t bytes_done, std::uint64_t size);
 
@@ -98,7 +155,9 @@ private:
     std::uint64_t m_lines = 0;
     std::string m_scratch;
     std::string m_name;
-    const char* m_end = nullptr;  // end of the JSON text being parsed
+    KeyHints m_line_keys, m_data_keys, m_parameter_keys;
+    std::vector<std::pair<bool, Series*>> m_slot_series;  // by m_data_keys slot
+    const char* m_end = nullptr;                          // end of the JSON text being parsed
 
     // the record being read
     StepKind m_kind = StepKind::none;
@@ -168,32 +227,16 @@ std::optional<double> non_finite_word(std::string_view s) {
     return std::nullopt;
 }
 
-// The key of `field` as written (escapes left as they are: metric names have
-// none in practice), pointing into the line: no copy, no unescaping.
-bool raw_key(od::field& field, const char* end, std::string_view& key) {
-    const char* p = field.key().raw();
-    const char* q = p;
-    for (;;) {
-        while (q < end && *q != '"') ++q;  // keys are short: a loop beats a memchr call
-        if (q >= end) return false;
-        std::size_t backslashes = 0;
-        for (const char* b = q; b > p && b[-1] == '\\'; --b) ++backslashes;
-        if (backslashes % 2 == 0) break;
-        ++q;
-    }
-    key = std::string_view(p, static_cast<std::size_t>(q - p));
-    return true;
-}
-
 // Calls f(key, value) for each field of `obj` while it returns true; false when a field
 // cannot be read or f returns false.
 template <typename F>
-bool each_field(od::object obj, const char* end, F&& f) {
+bool each_field(od::object obj, const char* end, KeyHints& hints, F&& f) {
+    hints.restart();
     for (auto result : obj) {
         od::field field;
         if (std::move(result).get(field)) return false;
         std::string_view key;
-        if (!raw_key(field, end, key)) return false;
+        if (!hints.read(field, end, key)) return false;
         if (!f(key, field.value())) return false;
     }
     return true;
@@ -261,7 +304,22 @@ bool DlloggerParser::read_step(od::value v) {
     }
 }
 
+// The series of a data key: the one of the same position on the previous line when
+// the key is the same there (most lines), else resolved by name.
+Series* DlloggerParser::series_of(std::string_view key) {
+    const std::size_t slot = m_data_keys.slot();
+    if (m_data_keys.hit() && slot < m_slot_series.size() && m_slot_series[slot].first)
+        return m_slot_series[slot].second;
+    Series* s = m_sink.resolve(key);
+    if (slot >= m_slot_series.size()) m_slot_series.resize(slot + 1);
+    m_slot_series[slot] = {true, s};
+    return s;
+}
+
 bool DlloggerParser::stage_value(std::string_view key, od::value v) {
+    // A new key at this position: what the slot resolved to belongs to the old one.
+    if (const std::size_t slot = m_data_keys.slot(); !m_data_keys.hit() && slot < m_slot_series.size())
+        m_slot_series[slot].first = false;
     double d = 0;
     const bool timing = m_want_records && key == k_timing_key;
     // Numbers first: nearly every value is one, and a failed get_double leaves the
@@ -281,14 +339,14 @@ bool DlloggerParser::stage_value(std::string_view key, od::value v) {
         m_record_seconds = d;
     }
     if (m_kind == StepKind::integer) {
-        m_sink.stage(m_sink.resolve(key), Point{m_step, d, k_nan});
+        m_sink.stage(series_of(key), Point{m_step, d, k_nan});
     } else if (m_kind == StepKind::list && m_list_len == 0) {
         m_summary.emplace_back(std::string(key), d);
     } else if (m_kind == StepKind::list && m_list_len == 1) {
         m_name.assign("epoch/").append(key);
         m_sink.stage(m_sink.resolve_as(m_name, key), Point{m_list[0], d, k_nan});
     } else if (m_kind == StepKind::list) {
-        m_sink.stage(m_sink.resolve(key), Point{m_list_steps.map(m_list.data(), m_list_len), d, k_nan});
+        m_sink.stage(series_of(key), Point{m_list_steps.map(m_list.data(), m_list_len), d, k_nan});
     }
     return true;
 }
@@ -300,11 +358,12 @@ bool DlloggerParser::read_data(od::object data) {
         m_kind = StepKind::integer;
         m_step = step;
     }
-    return each_field(data, m_end, [this](std::string_view key, od::value v) { return stage_value(key, v); });
+    return each_field(data, m_end, m_data_keys,
+                      [this](std::string_view key, od::value v) { return stage_value(key, v); });
 }
 
 bool DlloggerParser::read_parameters(od::object data) {
-    return each_field(data, m_end, [this](std::string_view key, od::value v) {
+    return each_field(data, m_end, m_parameter_keys, [this](std::string_view key, od::value v) {
         od::json_type type{};
         if (v.type().get(type)) return false;
         std::string_view raw;
@@ -360,11 +419,12 @@ Outcome DlloggerParser::parse_json(const char* json, std::size_t len, std::size_
     std::string_view type = "LOG";
     std::string_view deferred_data;  // raw "data" seen before "step"
     bool has_data = false;
+    m_line_keys.restart();
     for (auto result : obj) {
         od::field field;
         if (std::move(result).get(field)) return Outcome::error;
         std::string_view key;
-        if (!raw_key(field, m_end, key)) return Outcome::error;
+        if (!m_line_keys.read(field, m_end, key)) return Outcome::error;
         od::value v = field.value();
         // (get_double / get_string rather than raw_json_token: simdjson 3.0 measures a
         // raw token by scanning it, the typed getters do not)

@@ -232,3 +232,22 @@ TEST(Dllogger, LastOnlySeriesKeepTheHighestStep) {
                                 R"(DLLL {"step": 5, "data": {"reduced_train_loss": 4}})" + "\n";
     EXPECT_EQ(values(parse_text("dllogger", restart, o), "loss"), (std::vector<double>{4}));
 }
+
+TEST(Dllogger, AKeyThatChangesPlaceBetweenLinesLandsInItsOwnSeries) {
+    // Keys at the same position as on the line before are matched without a scan: a key
+    // that moved (or a position that held an epoch or summary value) must not inherit the
+    // series of the key that stood there before.
+    LogData d = parse_text("dllogger", R"(DLLL {"step": 1, "data": {"x": 1, "z": 7}}
+DLLL {"step": [1], "data": {"y": 2}}
+DLLL {"step": 2, "data": {"y": 3, "x": 4}}
+DLLL {"step": [], "data": {"y": 5}}
+DLLL {"step": 3, "data": {"y": 6, "x": 8}}
+DLLL {"step": 4, "data": {"x": 9, "y": 10}}
+)");
+    EXPECT_EQ(values(d, "x"), (std::vector<double>{1, 4, 8, 9}));
+    EXPECT_EQ(steps(d, "x"), (std::vector<std::int64_t>{1, 2, 3, 4}));
+    EXPECT_EQ(values(d, "y"), (std::vector<double>{3, 6, 10}));
+    EXPECT_EQ(steps(d, "y"), (std::vector<std::int64_t>{2, 3, 4}));
+    EXPECT_EQ(values(d, "epoch/y"), (std::vector<double>{2}));
+    EXPECT_EQ(values(d, "z"), (std::vector<double>{7}));
+}
