@@ -25,8 +25,10 @@ build_pkgs=(
 run_pkgs=(python3-torch python3-numpy libopenblas0-openmp)
 # libpmix-dev: Slurm's mpi/pmix plugin loads libpmix.so (the unversioned name, in this
 # package), so the local test cluster starts `srun --mpi=pmix` steps (slurm_validate_mpi).
+# openmpi-bin, libopenmpi-dev: the Kubernetes validation's mpirun across pods, run for real
+# (kubernetes_validate_mpi, k8s_validate_report).
 test_pkgs=(
-  slurm-wlm munge libpmix-dev zstd git shellcheck jq hyperfine gcovr clang clang-format clang-tidy
+  slurm-wlm munge libpmix-dev openmpi-bin libopenmpi-dev zstd git shellcheck jq hyperfine gcovr clang clang-format clang-tidy
   libclang-rt-14-dev libbenchmark-dev unzip help2man bash-completion
   curl ca-certificates time dpkg-dev file man-db stress-ng python3-venv openssl
   postgresql sqlite3 chromium

@@ -316,6 +316,10 @@ struct NcclTestOptions {
     catalog::EnvList env;             // exported before the nccl-tests runs
     std::string mem;                  // each nccl-tests step's memory (srun --mem)
     std::string time;                 // each nccl-tests run's time limit (srun --time)
+    // Kubernetes: pod 0 starts the ranks with mpirun over ssh into every pod of the Job.
+    int ssh_port = 222;                                          // sshd's port in the pods (the GKE TCPXO images: 222)
+    std::vector<std::string> sshd{"service", "ssh", "restart"};  // starts sshd in each pod
+    std::vector<std::string> mpirun_args;                        // more mpirun arguments
 };
 struct ValidateOptions {
     int nodes = 0;         // nodes validated; 0 = the recipe's

@@ -63,6 +63,9 @@ const std::vector<Key>& validate_keys() {
         {"nccl.env", Type::env, {}, {}, 0, 0},
         {"nccl.mem", Type::string, {}, {}, 0, 0},
         {"nccl.time", Type::time, {}, {}, 0, 0},
+        {"nccl.ssh_port", Type::integer, {}, {}, 1, 65535},
+        {"nccl.sshd", Type::string_list, {}, {}, 0, 0},
+        {"nccl.mpirun_args", Type::string_list, {}, {}, 0, 0},
     };
     return keys;
 }
@@ -351,8 +354,13 @@ void validate_stage_options(const Recipe& r, Diagnostics& d) {
             if (!v.dcgm.enabled && !v.nccl.enabled)
                 c.error("", fmt::format("stage '{}' validates nothing: dcgm and nccl are both disabled", s.name),
                         "enable dcgm or nccl, or remove the stage");
-            if (v.nccl.enabled && !v.nccl.build_path.empty() && !v.nccl.build_image.empty())
+            // On Kubernetes every pod runs an image: `path` says where in it the binaries are.
+            const bool k8s = r.target.scheduler == catalog::Scheduler::kubernetes;
+            if (v.nccl.enabled && !k8s && !v.nccl.build_path.empty() && !v.nccl.build_image.empty())
                 c.error("nccl.build", "nccl.build gives both 'path' and 'image'", "one way to obtain nccl-tests");
+            if (v.nccl.enabled && k8s && !v.nccl.build_dir.empty())
+                c.error("nccl.build.dir", "on Kubernetes nccl-tests come with the pods' image, not a build",
+                        "set nccl.build.image, and nccl.build.path where the binaries are not on its PATH");
             if (v.nccl.enabled && !v.nccl.build_path.empty() && !v.nccl.build_dir.empty())
                 c.error("nccl.build", "nccl.build gives both 'path' (prebuilt) and 'dir' (build here)",
                         "one way to obtain nccl-tests");
@@ -440,6 +448,9 @@ ValidateOptions validate_options(const Recipe& r, const Stage& stage) {
     rd.get("nccl.env", n.env);
     rd.get("nccl.mem", n.mem);
     rd.get("nccl.time", n.time);
+    rd.get("nccl.ssh_port", n.ssh_port);
+    rd.get("nccl.sshd", n.sshd);
+    rd.get("nccl.mpirun_args", n.mpirun_args);
     return v;
 }
 

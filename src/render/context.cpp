@@ -24,11 +24,16 @@ namespace {
 // ---------------------------------------------------------------- constants
 constexpr const char* k_k8s_config_dir = "/etc/trainbench";  // the ConfigMap's mount
 
+// Whether the stage names its own command (options.command), which replaces what its kind runs.
+bool stage_has_command(const recipe::Stage& stage) {
+    return stage.options.is_object() && stage.options.contains("command") && stage.options["command"].is_array();
+}
+
 // The command a stage other than train runs: its options.command, nccl-tests for
 // validate, else a command that fails at once and says why.
 std::vector<ShellWord> stage_command(const recipe::Stage& stage, const std::string& gpus_per_rank) {
     std::vector<ShellWord> w;
-    if (stage.options.is_object() && stage.options.contains("command") && stage.options["command"].is_array()) {
+    if (stage_has_command(stage)) {
         for (const auto& word : stage.options["command"])
             w.emplace_back(word.is_string() ? word.get<std::string>() : word.dump());
         return w;
@@ -215,6 +220,11 @@ const std::vector<std::string>& pre_escaped_keys() {
         "validate.ranks_per_node",
         "validate.pair_tasks",
         "validate.dcgm_level",
+        "validate.k8s_ssh_port",
+        "validate.k8s_rsh_args_sh",
+        "validate.k8s_mpirun_sh",
+        "validate.k8s_dcgm_remote_sh",
+        "validate.k8s_sshd_sh",
         "prepare.srun_sh",
         "prepare.preprocess_srun_sh",
         "prepare.preprocess_sh",
@@ -251,6 +261,7 @@ void check_plain_names(const recipe::Recipe& r, const recipe::Stage& stage, cons
 // What build_context decides about the stage beside the Facts the framework sees.
 struct StageShape {
     bool slurm_validate = false;  // a validate stage on Slurm (nccl-tests over the allocation)
+    bool k8s_validate = false;    // a validate stage on Kubernetes (nccl-tests across the Job's pods)
     bool slurm_prepare = false;   // a prepare-data stage on Slurm (one node per array task)
     bool per_gpu = false;         // the program is started once per GPU
     std::string stdout_file;      // where a framework that logs to stdout writes it ("" = the job's log)
@@ -259,6 +270,8 @@ struct StageShape {
 StageShape stage_shape(const recipe::Recipe& r, const recipe::Stage& stage, const Framework* fw) {
     StageShape s;
     s.slurm_validate = r.target.scheduler == catalog::Scheduler::slurm && stage.kind == "validate";
+    s.k8s_validate =
+        r.target.scheduler == catalog::Scheduler::kubernetes && stage.kind == "validate" && !stage_has_command(stage);
     s.slurm_prepare = r.target.scheduler == catalog::Scheduler::slurm && stage.kind == "prepare-data";
     // Started once per GPU by the scheduler (srun tasks, or our own rank loop locally)
     // rather than once per node by torchrun.
@@ -305,8 +318,9 @@ ordered_json framework_is(const Facts& f, const StageShape& s) {
     ordered_json is = ordered_json::object();
     for (const std::string& name : framework_names())
         is[std::string(find_framework(name)->template_key)] = train && f.r.framework == name;
-    is["command"] = !train && !s.slurm_validate && !prepare_data;
+    is["command"] = !train && !s.slurm_validate && !s.k8s_validate && !prepare_data;
     is["validate"] = s.slurm_validate;
+    is["validate_k8s"] = s.k8s_validate;
     is["prepare_data"] = prepare_data;
     return is;
 }
@@ -605,7 +619,7 @@ ordered_json stage_commands(const Facts& f, const StageShape& s, const Framework
     if (f.stage.kind == "train") {
         commands.push_back(command_json(r.framework, r.framework_version, plain_argv(launch.program),
                                         launch.config_file, launch.config_keys));
-    } else if (s.slurm_validate && c.at("validate").value("nccl_enabled", false)) {
+    } else if ((s.slurm_validate || s.k8s_validate) && c.at("validate").value("nccl_enabled", false)) {
         for (ordered_json& command : nccl_tests_commands(c.at("validate"))) commands.push_back(std::move(command));
     } else if (s.slurm_prepare && c.at("prepare").value("preprocess", false) && !prepare_is_custom(f.stage)) {
         const ordered_json& prepare = c.at("prepare");

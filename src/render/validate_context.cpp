@@ -78,6 +78,53 @@ std::vector<ShellWord> nccl_args(const recipe::NcclTestOptions& n) {
     return args;
 }
 
+// Kubernetes: ssh options for the pods (Open MPI's plm_rsh_args and the script's own calls).
+// Pods come and go under the same names, so their host keys are neither checked nor kept.
+std::vector<ShellWord> k8s_rsh_args(const recipe::NcclTestOptions& n) {
+    return {"-p", std::to_string(n.ssh_port),     "-o", "StrictHostKeyChecking=no",
+            "-o", "UserKnownHostsFile=/dev/null", "-o", "LogLevel=ERROR"};
+}
+
+// Kubernetes: mpirun from pod 0, each pod reached over ssh by its name behind the headless
+// Service (kept whole: orte_keep_fqdn_hostnames), daemons started by mpirun itself
+// (plm_rsh_no_tree_spawn: pods do not ssh to each other), TCP for Open MPI's own traffic.
+std::vector<ShellWord> k8s_mpirun(const recipe::NcclTestOptions& n) {
+    std::string rsh_args;
+    for (const ShellWord& w : k8s_rsh_args(n)) rsh_args += (rsh_args.empty() ? "" : " ") + w.plain();
+    std::vector<ShellWord> w{"mpirun",
+                             "--allow-run-as-root",
+                             "--bind-to",
+                             "none",
+                             "--mca",
+                             "plm_rsh_args",
+                             rsh_args,
+                             "--mca",
+                             "plm_rsh_no_tree_spawn",
+                             "true",
+                             "--mca",
+                             "orte_keep_fqdn_hostnames",
+                             "t",
+                             "--mca",
+                             "btl",
+                             "tcp,self"};
+    for (const std::string& a : n.mpirun_args) w.emplace_back(a);
+    return w;
+}
+
+// The keys of the Kubernetes validation (templates/frameworks/validate-k8s.sh).
+void add_k8s_keys(const recipe::ValidateOptions& v, ordered_json& out) {
+    const recipe::NcclTestOptions& n = v.nccl;
+    std::vector<ShellWord> dcgm{v.dcgm.binary, "diag", "-r", std::to_string(v.dcgm.level)};
+    std::vector<ShellWord> sshd;
+    for (const std::string& a : n.sshd) sshd.emplace_back(a);
+    out["k8s_ssh_port"] = n.ssh_port;
+    out["k8s_rsh_args_sh"] = join_shell(k8s_rsh_args(n));
+    out["k8s_mpirun_sh"] = join_shell(k8s_mpirun(n));
+    // one word for ssh, which hands it to the pod's shell
+    out["k8s_dcgm_remote_sh"] = ShellWord(join_shell(dcgm)).shell();
+    out["k8s_sshd_sh"] = sshd.empty() ? std::string(":") : join_shell(sshd);
+}
+
 }  // namespace
 
 ordered_json validate_context(const recipe::Recipe& r, const recipe::ValidateOptions& v, const std::string& log_dir,
@@ -112,28 +159,30 @@ ordered_json validate_context(const recipe::Recipe& r, const recipe::ValidateOpt
           n.build_dir, n.build_repo, n.build_ref, n.hpcx_path})
         build.emplace_back(a);
     const std::vector<ShellWord> args = nccl_args(n);
-    return {{"nodes", v.nodes},
-            {"dcgm_enabled", v.dcgm.enabled},
-            {"dcgm_level", v.dcgm.level},
-            {"dcgm_srun_sh", join_shell(dcgm_srun(v.dcgm, log_dir))},
-            {"nccl_enabled", n.enabled},
-            {"nccl_srun_sh", join_shell(nccl_srun(n, ranks_per_node, image, mounts))},
-            {"nccl_args_sh", join_shell(args)},
-            {"nccl_args", plain_words(args)},
-            {"mpi", n.mpi},
-            {"has_build", n.enabled && !n.build_dir.empty()},
-            {"build_srun_sh", join_shell(build)},
-            {"build_check_sh", ShellWord(n.build_dir + "/build/all_reduce_perf").shell()},
-            {"build_parent_sh", ShellWord(build_parent.empty() ? std::string("/") : build_parent).shell()},
-            {"ranks_per_node", ranks_per_node},
-            {"pair_tasks", 2 * ranks_per_node},
-            {"tests", tests},
-            {"all_nodes", n.all_nodes},
-            {"pairwise", n.pairwise},
-            {"threshold_gbs", fmt::format("{}", n.busbw_threshold_gbs)},
-            {"has_threshold", n.busbw_threshold_gbs > 0},
-            {"env", env_json(n.env)},
-            {"has_env", !n.env.empty()}};
+    ordered_json out = {{"nodes", v.nodes},
+                        {"dcgm_enabled", v.dcgm.enabled},
+                        {"dcgm_level", v.dcgm.level},
+                        {"dcgm_srun_sh", join_shell(dcgm_srun(v.dcgm, log_dir))},
+                        {"nccl_enabled", n.enabled},
+                        {"nccl_srun_sh", join_shell(nccl_srun(n, ranks_per_node, image, mounts))},
+                        {"nccl_args_sh", join_shell(args)},
+                        {"nccl_args", plain_words(args)},
+                        {"mpi", n.mpi},
+                        {"has_build", n.enabled && !n.build_dir.empty()},
+                        {"build_srun_sh", join_shell(build)},
+                        {"build_check_sh", ShellWord(n.build_dir + "/build/all_reduce_perf").shell()},
+                        {"build_parent_sh", ShellWord(build_parent.empty() ? std::string("/") : build_parent).shell()},
+                        {"ranks_per_node", ranks_per_node},
+                        {"pair_tasks", 2 * ranks_per_node},
+                        {"tests", tests},
+                        {"all_nodes", n.all_nodes},
+                        {"pairwise", n.pairwise},
+                        {"threshold_gbs", fmt::format("{}", n.busbw_threshold_gbs)},
+                        {"has_threshold", n.busbw_threshold_gbs > 0},
+                        {"env", env_json(n.env)},
+                        {"has_env", !n.env.empty()}};
+    add_k8s_keys(v, out);
+    return out;
 }
 
 }  // namespace trainbench::render

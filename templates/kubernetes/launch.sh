@@ -22,6 +22,18 @@ trainbench_exit() {
     cat {{dllogger_file}}
     echo '<== trainbench file end'
   fi
+{{#framework_is.validate_k8s}}
+  # Validation: pod 0's results (nodes, DCGM and nccl-tests outputs), written back the same way.
+  if [ "${JOB_COMPLETION_INDEX:-}" = 0 ]; then
+    for tb_f in {{log_dir}}/*.txt; do
+      [ -f "${tb_f}" ] || continue
+      echo "==> trainbench file: ${tb_f} <=="
+      cat "${tb_f}"
+      [ -z "$(tail -c 1 "${tb_f}")" ] || echo
+      echo '<== trainbench file end'
+    done
+  fi
+{{/framework_is.validate_k8s}}
 {{#kubernetes.tcpxo}}
   # Tell the network-rx-daemon sidecar to exit.
   mkdir -p /semaphore && touch /semaphore/workload_terminated
@@ -75,3 +87,6 @@ fi
 {{#framework_is.command}}
 {{> frameworks/command.sh}}
 {{/framework_is.command}}
+{{#framework_is.validate_k8s}}
+{{> frameworks/validate-k8s.sh}}
+{{/framework_is.validate_k8s}}

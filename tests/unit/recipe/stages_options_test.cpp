@@ -9,13 +9,14 @@
 namespace trainbench::recipe {
 namespace {
 
-std::filesystem::path write_recipe(const std::string& name, const std::string& stages,
-                                   const std::string& data = "mock") {
+std::filesystem::path write_recipe(const std::string& name, const std::string& stages, const std::string& data = "mock",
+                                   const std::string& target = "local-slurm") {
     std::filesystem::path dir = std::filesystem::temp_directory_path() / "tb-stages-options-test";
     std::filesystem::create_directories(dir);
     std::filesystem::path file = dir / (name + ".yaml");
     std::ofstream out(file);
-    out << "version: 1\nname: " << name << "\ntarget: local-slurm\nmodel: tinygpt-tiny\nframework: custom\nnodes: 2\n"
+    out << "version: 1\nname: " << name << "\ntarget: " << target
+        << "\nmodel: tinygpt-tiny\nframework: custom\nnodes: 2\n"
         << "gpus_per_node: 2\nbatch: {micro: 1, global: 4}\nprecision: fp32\nsteps: 30\ndata: " << data << "\n"
         << "launch: {command: [/bin/true], log_format: megatron}\n"
         << stages;
@@ -73,6 +74,34 @@ TEST(StageOptions, PrepareDataNeedsADatasetAndRejectsKeysOfAnotherDataset) {
                           "stages:\n  - name: prepare-data\n    kind: prepare-data\n"
                           "    options: {dataset: pile, data_dir: /d, shards: \"3-1\"}\n");
     EXPECT_NE(test::problems(h).find("runs backwards"), std::string::npos) << test::problems(h);
+}
+
+TEST(StageOptions, OnKubernetesNcclTestsComeWithTheImageAndMpirunReachesThePodsOverSsh) {
+    auto k8s = [](const std::string& name, const std::string& nccl) {
+        return write_recipe(name,
+                            "container: {image: registry.example/x:1}\n"
+                            "stages:\n  - name: validate\n    kind: validate\n    options:\n"
+                            "      dcgm: {enabled: false}\n      nccl: " +
+                                nccl + "\n  - {name: train, kind: train}\n",
+                            "mock", "gcp-a3-megagpu-8g");
+    };
+    // a path inside the image is how the image's binaries are found (on Slurm: one or the other)
+    auto ok = k8s("k8s-ok", "{build: {image: registry.example/nccl:1, path: /opt/nccl-tests/build}}");
+    EXPECT_EQ(test::problems(ok), "");
+    Recipe r = test::load(ok);
+    ValidateOptions v = validate_options(r, r.stages[0]);
+    EXPECT_EQ(v.nccl.ssh_port, 222);
+    EXPECT_EQ(v.nccl.sshd, (std::vector<std::string>{"service", "ssh", "restart"}));
+    EXPECT_TRUE(v.nccl.mpirun_args.empty());
+    std::string p = test::problems(k8s("k8s-build", "{build: {image: registry.example/nccl:1, dir: /shared/nccl}}"));
+    EXPECT_NE(p.find("on Kubernetes nccl-tests come with the pods' image"), std::string::npos) << p;
+    p = test::problems(k8s("k8s-port", "{ssh_port: 70000, sshd: true}"));
+    EXPECT_NE(p.find("nccl.ssh_port"), std::string::npos) << p;
+    EXPECT_NE(p.find("nccl.sshd"), std::string::npos) << p;
+    p = test::problems(write_recipe("slurm-both",
+                                    "stages:\n  - name: validate\n    kind: validate\n    options:\n"
+                                    "      nccl: {build: {image: registry.example/n:1, path: /p}}\n"));
+    EXPECT_NE(p.find("gives both 'path' and 'image'"), std::string::npos) << p;
 }
 
 TEST(StageOptions, ATrainStageTakesNoOptions) {
