@@ -7,7 +7,10 @@
 tb_rsh_agent=()
 read -ra tb_rsh_agent <<< "${OMPI_MCA_plm_rsh_agent:-ssh}"
 tb_rsh() { "${tb_rsh_agent[@]}" {{{validate.k8s_rsh_args_sh}}} "$@"; }
-tb_mpirun() { {{{validate.k8s_mpirun_sh}}} -x PATH -x LD_LIBRARY_PATH{{#env}} -x {{name}}{{/env}}{{#kubernetes.stage_env}} -x {{name}}{{/kubernetes.stage_env}} "$@"; }
+# (an array, not a function: a redirection of a function call would also catch what the
+# exit trap prints should the pod be stopped during a run)
+# shellcheck disable=SC2054 # "tcp,self" is one word: Open MPI's own list
+TB_MPIRUN=({{{validate.k8s_mpirun_sh}}} -x PATH -x LD_LIBRARY_PATH{{#env}} -x {{name}}{{/env}}{{#kubernetes.stage_env}} -x {{name}}{{/kubernetes.stage_env}})
 # This pod's node (the downward API's spec.nodeName), where pod 0 reads it over ssh.
 printf '%s\n' "${TRAINBENCH_NODE_NAME:-$(hostname)}" > ~/.trainbench-node
 rm -f ~/.trainbench-validate-done
@@ -75,7 +78,7 @@ fi
 
 # {{name}} over all ${#TB_NODES[@]} nodes.
 tb_hostfile "${TB_HOSTFILES}/all" "${TB_HOSTS[@]}"
-if ! tb_mpirun -np "$((TB_NODE_COUNT * {{{validate.ranks_per_node}}}))" --hostfile "${TB_HOSTFILES}/all" {{{binary_sh}}} {{{validate.nccl_args_sh}}} </dev/null > {{log_dir}}/{{file_prefix}}-all.txt 2>&1; then
+if ! "${TB_MPIRUN[@]}" -np "$((TB_NODE_COUNT * {{{validate.ranks_per_node}}}))" --hostfile "${TB_HOSTFILES}/all" {{{binary_sh}}} {{{validate.nccl_args_sh}}} </dev/null > {{log_dir}}/{{file_prefix}}-all.txt 2>&1; then
   echo "trainbench: {{name}} over all nodes failed" >&2
   tb_failed=1
 {{#checked}}
@@ -100,7 +103,7 @@ if [ "${TB_NODE_COUNT}" -ge 2 ]; then
       if [ "${tb_round}" -eq 1 ] && [ "${tb_n}" -eq 2 ]; then continue; fi
       tb_out={{log_dir}}/{{file_prefix}}-${TB_NODES[tb_a]}-${TB_NODES[tb_b]}.txt
       tb_hostfile "${TB_HOSTFILES}/pair-${tb_a}" "${TB_HOSTS[tb_a]}" "${TB_HOSTS[tb_b]}"
-      tb_mpirun -np {{{validate.pair_tasks}}} --hostfile "${TB_HOSTFILES}/pair-${tb_a}" {{{binary_sh}}} {{{validate.nccl_args_sh}}} </dev/null > "${tb_out}" 2>&1 &
+      "${TB_MPIRUN[@]}" -np {{{validate.pair_tasks}}} --hostfile "${TB_HOSTFILES}/pair-${tb_a}" {{{binary_sh}}} {{{validate.nccl_args_sh}}} </dev/null > "${tb_out}" 2>&1 &
       tb_pids+=($!)
       tb_pairs+=("${tb_out}")
     done

@@ -102,7 +102,7 @@ YAML
     # The ConfigMap's launch.sh (a YAML literal block indented by 4).
     awk '/^  launch.sh: \|$/ { on = 1; next } on && /^ {0,3}[^ ]/ { exit } on { sub(/^    /, ""); print }' \
         "$manifest" >"$WORK/launch.sh"
-    grep -q 'tb_mpirun' "$WORK/launch.sh" || fail "the launch script has no MPI launch: $(head -40 "$WORK/launch.sh")"
+    grep -q "TB_MPIRUN=(mpirun " "$WORK/launch.sh" || fail "the launch script has no MPI launch: $(head -40 "$WORK/launch.sh")"
     job=$(awk '/^kind: Job/ { j = 1 } j && /^  name: / { gsub(/"/, "", $2); print $2; exit }' "$manifest")
     [[ -n $job ]] || fail "no Job name in $manifest"
     # The pod's volumes (/semaphore: an emptyDir shared with the TCPXO sidecar) are in $WORK here.

@@ -67,7 +67,10 @@ fi
 tb_rsh_agent=()
 read -ra tb_rsh_agent <<< "${OMPI_MCA_plm_rsh_agent:-ssh}"
 tb_rsh() { "${tb_rsh_agent[@]}" -p 222 -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR "$@"; }
-tb_mpirun() { mpirun --allow-run-as-root --bind-to none --mca plm_rsh_args '-p 222 -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR' --mca plm_rsh_no_tree_spawn true --mca orte_keep_fqdn_hostnames t --mca btl tcp,self --mca btl_tcp_if_include eth0 -x PATH -x LD_LIBRARY_PATH -x GLOO_SOCKET_IFNAME -x NVTE_FWD_LAYERNORM_SM_MARGIN -x NVTE_BWD_LAYERNORM_SM_MARGIN -x NCCL_BUFFSIZE -x NCCL_FASTRAK_CTRL_DEV -x NCCL_FASTRAK_IFNAME -x NCCL_FASTRAK_NUM_FLOWS -x NCCL_FASTRAK_NUM_FLOWS_PER_GROUP -x NCCL_FASTRAK_ENABLE_CONTROL_CHANNEL -x NCCL_FASTRAK_ENABLE_HOTPATH_LOGGING -x NCCL_FASTRAK_USE_SNAP -x NCCL_FASTRAK_USE_LLCM -x NCCL_TUNER_PLUGIN -x NCCL_TUNER_CONFIG_PATH -x NCCL_SHIMNET_GUEST_CONFIG_CHECKER_CONFIG_FILE -x NCCL_SOCKET_IFNAME -x NCCL_DYNAMIC_CHUNK_SIZE -x NCCL_P2P_NET_CHUNKSIZE -x NCCL_P2P_PCI_CHUNKSIZE -x NCCL_P2P_NVL_CHUNKSIZE -x NCCL_CROSS_NIC -x NCCL_PROTO -x NCCL_NET_GDR_LEVEL -x NCCL_P2P_PXN_LEVEL -x NCCL_NVLS_ENABLE -x NCCL_DEBUG -x NCCL_ALGO -x NCCL_MIN_NCHANNELS -x TORCH_DISTRIBUTED_TRACING -x OMP_NUM_THREADS "$@"; }
+# (an array, not a function: a redirection of a function call would also catch what the
+# exit trap prints should the pod be stopped during a run)
+# shellcheck disable=SC2054 # "tcp,self" is one word: Open MPI's own list
+TB_MPIRUN=(mpirun --allow-run-as-root --bind-to none --mca plm_rsh_args '-p 222 -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR' --mca plm_rsh_no_tree_spawn true --mca orte_keep_fqdn_hostnames t --mca btl tcp,self --mca btl_tcp_if_include eth0 -x PATH -x LD_LIBRARY_PATH -x GLOO_SOCKET_IFNAME -x NVTE_FWD_LAYERNORM_SM_MARGIN -x NVTE_BWD_LAYERNORM_SM_MARGIN -x NCCL_BUFFSIZE -x NCCL_FASTRAK_CTRL_DEV -x NCCL_FASTRAK_IFNAME -x NCCL_FASTRAK_NUM_FLOWS -x NCCL_FASTRAK_NUM_FLOWS_PER_GROUP -x NCCL_FASTRAK_ENABLE_CONTROL_CHANNEL -x NCCL_FASTRAK_ENABLE_HOTPATH_LOGGING -x NCCL_FASTRAK_USE_SNAP -x NCCL_FASTRAK_USE_LLCM -x NCCL_TUNER_PLUGIN -x NCCL_TUNER_CONFIG_PATH -x NCCL_SHIMNET_GUEST_CONFIG_CHECKER_CONFIG_FILE -x NCCL_SOCKET_IFNAME -x NCCL_DYNAMIC_CHUNK_SIZE -x NCCL_P2P_NET_CHUNKSIZE -x NCCL_P2P_PCI_CHUNKSIZE -x NCCL_P2P_NVL_CHUNKSIZE -x NCCL_CROSS_NIC -x NCCL_PROTO -x NCCL_NET_GDR_LEVEL -x NCCL_P2P_PXN_LEVEL -x NCCL_NVLS_ENABLE -x NCCL_DEBUG -x NCCL_ALGO -x NCCL_MIN_NCHANNELS -x TORCH_DISTRIBUTED_TRACING -x OMP_NUM_THREADS)
 # This pod's node (the downward API's spec.nodeName), where pod 0 reads it over ssh.
 printf '%s\n' "${TRAINBENCH_NODE_NAME:-$(hostname)}" > ~/.trainbench-node
 rm -f ~/.trainbench-validate-done
@@ -117,7 +120,7 @@ tb_check_busbw() {
 
 # all_reduce_perf over all ${#TB_NODES[@]} nodes.
 tb_hostfile "${TB_HOSTFILES}/all" "${TB_HOSTS[@]}"
-if ! tb_mpirun -np "$((TB_NODE_COUNT * 8))" --hostfile "${TB_HOSTFILES}/all" /third_party/nccl-tests-mpi/build/all_reduce_perf -b 8 -e 8G -f 2 -g 1 </dev/null > logs/validate/nccl-all.txt 2>&1; then
+if ! "${TB_MPIRUN[@]}" -np "$((TB_NODE_COUNT * 8))" --hostfile "${TB_HOSTFILES}/all" /third_party/nccl-tests-mpi/build/all_reduce_perf -b 8 -e 8G -f 2 -g 1 </dev/null > logs/validate/nccl-all.txt 2>&1; then
   echo "trainbench: all_reduce_perf over all nodes failed" >&2
   tb_failed=1
 elif ! tb_check_busbw logs/validate/nccl-all.txt; then
@@ -138,7 +141,7 @@ if [ "${TB_NODE_COUNT}" -ge 2 ]; then
       if [ "${tb_round}" -eq 1 ] && [ "${tb_n}" -eq 2 ]; then continue; fi
       tb_out=logs/validate/nccl-${TB_NODES[tb_a]}-${TB_NODES[tb_b]}.txt
       tb_hostfile "${TB_HOSTFILES}/pair-${tb_a}" "${TB_HOSTS[tb_a]}" "${TB_HOSTS[tb_b]}"
-      tb_mpirun -np 16 --hostfile "${TB_HOSTFILES}/pair-${tb_a}" /third_party/nccl-tests-mpi/build/all_reduce_perf -b 8 -e 8G -f 2 -g 1 </dev/null > "${tb_out}" 2>&1 &
+      "${TB_MPIRUN[@]}" -np 16 --hostfile "${TB_HOSTFILES}/pair-${tb_a}" /third_party/nccl-tests-mpi/build/all_reduce_perf -b 8 -e 8G -f 2 -g 1 </dev/null > "${tb_out}" 2>&1 &
       tb_pids+=($!)
       tb_pairs+=("${tb_out}")
     done
