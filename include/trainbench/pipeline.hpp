@@ -92,9 +92,10 @@ void append_state(const std::filesystem::path& file, const StateEntry& entry);
 using SubmitPointFn =
     std::function<run::RunInfo(const sweep::Point& point, const std::function<void(const run::RunInfo&)>& on_created)>;
 
-// A sweep point through submit_recipe (the recipe file recorded: the sweep file).
-[[nodiscard]] run::RunInfo submit_point(const Services& services, const sweep::Point& point,
-                                        const std::filesystem::path& sweep_file,
+// A sweep point through submit_recipe, its recipe derived again from the sweep's base
+// (the recipe file recorded: the sweep file).
+[[nodiscard]] run::RunInfo submit_point(const Services& services, const sweep::Expansion& expansion,
+                                        const sweep::Point& point,
                                         const std::function<void(const run::RunInfo&)>& on_created);
 
 struct SubmitProgress {
@@ -130,13 +131,27 @@ SubmitProgress submit_sweep(const sweep::Expansion& expansion, const std::filesy
                             const SubmitPointFn& submit_point, const SweepSubmitOptions& options);
 
 // ---------------------------------------------------------------- sweep views
-// Renders every valid point to <output>/<point name>/<stage>/<file> (sweep
-// --dry-run -o): each template read and compiled once per thread, points rendered
-// on up to two threads, files written without a sync each, then one sync and one
-// rename per point (a crash leaves a point whole or absent; a point rendered before
-// is replaced whole). Returns the number of files written.
-std::size_t render_points(const sweep::Expansion& expansion, const std::vector<std::filesystem::path>& template_dirs,
-                          const std::filesystem::path& output);
+// Renders valid points to <output>/<point name>/<stage>/<file> (sweep --dry-run -o)
+// as expansion hands them over (sweep::ExpandOptions::visit, with as many workers as
+// expansion threads): each template read and compiled once per worker, files written
+// without a sync each; commit() then syncs once and renames each point into place (a
+// crash leaves a point whole or absent; a point rendered before is replaced whole).
+// Points not committed are removed.
+class SweepRenderer {
+public:
+    SweepRenderer(std::vector<std::filesystem::path> template_dirs, const std::filesystem::path& output,
+                  unsigned workers);
+    ~SweepRenderer();
+    SweepRenderer(const SweepRenderer&) = delete;
+    SweepRenderer& operator=(const SweepRenderer&) = delete;
+    // Called from worker `worker` only (each worker one thread at a time).
+    void render(const sweep::Point& point, const recipe::Recipe& recipe, unsigned worker);
+    std::size_t commit();  // makes every rendered point visible; returns the number of files written
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> m;
+};
 
 // The run of every valid point that has one (from the state file), refreshed
 // from its scheduler: one status row per valid point.

@@ -24,6 +24,7 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -101,22 +102,51 @@ struct Point {
     bool valid = false;
     std::vector<std::string> reasons;  // why it was pruned (formatted diagnostics)
     std::vector<std::string> warnings;
-    std::optional<recipe::Recipe> recipe;  // loaded (valid points, and invalid ones that loaded)
-    std::string hash;                      // 16 hex digits over the canonical resolved recipe (valid points)
+    // What the views and reports read of the point's recipe (points that loaded). The
+    // recipe itself is not kept: point_recipe() derives it again from the base.
+    bool loaded = false;
+    std::string model;  // the recipe's model_name
+    int nodes = 0;
+    int gpus = 0;      // total GPUs
+    std::string hash;  // 16 hex digits over the canonical resolved recipe (valid points)
 };
 
 struct Expansion {
     SweepSpec spec;
     std::vector<Point> points;    // valid and pruned, in index order
     std::vector<Point> excluded;  // dropped by `exclude` (not loaded unless a rule needed it)
+    // The base recipe, read once: point_recipe() loads a point from it.
+    std::shared_ptr<const recipe::RecipeSource> base;
     [[nodiscard]] std::size_t valid_count() const;
     [[nodiscard]] std::size_t pruned_count() const;
 };
 
+// Called with each valid point and its recipe while the sweep expands, before the
+// recipe is dropped: from up to ExpandOptions::threads threads at once (`worker`
+// is 0 .. threads-1, one thread each), in no particular order.
+using PointVisitor = std::function<void(const Point& point, const recipe::Recipe& recipe, unsigned worker)>;
+
+struct ExpandOptions {
+    unsigned threads = 1;  // points are loaded on this many threads; the result is the same
+    PointVisitor visit;    // optional
+};
+
+// Threads worth using for `points` points on this machine (at most 2; 1 for few points).
+[[nodiscard]] unsigned expand_threads(std::size_t points);
+
 // Every point of the sweep. Throws InputError when the cap is exceeded (it
 // never truncates), when the base recipe cannot be read, when the name
 // template names an unknown key, or when two valid points get the same name.
-[[nodiscard]] Expansion expand(const SweepSpec& spec, const catalog::Catalog& catalog);
+// Memory grows with the points' table only: each recipe is dropped once its
+// point is validated, hashed and visited.
+[[nodiscard]] Expansion expand(const SweepSpec& spec, const catalog::Catalog& catalog,
+                               const ExpandOptions& options = {});
+
+// The recipe of a point that loaded, derived again from the base and the point's
+// overrides: the one expansion validated and hashed (named after the point).
+// Throws InputError when the point does not load.
+[[nodiscard]] recipe::Recipe point_recipe(const Expansion& expansion, const Point& point,
+                                          const catalog::Catalog& catalog);
 
 // ---------------------------------------------------------------- hashing
 // 64-bit FNV-1a of `bytes` as 16 lower-case hex digits.

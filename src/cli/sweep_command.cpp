@@ -34,17 +34,31 @@ struct SweepOptions {
 };
 
 sweep::Expansion load_expansion(const std::string& file, Context& ctx) {
-    return sweep::expand(sweep::load_sweep(file), ctx.catalog());
+    const sweep::SweepSpec spec = sweep::load_sweep(file);
+    sweep::ExpandOptions eo;
+    eo.threads = sweep::expand_threads(std::min(sweep::raw_point_count(spec), spec.max_points));
+    return sweep::expand(spec, ctx.catalog(), eo);
 }
 
-int run_dry(const SweepOptions& opts, Context& ctx, const sweep::Expansion& x) {
+// Each valid point is estimated (and rendered with -o) while it expands: its recipe is not kept.
+int run_dry(const SweepOptions& opts, Context& ctx) {
+    const sweep::SweepSpec spec = sweep::load_sweep(opts.file);
+    const std::size_t total = std::min(sweep::raw_point_count(spec), spec.max_points);
+    std::vector<plan::RunEstimate> by_index(total + 1);
+    std::optional<pipeline::SweepRenderer> renderer;
+    sweep::ExpandOptions eo;
+    eo.threads = sweep::expand_threads(total);
+    if (!opts.output.empty()) renderer.emplace(ctx.data_dirs().templates, opts.output, eo.threads);
+    eo.visit = [&](const sweep::Point& p, const recipe::Recipe& r, unsigned worker) {
+        by_index[p.index] = plan::estimate_run(r, opts.assume_mfu);
+        if (renderer) renderer->render(p, r, worker);
+    };
+    const sweep::Expansion x = sweep::expand(spec, ctx.catalog(), eo);
     std::vector<plan::RunEstimate> estimates;
     estimates.reserve(x.points.size());
-    for (const sweep::Point& p : x.points)
-        estimates.push_back(p.recipe ? plan::estimate_run(*p.recipe, opts.assume_mfu) : plan::RunEstimate{});
+    for (const sweep::Point& p : x.points) estimates.push_back(by_index[p.index]);
     report::SweepPreview preview{x, estimates, opts.assume_mfu, opts.output};
-    if (!opts.output.empty())
-        preview.rendered_files = pipeline::render_points(x, ctx.data_dirs().templates, opts.output);
+    if (renderer) preview.rendered_files = renderer->commit();
     if (ctx.options.json)
         print_json(ctx, report::sweep_preview_json(preview).dump(2));
     else
@@ -69,7 +83,7 @@ int run_submit(const SweepOptions& opts, Context& ctx, const sweep::Expansion& x
     pipeline::SubmitProgress progress = pipeline::submit_sweep(
         x, services.runs_root,
         [&](const sweep::Point& p, const std::function<void(const run::RunInfo&)>& on_created) {
-            return pipeline::submit_point(services, p, x.spec.file, on_created);
+            return pipeline::submit_point(services, x, p, on_created);
         },
         so);
     fs::path state = pipeline::state_file(services.runs_root, x.spec.name);
@@ -92,10 +106,9 @@ int run_sweep(const SweepOptions& opts, Context& ctx) {
     if (opts.file.empty()) throw UsageError("no sweep file given", "trainbench sweep FILE --dry-run");
     if (!(opts.assume_mfu > 0 && opts.assume_mfu <= 1))
         throw UsageError(fmt::format("--assume-mfu {} is not in (0, 1]", opts.assume_mfu), "e.g. --assume-mfu 0.4");
-    sweep::Expansion x = load_expansion(opts.file, ctx);
-    if (opts.dry_run) return run_dry(opts, ctx, x);
+    if (opts.dry_run) return run_dry(opts, ctx);
     if (!opts.output.empty()) throw UsageError("-o/--output renders points in a dry run only", "add --dry-run");
-    return run_submit(opts, ctx, x);
+    return run_submit(opts, ctx, load_expansion(opts.file, ctx));
 }
 
 int run_status(const SweepOptions& opts, Context& ctx) {

@@ -1,5 +1,5 @@
-// Rendering a sweep's points to disk (pipeline::render_points): compiled templates per
-// thread, files written without a sync each, one sync, one rename per point.
+// Rendering a sweep's points to disk (pipeline::SweepRenderer) as they expand: compiled
+// templates per worker, files written without a sync each, one sync, one rename per point.
 #include "pipeline/file_modes.hpp"
 
 #include <trainbench/pipeline.hpp>
@@ -14,8 +14,8 @@
 #include <exception>
 #include <fcntl.h>
 #include <mutex>
+#include <optional>
 #include <sys/stat.h>
-#include <thread>
 #include <unistd.h>
 
 namespace fs = std::filesystem;
@@ -119,52 +119,47 @@ std::size_t DirectoryBatch::commit() {
     return n;
 }
 
-constexpr std::size_t k_points_per_thread = 32;  // fewer points are not worth a second thread
-
-unsigned render_threads(std::size_t points) {
-    const unsigned cores = std::clamp(std::thread::hardware_concurrency(), 1u, 2u);
-    return static_cast<unsigned>(std::clamp<std::size_t>(points / k_points_per_thread, 1, cores));
-}
-
 }  // namespace
 
-std::size_t render_points(const sweep::Expansion& x, const std::vector<fs::path>& dirs, const fs::path& output) {
-    std::vector<const sweep::Point*> points;
-    for (const sweep::Point& p : x.points)
-        if (p.valid) points.push_back(&p);
-    DirectoryBatch batch(output);
-    std::atomic<std::size_t> next{0}, files{0};
-    std::atomic<bool> failed{false};
-    const unsigned n = render_threads(points.size());
-    std::vector<std::exception_ptr> errors(n);
-    auto work = [&](unsigned t) {
-        try {
-            render::RenderOptions ro;
-            ro.template_dirs = dirs;
-            ro.engine = render::make_template_engine(dirs);  // this thread's compiled templates
-            for (std::size_t i = next++; i < points.size() && !failed; i = next++) {
-                check_interrupted();
-                const sweep::Point& p = *points[i];
-                for (const render::RenderedJob& job : render::render(*p.recipe, ro))
-                    for (const render::RenderedFile& f : job.files) {
-                        batch.add(p.name, fs::path(job.stage) / f.path, f.content,
-                                  f.executable ? k_script_mode : k_file_mode);
-                        ++files;
-                    }
-            }
-        } catch (...) {
-            errors[t] = std::current_exception();
-            failed = true;
+struct SweepRenderer::Impl {
+    std::vector<fs::path> dirs;
+    fs::path output;
+    std::once_flag made;
+    std::optional<DirectoryBatch> batch;  // made on first use: nothing is created before a point renders
+    std::vector<std::optional<render::RenderOptions>> workers;  // made by each worker on first use
+    std::atomic<std::size_t> files{0};
+    Impl(std::vector<fs::path> d, fs::path out, unsigned n)
+        : dirs(std::move(d)), output(std::move(out)), workers(std::max(n, 1u)) {}
+    DirectoryBatch& directory() {
+        std::call_once(made, [this] { batch.emplace(output); });
+        return *batch;
+    }
+};
+
+SweepRenderer::SweepRenderer(std::vector<fs::path> template_dirs, const fs::path& output, unsigned workers)
+    : m(std::make_unique<Impl>(std::move(template_dirs), output, workers)) {}
+
+SweepRenderer::~SweepRenderer() = default;
+
+void SweepRenderer::render(const sweep::Point& point, const recipe::Recipe& recipe, unsigned worker) {
+    check_interrupted();
+    std::optional<render::RenderOptions>& ro = m->workers.at(worker);
+    if (!ro) {
+        ro.emplace();
+        ro->template_dirs = m->dirs;
+        ro->engine = render::make_template_engine(m->dirs);  // this worker's compiled templates
+    }
+    for (const render::RenderedJob& job : render::render(recipe, *ro))
+        for (const render::RenderedFile& f : job.files) {
+            m->directory().add(point.name, fs::path(job.stage) / f.path, f.content,
+                               f.executable ? k_script_mode : k_file_mode);
+            ++m->files;
         }
-    };
-    std::vector<std::thread> pool;
-    for (unsigned t = 1; t < n; ++t) pool.emplace_back(work, t);
-    work(0);
-    for (std::thread& th : pool) th.join();
-    for (const std::exception_ptr& e : errors)
-        if (e) std::rethrow_exception(e);
-    batch.commit();
-    return files;
+}
+
+std::size_t SweepRenderer::commit() {
+    m->directory().commit();
+    return m->files;
 }
 
 }  // namespace trainbench::pipeline

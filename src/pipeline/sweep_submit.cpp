@@ -71,13 +71,13 @@ bool has_run(const StateEntry& e) {
     return false;
 }
 
-run::RunInfo submit_point(const Services& services, const sweep::Point& point, const fs::path& sweep_file,
+run::RunInfo submit_point(const Services& services, const sweep::Expansion& expansion, const sweep::Point& point,
                           const std::function<void(const run::RunInfo&)>& on_created) {
-    if (!point.recipe) throw RuntimeError(fmt::format("sweep point {} has no recipe", point.index));
+    if (!point.loaded) throw RuntimeError(fmt::format("sweep point {} has no recipe", point.index));
     SubmitRequest request;
-    request.recipe_file = sweep_file;
+    request.recipe_file = expansion.spec.file;
     request.on_created = on_created;
-    return submit_recipe(services, *point.recipe, request);
+    return submit_recipe(services, sweep::point_recipe(expansion, point, services.catalog()), request);
 }
 
 namespace {

@@ -58,9 +58,9 @@ std::vector<report::SweepReportRow> sweep_report_rows(const sweep::Expansion& x,
         report::SweepReportRow row;
         row.index = p.index;
         row.name = p.name;
-        row.model = p.recipe->model_name;
-        row.nodes = p.recipe->nodes;
-        row.gpus = p.recipe->total_gpus();
+        row.model = p.model;
+        row.nodes = p.nodes;
+        row.gpus = p.gpus;
         if (auto entry = point_run(state, p)) {
             row.run_id = entry->run_id;
             try {

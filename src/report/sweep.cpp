@@ -59,7 +59,7 @@ ordered_json point_json(const sweep::Point& p, const plan::RunEstimate& e) {
     }
     j["hash"] = p.hash;
     j["gpus"] = e.gpus;
-    j["nodes"] = p.recipe->nodes;
+    j["nodes"] = p.nodes;
     j["memory_per_gpu_gib"] = e.memory / k_gib;
     j["capacity_gib"] = e.capacity / k_gib;
     j["est_step_time_s"] = optional_json(e.step_time_s);

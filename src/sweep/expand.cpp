@@ -5,8 +5,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
+#include <exception>
 #include <set>
+#include <thread>
 
 namespace fs = std::filesystem;
 
@@ -311,29 +314,36 @@ bool excluded_after_loading(const std::vector<const ExcludeRule*>& late, const r
     return false;
 }
 
-// Names a loaded point and validates its recipe: errors become reasons, warnings warnings.
-void name_and_validate(const SweepSpec& spec, Point& p) {
-    recipe::Recipe& r = *p.recipe;
-    p.name = render_name(spec.name_template, [&](const std::string& key) { return lookup_value(r, key).value_or(""); });
-    r.name = p.name;
-    r.resolved["name"] = p.name;
+// The point's name in its recipe, as the recipe's own `name:` would be.
+void apply_name(const SweepSpec& spec, const std::string& name, recipe::Recipe& r) {
+    r.name = name;
+    r.resolved["name"] = name;
     r.origins["name"] = spec.name_where;
+}
+
+// Names a loaded point and validates its recipe: errors become reasons, warnings warnings.
+void name_and_validate(const SweepSpec& spec, Point& p, recipe::Recipe& r) {
+    p.name = render_name(spec.name_template, [&](const std::string& key) { return lookup_value(r, key).value_or(""); });
+    apply_name(spec, p.name, r);
     Diagnostics v;
     recipe::validate_recipe(r, v);
     p.reasons = format_diagnostics(v, &p.warnings);
+    p.loaded = true;
+    p.model = r.model_name;
+    p.nodes = r.nodes;
+    p.gpus = r.total_gpus();
 }
 
 // A point whose recipe did not load is named from the values known before loading.
 void name_from_known(const SweepSpec& spec, Point& p, const std::map<std::string, std::string>& known) {
-    std::map<std::string, std::string> vals = known;
     p.name = render_name(spec.name_template, [&](const std::string& key) {
-        auto it = vals.find(key);
-        return it != vals.end() ? it->second : std::string("?");
+        auto it = known.find(key);
+        return it != known.end() ? it->second : std::string("?");
     });
 }
 
 // The point's name must be a valid recipe name; a point with no reasons is valid and hashed.
-void finish_point(const SweepSpec& spec, Point& p) {
+void finish_point(const SweepSpec& spec, Point& p, const recipe::Recipe* r) {
     static const auto name_ok = [](const std::string& s) {
         return !s.empty() && s.size() <= 100 && ((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= '0' && s[0] <= '9'));
     };
@@ -342,34 +352,92 @@ void finish_point(const SweepSpec& spec, Point& p) {
             fmt::format("{}: error: key 'name': point name '{}' from template '{}' is not a valid recipe name",
                         spec.name_where.to_string(), p.name, spec.name_template));
     p.valid = p.reasons.empty();
-    if (p.valid) p.hash = point_hash(*p.recipe);
+    if (p.valid) p.hash = point_hash(*r);
 }
 
-// Loads, excludes (late rules), names and validates one point; appends it to `out`.
-void load_point(const SweepSpec& spec, const recipe::RecipeSource& source, const catalog::Catalog& catalog, Point p,
-                const std::map<std::string, std::string>& known, const std::vector<const ExcludeRule*>& late,
-                Expansion& out) {
+// What expansion shares between its threads: read-only.
+struct ExpandContext {
+    const SweepSpec& spec;
+    const recipe::RecipeSource& source;
+    const catalog::Catalog& catalog;
+    const std::map<std::string, std::string>& fixed;  // the `set` values
+    std::size_t matrix_size = 1;
+    const PointVisitor& visit;
+};
+
+// One point's outcome, in the slot of its index.
+struct Slot {
+    Point point;
+    bool excluded = false;
+    std::exception_ptr error;  // an error that is not the point's (rethrown in index order)
+};
+
+// Loads, excludes (late rules), names, validates and visits one point; the recipe ends here.
+void load_point(const ExpandContext& c, Slot& slot, const std::map<std::string, std::string>& known,
+                const std::vector<const ExcludeRule*>& late, unsigned worker) {
+    Point& p = slot.point;
+    std::optional<recipe::Recipe> r;
     recipe::LoadOptions lo;
     lo.overrides = p.overrides;
     try {
-        p.recipe = recipe::load_recipe(source, catalog, lo);
+        r = recipe::load_recipe(c.source, c.catalog, lo);
     } catch (const InputError& e) {
         p.reasons = format_diagnostics(e.diagnostics());
         if (p.reasons.empty()) p.reasons.push_back(e.what());
     }
-    if (p.recipe) {
-        if (excluded_after_loading(late, *p.recipe)) {
-            p.name = excluded_name();
-            p.recipe.reset();
-            out.excluded.push_back(std::move(p));
-            return;
-        }
-        name_and_validate(spec, p);
-    } else {
-        name_from_known(spec, p, known);
+    if (r && excluded_after_loading(late, *r)) {
+        p.name = excluded_name();
+        slot.excluded = true;
+        return;
     }
-    finish_point(spec, p);
-    out.points.push_back(std::move(p));
+    if (r)
+        name_and_validate(c.spec, p, *r);
+    else
+        name_from_known(c.spec, p, known);
+    finish_point(c.spec, p, r ? &*r : nullptr);
+    if (p.valid && c.visit) c.visit(p, *r, worker);
+}
+
+// Point n (0-based): its overrides from the zip position and matrix indices, then excluded or loaded.
+void expand_point(const ExpandContext& c, std::size_t n, Slot& slot, unsigned worker) {
+    const SweepSpec& spec = c.spec;
+    Point& p = slot.point;
+    p.index = n + 1;
+    std::size_t z = n / c.matrix_size;
+    std::size_t rest = n % c.matrix_size;
+    std::vector<std::size_t> idx(spec.matrix.size());
+    for (std::size_t a = spec.matrix.size(); a-- > 0;) {
+        idx[a] = rest % spec.matrix[a].values.size();
+        rest /= spec.matrix[a].values.size();
+    }
+    std::map<std::string, std::string> known = add_point_overrides(spec, p, z, idx, c.fixed);
+    std::vector<const ExcludeRule*> late;
+    if (excluded_before_loading(spec, known, late)) {
+        p.name = excluded_name();
+        slot.excluded = true;
+        return;
+    }
+    load_point(c, slot, known, late, worker);
+}
+
+// Every slot filled by `threads` threads taking the next index in turn; stops early on an error.
+void fill_slots(const ExpandContext& c, std::vector<Slot>& slots, unsigned threads) {
+    std::atomic<std::size_t> next{0};
+    std::atomic<bool> failed{false};
+    auto work = [&](unsigned worker) {
+        for (std::size_t n = next++; n < slots.size() && !failed; n = next++) {
+            try {
+                expand_point(c, n, slots[n], worker);
+            } catch (...) {
+                slots[n].error = std::current_exception();
+                failed = true;
+            }
+        }
+    };
+    std::vector<std::thread> pool;
+    for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work, t);
+    work(0);
+    for (std::thread& th : pool) th.join();
 }
 
 // Names of valid points must differ: they name run and render directories.
@@ -394,46 +462,49 @@ void check_unique_names(const SweepSpec& spec, const Expansion& out, const std::
 
 }  // namespace
 
-Expansion expand(const SweepSpec& spec, const catalog::Catalog& catalog) {
+unsigned expand_threads(std::size_t points) {
+    constexpr std::size_t k_points_per_thread = 32;  // fewer points are not worth a second thread
+    const unsigned cores = std::clamp(std::thread::hardware_concurrency(), 1u, 2u);
+    return static_cast<unsigned>(std::clamp<std::size_t>(points / k_points_per_thread, 1, cores));
+}
+
+Expansion expand(const SweepSpec& spec, const catalog::Catalog& catalog, const ExpandOptions& options) {
     const std::string what = fmt::format("invalid sweep '{}'", spec.file.string());
     std::size_t total = raw_point_count(spec);
     check_point_count(spec, total, what);
 
-    recipe::RecipeSource source = recipe::RecipeSource::read(spec.base);
+    auto source = std::make_shared<const recipe::RecipeSource>(recipe::RecipeSource::read(spec.base));
     // The base alone must load (validation may fail: points can fix it).
-    recipe::Recipe base = recipe::load_recipe(source, catalog);
-    check_sweep_keys(spec, base, what);
+    check_sweep_keys(spec, recipe::load_recipe(*source, catalog), what);
 
-    // Axis key -> position, for exclusion before loading.
     std::map<std::string, std::string> fixed;
     for (const auto& [k, v] : spec.set) fixed[k] = v.display;
+    const std::size_t zip_len = spec.zip.empty() ? 1 : std::max<std::size_t>(spec.zip.front().values.size(), 1);
+    const std::size_t matrix_size = std::max<std::size_t>(total / zip_len, 1);
+    const ExpandContext context{spec, *source, catalog, fixed, matrix_size, options.visit};
+    std::vector<Slot> slots(total);
+    fill_slots(context, slots,
+               static_cast<unsigned>(std::clamp<std::size_t>(options.threads, 1, std::max<std::size_t>(total, 1))));
 
     Expansion out;
     out.spec = spec;
+    out.base = source;
     out.points.reserve(total);
-    std::size_t zip_len = spec.zip.empty() ? 1 : spec.zip.front().values.size();
-    std::size_t matrix_size = total / std::max<std::size_t>(zip_len, 1);
-    std::vector<std::size_t> idx(spec.matrix.size());
-    for (std::size_t n = 0; n < total; ++n) {
-        Point p;
-        p.index = n + 1;
-        std::size_t z = n / std::max<std::size_t>(matrix_size, 1);
-        std::size_t rest = n % std::max<std::size_t>(matrix_size, 1);
-        for (std::size_t a = spec.matrix.size(); a-- > 0;) {
-            idx[a] = rest % spec.matrix[a].values.size();
-            rest /= spec.matrix[a].values.size();
-        }
-        std::map<std::string, std::string> known = add_point_overrides(spec, p, z, idx, fixed);
-        std::vector<const ExcludeRule*> late;
-        if (excluded_before_loading(spec, known, late)) {
-            p.name = excluded_name();
-            out.excluded.push_back(std::move(p));
-            continue;
-        }
-        load_point(spec, source, catalog, std::move(p), known, late, out);
+    for (Slot& s : slots) {
+        if (s.error) std::rethrow_exception(s.error);
+        (s.excluded ? out.excluded : out.points).push_back(std::move(s.point));
     }
     check_unique_names(spec, out, what);
     return out;
+}
+
+recipe::Recipe point_recipe(const Expansion& x, const Point& p, const catalog::Catalog& catalog) {
+    if (!x.base) throw RuntimeError(fmt::format("sweep point {} has no base recipe", p.index));
+    recipe::LoadOptions lo;
+    lo.overrides = p.overrides;
+    recipe::Recipe r = recipe::load_recipe(*x.base, catalog, lo);
+    apply_name(x.spec, p.name, r);
+    return r;
 }
 
 }  // namespace trainbench::sweep

@@ -85,7 +85,7 @@ protected:
         return pipeline::submit_sweep(
             m_expansion, runs(),
             [&](const sweep::Point& p, const std::function<void(const run::RunInfo&)>& on_created) {
-                return pipeline::submit_point(s, p, m_dir.path() / "sweep.yaml", on_created);
+                return pipeline::submit_point(s, m_expansion, p, on_created);
             },
             o);
     }

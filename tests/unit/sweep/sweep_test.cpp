@@ -32,12 +32,16 @@ matrix:
     ASSERT_EQ(x.points[4].overrides.size(), 2u);
     EXPECT_EQ(x.points[4].overrides[0].text, "sweep point 5: nodes=4");
     EXPECT_EQ(x.points[4].overrides[1].text, "sweep point 5: parallelism.tensor=2");
-    ASSERT_TRUE(x.points[4].recipe);
-    EXPECT_EQ(x.points[4].recipe->nodes, 4);
-    EXPECT_EQ(x.points[4].recipe->parallelism.tensor, 2);
-    EXPECT_EQ(x.points[4].recipe->name, "gpt3-5b-4n-tp2");
-    EXPECT_EQ(x.points[4].recipe->resolved["name"], "gpt3-5b-4n-tp2");
-    EXPECT_EQ(x.points[4].recipe->origins.at("nodes").override_text, "sweep point 5: nodes=4");
+    ASSERT_TRUE(x.points[4].loaded);
+    EXPECT_EQ(x.points[4].nodes, 4);
+    EXPECT_EQ(x.points[4].gpus, 32);
+    EXPECT_EQ(x.points[4].model, "gpt3-5b");
+    recipe::Recipe r = sweep::point_recipe(x, x.points[4], shipped_catalog());
+    EXPECT_EQ(r.nodes, 4);
+    EXPECT_EQ(r.parallelism.tensor, 2);
+    EXPECT_EQ(r.name, "gpt3-5b-4n-tp2");
+    EXPECT_EQ(r.resolved["name"], "gpt3-5b-4n-tp2");
+    EXPECT_EQ(r.origins.at("nodes").override_text, "sweep point 5: nodes=4");
 }
 
 TEST(SweepSpec, ZipStepsThroughListsTogetherAndSetAppliesToEveryPoint) {
@@ -55,7 +59,7 @@ zip:
     EXPECT_EQ(x.points[0].name, "p-2-1-7");
     EXPECT_EQ(x.points[1].name, "p-4-2-7");
     EXPECT_EQ(x.points[2].name, "p-8-1-7");
-    for (const auto& p : x.points) EXPECT_EQ(p.recipe->steps, 7);
+    for (const auto& p : x.points) EXPECT_EQ(sweep::point_recipe(x, p, shipped_catalog()).steps, 7);
     EXPECT_EQ(x.points[1].values.size(), 2u);  // set values are not axis values
 }
 
@@ -282,9 +286,11 @@ TEST(ShippedSweeps, TheGpt3SizeLadderValidatesWithEveryPointExplained) {
     }
     EXPECT_EQ(x.points[0].name, "gpt3-126m-ndm-a100-v4-1n-tp1-pp1");
     EXPECT_EQ(x.points[4].name, "gpt3-175b-ndm-a100-v4-128n-tp8-pp8");
-    EXPECT_EQ(x.points[4].recipe->total_gpus(), 1024);
-    ASSERT_EQ(x.points[4].recipe->expectations.size(), 1u);
-    EXPECT_DOUBLE_EQ(*x.points[4].recipe->expectations[0].value, 22.8);
+    EXPECT_EQ(x.points[4].gpus, 1024);
+    recipe::Recipe r = sweep::point_recipe(x, x.points[4], shipped_catalog());
+    EXPECT_EQ(r.total_gpus(), 1024);
+    ASSERT_EQ(r.expectations.size(), 1u);
+    EXPECT_DOUBLE_EQ(*r.expectations[0].value, 22.8);
 }
 
 TEST(ShippedSweeps, EveryShippedSweepExpandsAndEveryPrunedPointHasAReason) {
