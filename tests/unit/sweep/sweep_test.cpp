@@ -7,6 +7,10 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <malloc.h>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <set>
 #include <unistd.h>
 
@@ -304,4 +308,97 @@ TEST(ShippedSweeps, EveryShippedSweepExpandsAndEveryPrunedPointHasAReason) {
             }
         }
     }
+}
+
+namespace {
+
+// A sweep of 4 x 2 x 5 = 40 points over the 5B p4d recipe, some pruned (tensor 16 > 8 GPUs a node).
+std::string forty_points() {
+    return fmt::format(R"(base: {}
+name: "p-{{nodes}}n-tp{{parallelism.tensor}}-s{{steps}}"
+matrix:
+  nodes: [2, 4, 8, 16]
+  parallelism.tensor: [2, 16]
+  steps: [20, 21, 22, 23, 24]
+)",
+                       p4d_5b());
+}
+
+}  // namespace
+
+TEST(SweepExpand, ARecipeDerivedOnDemandIsTheOneExpansionVisitedValidatedAndHashed) {
+    TempDir dir;
+    const sweep::SweepSpec spec = sweep::load_sweep(dir.write("s.yaml", forty_points()));
+    std::map<std::size_t, std::string> visited;  // index -> canonical resolved recipe
+    std::mutex m;
+    sweep::ExpandOptions o;
+    o.threads = 2;
+    o.visit = [&](const sweep::Point& p, const recipe::Recipe& r, unsigned worker) {
+        EXPECT_LT(worker, 2u);
+        std::lock_guard lock(m);
+        visited[p.index] = nlohmann::json(r.resolved).dump();
+    };
+    sweep::Expansion x = sweep::expand(spec, shipped_catalog(), o);
+    ASSERT_EQ(x.points.size(), 40u);
+    EXPECT_GT(x.pruned_count(), 0u);
+    EXPECT_EQ(visited.size(), x.valid_count());
+    for (const sweep::Point& p : x.points) {
+        if (!p.valid) {
+            EXPECT_EQ(visited.count(p.index), 0u) << p.name;
+            continue;
+        }
+        recipe::Recipe r = sweep::point_recipe(x, p, shipped_catalog());
+        EXPECT_EQ(nlohmann::json(r.resolved).dump(), visited[p.index]) << p.name;
+        EXPECT_EQ(sweep::point_hash(r), p.hash) << p.name;
+        EXPECT_EQ(r.name, p.name);
+        EXPECT_EQ(r.model_name, p.model);
+        EXPECT_EQ(r.nodes, p.nodes);
+        EXPECT_EQ(r.total_gpus(), p.gpus);
+    }
+}
+
+TEST(SweepExpand, ThreadsChangeNothingInTheResult) {
+    TempDir dir;
+    const sweep::SweepSpec spec = sweep::load_sweep(dir.write("s.yaml", forty_points()));
+    sweep::ExpandOptions one, two;
+    two.threads = 2;
+    sweep::Expansion a = sweep::expand(spec, shipped_catalog(), one);
+    sweep::Expansion b = sweep::expand(spec, shipped_catalog(), two);
+    ASSERT_EQ(a.points.size(), b.points.size());
+    for (std::size_t i = 0; i < a.points.size(); ++i) {
+        EXPECT_EQ(a.points[i].index, b.points[i].index);
+        EXPECT_EQ(a.points[i].name, b.points[i].name);
+        EXPECT_EQ(a.points[i].valid, b.points[i].valid);
+        EXPECT_EQ(a.points[i].reasons, b.points[i].reasons);
+        EXPECT_EQ(a.points[i].warnings, b.points[i].warnings);
+        EXPECT_EQ(a.points[i].hash, b.points[i].hash);
+    }
+}
+
+TEST(SweepExpand, AnExpansionHoldsNoRecipeOfItsPoints) {
+    // 400 points: each loaded recipe is ~45 KiB of heap; what an expansion keeps per
+    // point (its table row) is a small fraction of that. One thread: mallinfo2 counts
+    // the main arena only.
+    TempDir dir;
+    const sweep::SweepSpec spec = sweep::load_sweep(dir.write("s.yaml", fmt::format(R"(base: {}
+name: "p-{{nodes}}n-s{{steps}}-e{{env.TB_X}}"
+matrix:
+  nodes: [2, 4, 8, 16]
+  steps: [20, 21, 22, 23, 24, 25, 26, 27, 28, 29]
+  env.TB_X: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]
+)",
+                                                                                    p4d_5b())));
+    std::size_t recipe_bytes = 0;
+    sweep::ExpandOptions o;
+    o.visit = [&](const sweep::Point&, const recipe::Recipe& r, unsigned) {
+        if (recipe_bytes == 0) recipe_bytes = nlohmann::json(r.resolved).dump().size();
+    };
+    const std::size_t before = ::mallinfo2().uordblks;
+    sweep::Expansion x = sweep::expand(spec, shipped_catalog(), o);
+    const std::size_t after = ::mallinfo2().uordblks;
+    ASSERT_EQ(x.valid_count(), 400u);
+    const std::size_t per_point = (after > before ? after - before : 0) / x.points.size();
+    EXPECT_GT(recipe_bytes, 4096u);
+    EXPECT_LT(per_point, 4096u) << "bytes held per point";
+    EXPECT_LT(per_point, recipe_bytes / 2) << "bytes held per point";
 }
