@@ -79,17 +79,7 @@ if [ "${#TB_NODES[@]}" -ge 2 ]; then
       tb_pids+=($!)
       tb_pairs+=("${tb_out}")
     done
-    for tb_k in "${!tb_pids[@]}"; do
-      if ! wait "${tb_pids[tb_k]}"; then
-        echo "trainbench: ${tb_pairs[tb_k]}: {{name}} failed" >&2
-        tb_failed=1
-{{#checked}}
-      elif ! tb_check_busbw "${tb_pairs[tb_k]}"; then
-        echo "trainbench: ${tb_pairs[tb_k]}: below the bus bandwidth threshold" >&2
-        tb_failed=1
-{{/checked}}
-      fi
-    done
+{{> frameworks/validate-pair-round.sh}}
   done
 fi
 {{/validate.pairwise}}
