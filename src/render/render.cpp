@@ -57,14 +57,16 @@ void render_family(const TemplateEngine& engine, const std::string& family, cons
     if (files.empty())
         throw InputError(fmt::format("no templates for '{}' in any template directory", family),
                          "check --templates and TRAINBENCH_TEMPLATES");
-    for (const fs::path& rel : files) {
-        if (std::find(skip.begin(), skip.end(), rel) != skip.end()) continue;
-        RenderedFile f;
-        f.path = (out_prefix / rel).lexically_normal();
-        f.content = engine.render(fs::path(family) / rel, context);
-        f.executable = is_script(rel);
-        job.files.push_back(std::move(f));
-    }
+    files.erase(
+        std::remove_if(files.begin(), files.end(),
+                       [&](const fs::path& rel) { return std::find(skip.begin(), skip.end(), rel) != skip.end(); }),
+        files.end());
+    std::vector<fs::path> paths;
+    for (const fs::path& rel : files) paths.push_back(fs::path(family) / rel);
+    std::vector<std::string> contents = engine.render_all(paths, context);
+    for (std::size_t i = 0; i < files.size(); ++i)
+        job.files.push_back(
+            RenderedFile{(out_prefix / files[i]).lexically_normal(), std::move(contents[i]), is_script(files[i])});
 }
 
 }  // namespace

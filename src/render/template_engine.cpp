@@ -22,29 +22,57 @@ namespace {
 
 constexpr int k_max_partial_depth = 16;
 
-km::data to_mustache(const ordered_json& j) {
+// FNV-1a steps for the shape of a context (below).
+void mix(std::uint64_t& h, std::string_view bytes) {
+    for (char c : bytes) {
+        h ^= static_cast<unsigned char>(c);
+        h *= 1099511628211ULL;
+    }
+}
+
+// The context as kainjow data, built in place: kainjow's set() and push_back() copy their
+// argument, which would copy every subtree once per level above it. `shape` takes in what the
+// strict check depends on: every key, every value's type, every list's items, but no value.
+km::data to_mustache(const ordered_json& j, std::uint64_t& shape) {
     switch (j.type()) {
         case ordered_json::value_t::object: {
+            mix(shape, "{");
             km::data d{km::data::type::object};
-            for (const auto& [key, value] : j.items()) d.set(key, to_mustache(value));
+            for (const auto& [key, value] : j.items()) {
+                mix(shape, key);
+                mix(shape, std::string_view("\0", 1));
+                d[key] = to_mustache(value, shape);
+            }
+            mix(shape, "}");
             return d;
         }
         case ordered_json::value_t::array: {
+            mix(shape, "[");
             km::data d{km::data::type::list};
-            for (const auto& value : j) d.push_back(to_mustache(value));
+            // list_value() is the data's own (non-const) vector seen through a const reference.
+            auto& items = const_cast<km::list&>(d.list_value());
+            items.reserve(j.size());
+            for (const auto& value : j) items.push_back(to_mustache(value, shape));
+            mix(shape, "]");
             return d;
         }
         case ordered_json::value_t::string:
-            return km::data{j.get<std::string>()};
+            mix(shape, "s");
+            return km::data{j.get_ref<const std::string&>()};
         case ordered_json::value_t::boolean:
+            mix(shape, "b");
             return km::data{j.get<bool>()};
         case ordered_json::value_t::number_integer:
+            mix(shape, "n");
             return km::data{std::to_string(j.get<std::int64_t>())};
         case ordered_json::value_t::number_unsigned:
+            mix(shape, "n");
             return km::data{std::to_string(j.get<std::uint64_t>())};
         case ordered_json::value_t::number_float:
+            mix(shape, "n");
             return km::data{fmt::format("{}", j.get<double>())};
         default:
+            mix(shape, "z");
             return km::data{false};
     }
 }
@@ -53,7 +81,8 @@ km::data to_mustache(const ordered_json& j) {
 // union of its items' keys; `unknown` when the shape cannot be known (an
 // empty list), so names inside are not checked.
 struct Scope {
-    ordered_json object;  // object or null
+    const ordered_json* object = nullptr;        // an object, or null/nullptr: nothing to look up
+    std::shared_ptr<const ordered_json> merged;  // a list's merged items, which `object` points to
     bool unknown = false;
     bool item = false;  // a list item: '.' is valid
 };
@@ -80,8 +109,8 @@ const ordered_json* resolve(const std::vector<Scope>& stack, const std::string& 
         start = dot + 1;
     }
     for (auto it = stack.rbegin(); it != stack.rend(); ++it) {
-        if (!it->object.is_object() || !it->object.contains(parts.front())) continue;
-        const ordered_json* v = &it->object[parts.front()];
+        if (!it->object || !it->object->is_object() || !it->object->contains(parts.front())) continue;
+        const ordered_json* v = &(*it->object)[parts.front()];
         for (std::size_t i = 1; i < parts.size() && v; ++i) {
             if (v->is_object() && v->contains(parts[i]))
                 v = &(*v)[parts[i]];
@@ -194,8 +223,8 @@ void report_unknown_name(CheckState& st, const TemplateTag& tag, const SourceLoc
     if (!st.names) st.names = context_names(st.context);
     std::vector<std::string> candidates = *st.names;
     for (const Scope& s : st.stack)
-        if (s.object.is_object())
-            for (const auto& [k, v] : s.object.items()) candidates.push_back(k);
+        if (s.object && s.object->is_object())
+            for (const auto& [k, v] : s.object->items()) candidates.push_back(k);
     st.diagnostics.error(where, tag.name, fmt::format("template uses '{}', which the context does not have", tag.text),
                          {}, did_you_mean(tag.name, candidates));
 }
@@ -226,18 +255,20 @@ void open_scope(CheckState& st, const TemplateTag& tag, const ordered_json* valu
         Scope scope;
         if (value && value->is_array()) {
             scope.item = true;
-            if (value->empty())
+            if (value->empty()) {
                 scope.unknown = true;
-            else
-                scope.object = merged_items(*value);
+            } else {
+                scope.merged = std::make_shared<const ordered_json>(merged_items(*value));
+                scope.object = scope.merged.get();
+            }
         } else if (value && value->is_object()) {
-            scope.object = *value;
+            scope.object = value;
         } else if (!value) {
             scope.unknown = in_unknown;
         }
         st.stack.push_back(std::move(scope));
     } else if (tag.kind == TagKind::inverted) {
-        st.stack.push_back(Scope{ordered_json(), false, false});
+        st.stack.push_back(Scope{});
     }
 }
 
@@ -250,7 +281,7 @@ void check_value_tag(CheckState& st, const TemplateTag& tag, const SourceLocatio
 }  // namespace
 
 void TemplateEngine::check(const Source& source, const ordered_json& context) const {
-    CheckState st{context, {}, {}, {Scope{context, false, false}}};
+    CheckState st{context, {}, {}, {Scope{&context, nullptr, false, false}}};
 
     // Recursive over partials; `depth` guards against a partial including itself.
     std::function<void(const Source&, int)> walk = [&](const Source& src, int depth) {
@@ -309,31 +340,83 @@ std::string TemplateEngine::render(const fs::path& relative, const ordered_json&
     return render(relative, context, output_kind_for(relative));
 }
 
+// The context as the engine reads it: converted once for all the templates of one render_all,
+// with the shape of the context (what the strict check depends on).
+struct TemplateEngine::EngineData {
+    explicit EngineData(const ordered_json& context) : data(to_mustache(context, shape)) {}
+    std::uint64_t shape = 14695981039346656037ULL;
+    km::data data;
+};
+
 std::string TemplateEngine::render(const fs::path& relative, const ordered_json& context, OutputKind kind) const {
-    const Source& source = load(relative);
-    return render_text(source.text, source.display, kind, context);
+    EngineData data(context);
+    return render_source(load(relative), kind, context, data);
+}
+
+std::vector<std::string> TemplateEngine::render_all(const std::vector<fs::path>& relatives,
+                                                    const ordered_json& context) const {
+    EngineData data(context);
+    std::vector<std::string> out;
+    out.reserve(relatives.size());
+    for (const fs::path& relative : relatives)
+        out.push_back(render_source(load(relative), output_kind_for(relative), context, data));
+    return out;
+}
+
+bool TemplateEngine::changes_delimiters(const std::string& text) const {
+    const std::vector<TemplateTag>& tags = scan(text).tags;
+    return std::any_of(tags.begin(), tags.end(), [](const TemplateTag& t) { return t.kind == TagKind::set_delimiter; });
+}
+
+// Prepared text with every partial written in place of its tag (recursively), so the engine
+// parses a partial once per template instead of at every use (kainjow compiles a partial's
+// text each time it renders it). A partial tag is standalone on its own line in prepared
+// text, and renders in the caller's context: its prepared text in place is the same output.
+// Returns nullopt when a set-delimiter tag is involved (the tag positions would not hold).
+std::optional<std::string> TemplateEngine::inline_partials(const std::string& prepared, int depth) const {
+    if (changes_delimiters(prepared)) return std::nullopt;
+    const std::vector<TemplateTag>& tags = scan(prepared).tags;
+    std::string out;
+    std::size_t done = 0;
+    for (const TemplateTag& tag : tags) {
+        if (tag.kind != TagKind::partial) continue;
+        if (depth >= k_max_partial_depth || !find(tag.name)) return std::nullopt;  // the engine reports it
+        std::optional<std::string> body = inline_partials(prepare_standalone_lines(load(tag.name).text), depth + 1);
+        if (!body) return std::nullopt;
+        out.append(prepared, done, tag.offset - done);
+        out += *body;
+        done = tag.offset + tag.text.size();
+    }
+    if (done == 0) return prepared;
+    out.append(prepared, done, std::string::npos);
+    return out;
 }
 
 TemplateEngine::Compiled& TemplateEngine::compile(const std::string& text, const std::string& display_name) const {
     auto found = m_compiled.find(text);
     if (found != m_compiled.end()) return *found->second;
-    // Partials: every {{> name}} reachable from this template, loaded from the template dirs.
-    std::vector<std::pair<std::string, std::string>> partials;
-    std::set<std::string> seen;
-    std::vector<std::string> pending;
-    auto add_partials = [&](const std::string& t) {
-        for (const TemplateTag& tag : scan(t).tags)
-            if (tag.kind == TagKind::partial && seen.insert(tag.name).second) pending.push_back(tag.name);
-    };
-    add_partials(text);
-    while (!pending.empty()) {
-        std::string name = pending.back();
-        pending.pop_back();
-        const Source& partial = load(name);
-        add_partials(partial.text);
-        partials.emplace_back(name, prepare_standalone_lines(partial.text));
+    std::unique_ptr<Compiled> compiled;
+    if (std::optional<std::string> whole = inline_partials(prepare_standalone_lines(text), 0)) {
+        compiled = std::make_unique<Compiled>(*whole, std::vector<std::pair<std::string, std::string>>{});
+    } else {
+        // Partials for the engine: every {{> name}} reachable from this template.
+        std::vector<std::pair<std::string, std::string>> partials;
+        std::set<std::string> seen;
+        std::vector<std::string> pending;
+        auto add_partials = [&](const std::string& t) {
+            for (const TemplateTag& tag : scan(t).tags)
+                if (tag.kind == TagKind::partial && seen.insert(tag.name).second) pending.push_back(tag.name);
+        };
+        add_partials(text);
+        while (!pending.empty()) {
+            std::string name = pending.back();
+            pending.pop_back();
+            const Source& partial = load(name);
+            add_partials(partial.text);
+            partials.emplace_back(name, prepare_standalone_lines(partial.text));
+        }
+        compiled = std::make_unique<Compiled>(prepare_standalone_lines(text), std::move(partials));
     }
-    auto compiled = std::make_unique<Compiled>(prepare_standalone_lines(text), std::move(partials));
     if (!compiled->tmpl.is_valid())
         throw InputError(fmt::format("{}: invalid template: {}", display_name, compiled->tmpl.error_message()));
     return *m_compiled.emplace(text, std::move(compiled)).first->second;
@@ -341,19 +424,29 @@ TemplateEngine::Compiled& TemplateEngine::compile(const std::string& text, const
 
 std::string TemplateEngine::render_text(const std::string& text, const std::string& display_name, OutputKind kind,
                                         const ordered_json& context) const {
-    Source source{text, display_name};
-    check(source, context);
+    EngineData data(context);
+    return render_source(Source{text, display_name}, kind, context, data);
+}
 
-    Compiled& compiled = compile(text, display_name);
-    km::data data = to_mustache(context);
+std::string TemplateEngine::render_source(const Source& source, OutputKind kind, const ordered_json& context,
+                                          EngineData& data) const {
+    // The strict check depends on the template and the context's shape only: a sweep's points
+    // share both, and a shape that passed once passes again.
+    std::uint64_t checked = data.shape;
+    mix(checked, source.text);
+    if (m_checked.count(checked) == 0) {
+        check(source, context);
+        m_checked.insert(checked);
+    }
+    Compiled& compiled = compile(source.text, source.display);
     for (const auto& [name, content] : compiled.partials)
-        data.set(name, km::data{km::partial{[&c = content] { return c; }}});
+        data.data.set(name, km::data{km::partial{[&c = content] { return c; }}});
     km::mustache& tmpl = compiled.tmpl;
     tmpl.set_custom_escape(escaper(kind));
-    std::string out = tmpl.render(data);
+    std::string out = tmpl.render(data.data);
     if (!tmpl.is_valid()) {
-        std::string message = fmt::format("{}: template failed to render: {}", display_name, tmpl.error_message());
-        m_compiled.erase(text);  // not to be used again
+        std::string message = fmt::format("{}: template failed to render: {}", source.display, tmpl.error_message());
+        m_compiled.erase(source.text);  // not to be used again
         throw InputError(message);
     }
     out.erase(std::remove(out.begin(), out.end(), k_line_mark), out.end());

@@ -17,6 +17,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace trainbench::render {
@@ -41,6 +42,11 @@ public:
     [[nodiscard]] std::string render(const std::filesystem::path& relative, const nlohmann::ordered_json& context,
                                      OutputKind kind) const;
 
+    // Renders every template file in `relatives` with one context, converted for the engine
+    // once (the files of one family); each escaped for its own extension.
+    [[nodiscard]] std::vector<std::string> render_all(const std::vector<std::filesystem::path>& relatives,
+                                                      const nlohmann::ordered_json& context) const;
+
     // Renders template text held in memory (tests); `display_name` names it in errors.
     [[nodiscard]] std::string render_text(const std::string& text, const std::string& display_name, OutputKind kind,
                                           const nlohmann::ordered_json& context) const;
@@ -53,11 +59,16 @@ private:
         std::string display;  // the file path shown in messages
     };
     struct Compiled;
+    struct EngineData;
+    [[nodiscard]] std::string render_source(const Source& source, OutputKind kind,
+                                            const nlohmann::ordered_json& context, EngineData& data) const;
     const Source& load(const std::filesystem::path& relative) const;
     void check(const Source& source, const nlohmann::ordered_json& context) const;
     [[nodiscard]] const ScanResult& scan(const std::string& text) const;
     [[nodiscard]] std::vector<std::filesystem::path> list_files(const std::filesystem::path& family) const;
     Compiled& compile(const std::string& text, const std::string& display_name) const;
+    [[nodiscard]] bool changes_delimiters(const std::string& text) const;
+    [[nodiscard]] std::optional<std::string> inline_partials(const std::string& prepared, int depth) const;
 
     // Everything below is read or computed once per engine (one render, or a whole sweep).
     std::vector<std::filesystem::path> m_dirs;
@@ -66,6 +77,7 @@ private:
     mutable std::map<std::string, std::vector<std::filesystem::path>> m_lists;
     mutable std::unordered_map<std::string, ScanResult> m_scans;                    // by template text
     mutable std::unordered_map<std::string, std::unique_ptr<Compiled>> m_compiled;  // by template text
+    mutable std::unordered_set<std::uint64_t> m_checked;  // template text and context shape that passed the check
 };
 
 // Names of every value a context offers ("nodes", "slurm.partition",

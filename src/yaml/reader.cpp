@@ -237,8 +237,25 @@ Node parse_file(const std::filesystem::path& path, const std::string& display_na
     return parse(text, display_name, diagnostics);
 }
 
+namespace {
+
+// A word YAML reads as itself: a plain scalar of letters, digits, '_', '.' and '-' (not first),
+// not one of YAML's null words. Most override values (numbers, names) are one; they skip the
+// YAML parser, which a sweep would otherwise run for every value of every point.
+bool plain_word(std::string_view text) {
+    if (text == "null" || text == "Null" || text == "NULL") return false;
+    auto word_char = [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.' ||
+               c == '-';
+    };
+    return text.front() != '-' && std::all_of(text.begin(), text.end(), word_char);
+}
+
+}  // namespace
+
 Node parse_value(std::string_view text, const SourceLocation& where, Diagnostics& diagnostics) {
     if (text.empty()) return Node::make_scalar({}, where, true);
+    if (plain_word(text)) return Node::make_scalar(std::string(text), where, false);
     try {
         YAML::Node y = YAML::Load(std::string(text));
         Budget budget;

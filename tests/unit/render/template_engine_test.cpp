@@ -53,6 +53,38 @@ TEST(TemplateEngine, NamesInsideSectionsThatDoNotRenderAreCheckedToo) {
               "a;off");
 }
 
+// A passed check is remembered for the template and the context's shape (keys, types, list
+// items), never for the template alone: a context of another shape is checked again.
+TEST(TemplateEngine, AContextOfAnotherShapeIsCheckedAgain) {
+    TemplateEngine engine({});
+    const std::string t = "{{#items}}{{name}};{{/items}}n={{n}}";
+    ordered_json ok = {{"n", 1}, {"items", ordered_json::array({{{"name", "a"}}})}};
+    EXPECT_EQ(engine.render_text(t, "t.sh", OutputKind::shell, ok), "a;n=1");
+    ordered_json other = {{"n", 2}, {"items", ordered_json::array({{{"name", "b"}}, {{"name", "c"}}})}};
+    EXPECT_EQ(engine.render_text(t, "t.sh", OutputKind::shell, other), "b;c;n=2");
+    ordered_json renamed = {{"n", 1}, {"items", ordered_json::array({{{"nme", "a"}}})}};
+    EXPECT_THROW((void)engine.render_text(t, "t.sh", OutputKind::shell, renamed), InputError);
+    ordered_json retyped = {{"n", ordered_json::object()}, {"items", ordered_json::array({{{"name", "a"}}})}};
+    EXPECT_THROW((void)engine.render_text(t, "t.sh", OutputKind::shell, retyped), InputError);
+    ordered_json missing = {{"items", ordered_json::array({{{"name", "a"}}})}};
+    EXPECT_THROW((void)engine.render_text(t, "t.sh", OutputKind::shell, missing), InputError);
+    EXPECT_EQ(engine.render_text(t, "t.sh", OutputKind::shell, ok), "a;n=1");
+}
+
+// A partial is written into the template that uses it (one parse per template); the output is
+// what the engine's own partial rendering gives: standalone lines, nesting, the caller's context.
+TEST(TemplateEngine, InlinedPartialsRenderAsPartials) {
+    TempDir dir;
+    write(dir.path() / "frameworks/inner.sh", "{{#flag}}\ninner {{name}}\n{{/flag}}\n");
+    write(dir.path() / "frameworks/outer.sh", "outer\n{{> frameworks/inner.sh}}\nend outer\n");
+    write(dir.path() / "local/run.sh", "a\n{{#items}}\n{{> frameworks/outer.sh}}\n{{/items}}\nz\n");
+    TemplateEngine engine({dir.path()});
+    ordered_json ctx = {{"flag", true},
+                        {"name", "top"},
+                        {"items", ordered_json::array({{{"name", "x"}}, {{"name", "y"}, {"flag", false}}})}};
+    EXPECT_EQ(engine.render("local/run.sh", ctx), "a\nouter\ninner x\nend outer\nouter\nend outer\nz\n");
+}
+
 TEST(TemplateEngine, ASectionOnlyNameUsedAsAValueIsAnError) {
     TemplateEngine engine({});
     ordered_json ctx = {{"flag", true}};

@@ -357,6 +357,21 @@ TEST(SweepExpand, ARecipeDerivedOnDemandIsTheOneExpansionVisitedValidatedAndHash
     }
 }
 
+// A point's hash is the FNV-1a of the resolved recipe printed with sorted keys, byte for byte
+// what nlohmann::json (sorted objects) prints: hashes of earlier sweeps stay valid.
+TEST(SweepHash, IsTheHashOfTheSortedCompactDump) {
+    recipe::Recipe r;
+    r.resolved = nlohmann::ordered_json::parse(
+        R"({"z": 1, "a": {"y": [3, {"b": true, "a": null}], "x": "t\"ab\u00e9\n"}, "m": 1.5e-05,
+            "B": -7, "e": {}, "l": [], "u": 18446744073709551615})");
+    EXPECT_EQ(sweep::point_hash(r), sweep::fnv1a_hex(nlohmann::json(r.resolved).dump()));
+    EXPECT_EQ(nlohmann::json(r.resolved).dump().substr(0, 14), R"({"B":-7,"a":{")");
+    recipe::Recipe shipped = recipe::load_recipe(k_source / "recipes/aws-p4d/gpt3-5b.yaml", shipped_catalog());
+    EXPECT_EQ(sweep::point_hash(shipped), sweep::fnv1a_hex(nlohmann::json(shipped.resolved).dump()));
+    recipe::Recipe empty;
+    EXPECT_EQ(sweep::point_hash(empty), sweep::fnv1a_hex("{}"));
+}
+
 TEST(SweepExpand, ThreadsChangeNothingInTheResult) {
     TempDir dir;
     const sweep::SweepSpec spec = sweep::load_sweep(dir.write("s.yaml", forty_points()));

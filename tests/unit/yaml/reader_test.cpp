@@ -146,6 +146,29 @@ TEST(YamlReader, ParsesOverrideValuesLocatedAtTheOverride) {
     EXPECT_EQ(d.error_count(), 1u);
 }
 
+// Plain words skip the YAML parser: each must read exactly as the parser reads it (the same
+// text padded with blanks goes through the parser, which trims them).
+TEST(YamlReader, PlainWordOverridesReadAsTheYamlParserReadsThem) {
+    SourceLocation where;
+    where.override_text = "k=v";
+    for (const char* text :
+         {"8",    "-3", "0.5",  "1e-05", ".inf", "true", "no", "gpt3-5b", "a.b_c", "v1.2.3", "null",
+          "Null", "~",  "NULL", "nullx", "0x1F", "_x",   "-",  "--x",     "12:30", "#c",     "a b"}) {
+        Diagnostics d1, d2;
+        Node fast = parse_value(text, where, d1);
+        Node slow = parse_value(std::string(" ") + text + " ", where, d2);
+        SCOPED_TRACE(text);
+        EXPECT_EQ(fast.kind, slow.kind);
+        EXPECT_EQ(fast.scalar, slow.scalar);
+        EXPECT_EQ(fast.quoted, slow.quoted);
+        EXPECT_EQ(fast.where.to_string(), slow.where.to_string());
+        EXPECT_EQ(d1.error_count(), d2.error_count());
+    }
+    Diagnostics d;
+    EXPECT_TRUE(parse_value("null", where, d).is_null());
+    EXPECT_FALSE(parse_value("8", where, d).quoted);
+}
+
 TEST(YamlReader, ConvertsToTypedJson) {
     Diagnostics d;
     Node root = parse("i: 3\nf: 1.5\nb: true\ns: \"3\"\nn: null\nl: [a, 1]\n", "j.yaml", d);
