@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -39,13 +40,19 @@ public:
     std::size_t commit();  // returns the number of entries made visible
 
 private:
+    void make_directories(const fs::path& dir);
+
     fs::path m_root, m_stage;
+    mode_t m_umask = 0;
     std::vector<std::string> m_entries;
+    std::set<fs::path> m_made;  // directories under m_stage made so far
     std::mutex m_mutex;
 };
 
-void write_new_file(const fs::path& path, std::string_view data, fs::perms mode) {
-    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+// Created with its mode; changed after only where the umask took bits away from it.
+void write_new_file(const fs::path& path, std::string_view data, fs::perms mode, mode_t umask) {
+    const auto want = static_cast<mode_t>(mode);
+    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, want);
     if (fd < 0) throw RuntimeError(fmt::format("cannot create '{}': {}", path.string(), std::strerror(errno)));
     while (!data.empty()) {
         ssize_t n = ::write(fd, data.data(), data.size());
@@ -57,7 +64,7 @@ void write_new_file(const fs::path& path, std::string_view data, fs::perms mode)
         }
         data.remove_prefix(static_cast<std::size_t>(n));
     }
-    if (::fchmod(fd, static_cast<mode_t>(mode)) != 0 || ::close(fd) != 0)
+    if (((want & umask) != 0 && ::fchmod(fd, want) != 0) || ::close(fd) != 0)
         throw RuntimeError(fmt::format("cannot write '{}': {}", path.string(), std::strerror(errno)));
 }
 
@@ -75,9 +82,12 @@ DirectoryBatch::DirectoryBatch(fs::path root) : m_root(std::move(root)) {
     fs::create_directories(m_root, ec);
     if (ec) throw RuntimeError(fmt::format("cannot create directory '{}': {}", m_root.string(), ec.message()));
     m_stage = m_root / fmt::format(".trainbench-staging.{}", ::getpid());
+    m_umask = ::umask(0);  // read (no file is being created yet) and put back
+    ::umask(m_umask);
     fs::remove_all(m_stage, ec);
     fs::create_directory(m_stage, ec);
     if (ec) throw RuntimeError(fmt::format("cannot create directory '{}': {}", m_stage.string(), ec.message()));
+    m_made.insert(m_stage);
 }
 
 DirectoryBatch::~DirectoryBatch() {
@@ -85,14 +95,24 @@ DirectoryBatch::~DirectoryBatch() {
     fs::remove_all(m_stage, ec);
 }
 
+// The directories of a file under the staging directory, each made once (no stat of what
+// this batch made itself).
+void DirectoryBatch::make_directories(const fs::path& dir) {
+    {
+        std::lock_guard lock(m_mutex);
+        if (m_made.count(dir) != 0) return;
+    }
+    if (dir != m_stage) make_directories(dir.parent_path());
+    if (::mkdir(dir.c_str(), 0777) != 0 && errno != EEXIST)
+        throw RuntimeError(fmt::format("cannot create directory '{}': {}", dir.string(), std::strerror(errno)));
+    std::lock_guard lock(m_mutex);
+    m_made.insert(dir);
+}
+
 void DirectoryBatch::add(const std::string& entry, const fs::path& relative, std::string_view content, fs::perms mode) {
     const fs::path target = m_stage / entry / relative;
-    std::error_code ec;
-    fs::create_directories(target.parent_path(), ec);
-    if (ec)
-        throw RuntimeError(
-            fmt::format("cannot create directory '{}': {}", target.parent_path().string(), ec.message()));
-    write_new_file(target, content, mode);
+    make_directories(target.parent_path());
+    write_new_file(target, content, mode, m_umask);
     std::lock_guard lock(m_mutex);
     if (m_entries.empty() || m_entries.back() != entry) m_entries.push_back(entry);
 }
@@ -116,6 +136,7 @@ std::size_t DirectoryBatch::commit() {
     sync_path(m_root, false);
     std::size_t n = m_entries.size();
     m_entries.clear();
+    m_made = {m_stage};  // the entries moved out with their directories
     return n;
 }
 

@@ -10,6 +10,7 @@
 
 #include <fstream>
 #include <map>
+#include <sys/stat.h>
 #include <utility>
 #include <vector>
 
@@ -73,5 +74,32 @@ TEST(StreamedOutput, SweepPointsAppearWholeAndReplaceAnEarlierRender) {
         if (rel.size() > 3 && rel.substr(rel.size() - 3) == ".sh") {
             EXPECT_NE(fs::status(out / rel).permissions() & fs::perms::owner_exec, fs::perms::none) << rel;
         }
+    }
+}
+
+// Rendered files have the job files' modes whatever the caller's umask: 0644, or 0755 for scripts.
+TEST(StreamedOutput, SweepPointFilesHaveTheirModesUnderAnyUmask) {
+    std::map<std::string, fs::perms> first;
+    for (mode_t mask : {mode_t{022}, mode_t{077}, mode_t{0}, mode_t{027}}) {
+        cli_test::TempDir tmp;
+        const fs::path out = tmp.path() / "rendered";
+        const mode_t old = ::umask(mask);
+        cli_test::Result r = cli_test::run({"sweep", sweep_file(), "--dry-run", "-o", out.string()});
+        ::umask(old);
+        ASSERT_EQ(r.code, 0) << r.err;
+        bool staging = false;
+        std::map<std::string, fs::perms> modes;
+        for (const auto& [rel, content] : tree(out, staging)) modes[rel] = fs::status(out / rel).permissions();
+        ASSERT_FALSE(modes.empty());
+        for (const auto& [rel, mode] : modes) {
+            EXPECT_TRUE(mode == fs::perms(0644) || mode == fs::perms(0755)) << rel << " umask " << mask;
+            if (rel.size() > 3 && rel.substr(rel.size() - 3) == ".sh") {
+                EXPECT_EQ(mode, fs::perms(0755)) << rel;
+            }
+        }
+        if (first.empty())
+            first = modes;
+        else
+            EXPECT_EQ(modes, first) << "umask " << mask;
     }
 }
