@@ -98,6 +98,8 @@ std::vector<RenderedJob> render(const recipe::Recipe& recipe, const RenderOption
             delivered.push_back(
                 RenderedFile{file["path"].get<std::string>(), file["content"].get<std::string>(), false});
         context.erase("delivered_files");
+        // The keys of a delivered config (hundreds for NeMo) are for check_launch, not templates.
+        for (auto& command : context["commands"]) command.erase("config_keys");
         RenderedJob job;
         job.stage = stage.name;
         job.scheduler = recipe.target.scheduler;

@@ -34,46 +34,10 @@ std::string fnv1a_hex(std::string_view bytes) {
     return fmt::format("{:016x}", h);
 }
 
-namespace {
-
-// The compact dump of `j` with the keys of every object sorted: what nlohmann::json (whose
-// objects are sorted maps) would print for a copy of it, written without making the copy.
-void canonical_dump(const nlohmann::ordered_json& j, std::string& out) {
-    if (j.is_object()) {
-        std::vector<const std::pair<const std::string, nlohmann::ordered_json>*> members;
-        members.reserve(j.size());
-        for (const auto& member : j.get_ref<const nlohmann::ordered_json::object_t&>()) members.push_back(&member);
-        std::sort(members.begin(), members.end(), [](const auto* a, const auto* b) { return a->first < b->first; });
-        out += '{';
-        for (std::size_t i = 0; i < members.size(); ++i) {
-            if (i > 0) out += ',';
-            out += nlohmann::ordered_json(members[i]->first).dump();
-            out += ':';
-            canonical_dump(members[i]->second, out);
-        }
-        out += '}';
-    } else if (j.is_array()) {
-        out += '[';
-        for (std::size_t i = 0; i < j.size(); ++i) {
-            if (i > 0) out += ',';
-            canonical_dump(j[i], out);
-        }
-        out += ']';
-    } else {
-        out += j.dump();
-    }
-}
-
-}  // namespace
-
 std::string point_hash(const recipe::Recipe& recipe) {
-    // Object keys sorted: a canonical form (the same bytes as nlohmann::json's dump of it).
-    std::string canonical;
-    if (recipe.resolved.is_null())
-        canonical = "{}";
-    else
-        canonical_dump(recipe.resolved, canonical);
-    return fnv1a_hex(canonical);
+    // nlohmann::json (not ordered) sorts object keys: a canonical form.
+    nlohmann::json canonical = recipe.resolved.is_null() ? nlohmann::json::object() : nlohmann::json(recipe.resolved);
+    return fnv1a_hex(canonical.dump());
 }
 
 // ---------------------------------------------------------------- values
