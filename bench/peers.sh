@@ -8,6 +8,7 @@
 #     1,000 experiments (GoogleCloudPlatform/ramble from git, its Python deps in a cached venv)
 # Peak RSS from GNU time. Prints a markdown table; hyperfine JSON under OUT/results.
 #   bench/peers.sh [--trainbench PATH] [--out DIR] [--runs N] [--no-ramble] [--no-1g]
+# (RAMBLE_GIT=URL|DIR clones Ramble from elsewhere than GitHub.)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -42,8 +43,11 @@ cat "$dll" >/dev/null
 
 hf() {  # name runs command (through a shell: the gpu-recipes tool needs its directory); one warm-up
         # run unless HF_WARMUP says otherwise
+  # HF_PREPARE: a command run before each timed run, outside the time (hyperfine --prepare)
   local name=$1 n=$2; shift 2
-  hyperfine --style none --warmup "${HF_WARMUP:-1}" --runs "$n" --export-json "$res/$name.json" "$*" >/dev/null 2>&1 \
+  local prepare=()
+  [ -n "${HF_PREPARE:-}" ] && prepare=(--prepare "$HF_PREPARE")
+  hyperfine --style none --warmup "${HF_WARMUP:-1}" --runs "$n" "${prepare[@]}" --export-json "$res/$name.json" "$*" >/dev/null 2>&1 \
     || echo "peers.sh: '$*' failed" >&2
 }
 rss() {  # name command...
@@ -82,18 +86,20 @@ fi
 
 echo "peers.sh: sweeps" >&2
 for n in 1000 10000; do "$here/sweep/gen_sweep.sh" "$n" "$out/sweep-$n.yaml"; done
-hf sweep_1000_render 5 "rm -rf $out/sweep-out && $tb sweep $out/sweep-1000.yaml --dry-run -o $out/sweep-out"
+# The previous run's tree is removed (and its removal written back) before each run, outside the time.
+HF_PREPARE="rm -rf $out/sweep-out && sync" hf sweep_1000_render 5 "$tb sweep $out/sweep-1000.yaml --dry-run -o $out/sweep-out"
 rm -rf "$out/sweep-out"
 rss sweep_1000_render "$tb" sweep "$out/sweep-1000.yaml" --dry-run -o "$out/sweep-out"
 rm -rf "$out/sweep-out"
-HF_WARMUP=0 hf sweep_10000_render 1 "rm -rf $out/sweep-out && $tb sweep $out/sweep-10000.yaml --dry-run -o $out/sweep-out"
+HF_WARMUP=0 HF_PREPARE="rm -rf $out/sweep-out && sync" hf sweep_10000_render 1 "$tb sweep $out/sweep-10000.yaml --dry-run -o $out/sweep-out"
 rm -rf "$out/sweep-out"
 rss sweep_10000_render "$tb" sweep "$out/sweep-10000.yaml" --dry-run -o "$out/sweep-out"
 rm -rf "$out/sweep-out"
 if (( ramble_on )); then
   cache=${TRAINBENCH_CACHE:-$HOME/.cache/trainbench}
   rdir=$cache/ramble
-  [ -d "$rdir/.git" ] || git clone -q --depth 1 https://github.com/GoogleCloudPlatform/ramble "$rdir" \
+  # RAMBLE_GIT: where to clone Ramble from (a local mirror where GitHub is not reachable)
+  [ -d "$rdir/.git" ] || git clone -q --depth 1 "${RAMBLE_GIT:-https://github.com/GoogleCloudPlatform/ramble}" "$rdir" \
     || { echo "peers.sh: Ramble not available" >&2; ramble_on=0; }
 fi
 if (( ramble_on )); then
@@ -102,8 +108,11 @@ if (( ramble_on )); then
   "$here/sweep/gen_ramble.sh" 1000 "$out/ramble-1000.yaml"
   rm -rf "$out/ramble-ws"
   PATH=$venv/bin:$PATH python "$rdir/bin/ramble" workspace create -d "$out/ramble-ws" -c "$out/ramble-1000.yaml" >/dev/null
-  rcmd="rm -rf $out/ramble-ws/experiments && PATH=$venv/bin:\$PATH python $rdir/bin/ramble -D $out/ramble-ws workspace setup --dry-run"
-  HF_WARMUP=0 hf ramble_1000_setup 2 "$rcmd"
+  # Like the sweeps: the previous run's experiments are removed before each run, outside the time.
+  rprep="rm -rf $out/ramble-ws/experiments && sync"
+  rcmd="PATH=$venv/bin:\$PATH python $rdir/bin/ramble -D $out/ramble-ws workspace setup --dry-run"
+  HF_WARMUP=0 HF_PREPARE=$rprep hf ramble_1000_setup 2 "$rcmd"
+  bash -c "$rprep"
   echo "ramble_1000_setup $( { /usr/bin/time -v bash -c "$rcmd" >/dev/null; } 2>&1 | awk -F': ' '/Maximum resident set size/ {print $2}')" >> "$res/rss.txt"
   echo "ramble_version $(cd "$rdir" && git rev-parse --short HEAD)" >> "$res/meta.txt"
 fi
