@@ -37,7 +37,8 @@ rows = [
     ("same log, `parse --json`", "`trainbench parse --json`", "parse_json_160", True, None),
     ("1 GiB DLLogger, `parse --json`", "`trainbench parse --json`", "parse_json_1024", False, None),
     ("1,000 sweep points to disk", "Ramble `workspace setup --dry-run`", "ramble_1000_setup", False, None),
-    ("", "`trainbench sweep --dry-run -o`", "sweep_1000_render", False, "ramble_1000_setup"),
+    ("", "`trainbench sweep --dry-run -o` (replacing the previous tree)", "sweep_1000_render", False, "ramble_1000_setup"),
+    ("", "`trainbench sweep --dry-run -o` (a new directory)", "sweep_1000_new_dir", False, "ramble_1000_setup"),
     ("10,000 sweep points to disk", "`trainbench sweep --dry-run -o`", "sweep_10000_render", False, None),
 ]
 for work, tool, key, is_log, peer in rows:
