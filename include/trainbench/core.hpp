@@ -160,6 +160,10 @@ public:
 [[nodiscard]] bool is_variable_name(std::string_view s);
 // Holds a control character (below 0x20, or DEL): a newline or tab among them.
 [[nodiscard]] bool has_control_char(std::string_view s);
+// 64-bit FNV-1a of `bytes`, continuing from `h` (the offset basis by default), so a hash can
+// be taken over several pieces.
+inline constexpr std::uint64_t k_fnv1a_offset = 14695981039346656037ULL;
+[[nodiscard]] std::uint64_t fnv1a(std::string_view bytes, std::uint64_t h = k_fnv1a_offset);
 // The closest candidate within a distance that scales with the word length,
 // or nothing when no candidate is close enough.
 [[nodiscard]] std::optional<std::string> closest_match(std::string_view word,

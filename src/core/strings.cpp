@@ -14,6 +14,14 @@ bool is_variable_name(std::string_view s) {
     });
 }
 
+std::uint64_t fnv1a(std::string_view bytes, std::uint64_t h) {
+    for (char c : bytes) {
+        h ^= static_cast<unsigned char>(c);
+        h *= 1099511628211ULL;
+    }
+    return h;
+}
+
 bool has_control_char(std::string_view s) {
     return std::any_of(s.begin(), s.end(), [](char c) {
         auto u = static_cast<unsigned char>(c);

@@ -22,12 +22,9 @@ namespace {
 
 constexpr int k_max_partial_depth = 16;
 
-// FNV-1a steps for the shape of a context (below).
+// One FNV-1a step over `bytes` for the shape of a context (below).
 void mix(std::uint64_t& h, std::string_view bytes) {
-    for (char c : bytes) {
-        h ^= static_cast<unsigned char>(c);
-        h *= 1099511628211ULL;
-    }
+    h = fnv1a(bytes, h);
 }
 
 // The context as kainjow data, built in place: kainjow's set() and push_back() copy their
@@ -344,7 +341,7 @@ std::string TemplateEngine::render(const fs::path& relative, const ordered_json&
 // with the shape of the context (what the strict check depends on).
 struct TemplateEngine::EngineData {
     explicit EngineData(const ordered_json& context) : data(to_mustache(context, shape)) {}
-    std::uint64_t shape = 14695981039346656037ULL;
+    std::uint64_t shape = k_fnv1a_offset;
     km::data data;
 };
 

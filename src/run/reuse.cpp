@@ -19,15 +19,6 @@ namespace trainbench::run {
 
 namespace {
 
-std::uint64_t fnv1a(std::string_view text) {
-    std::uint64_t h = 14695981039346656037ULL;
-    for (char c : text) {
-        h ^= static_cast<unsigned char>(c);
-        h *= 1099511628211ULL;
-    }
-    return h;
-}
-
 // What makes a validated cluster the same: where (target, partition, host lists,
 // reservation), how many nodes, and what was checked.
 ordered_json validate_key(const recipe::Recipe& r, const recipe::Stage& s) {

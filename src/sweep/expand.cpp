@@ -26,12 +26,7 @@ std::size_t Expansion::pruned_count() const {
 // ---------------------------------------------------------------- hashing
 
 std::string fnv1a_hex(std::string_view bytes) {
-    std::uint64_t h = 14695981039346656037ULL;
-    for (char c : bytes) {
-        h ^= static_cast<std::uint64_t>(static_cast<unsigned char>(c));
-        h *= 1099511628211ULL;
-    }
-    return fmt::format("{:016x}", h);
+    return fmt::format("{:016x}", fnv1a(bytes));
 }
 
 std::string point_hash(const recipe::Recipe& recipe) {

@@ -101,3 +101,11 @@ TEST(Strings, CsvFieldQuotesOnlyWhatNeedsIt) {
     EXPECT_EQ(csv_field("two\nlines"), "\"two\nlines\"");
     EXPECT_EQ(csv_field("cr\r"), "\"cr\r\"");
 }
+
+// The published 64-bit FNV-1a values, and a hash taken in pieces equal to the whole.
+TEST(Strings, Fnv1aMatchesTheReferenceValuesAndChains) {
+    EXPECT_EQ(trainbench::fnv1a(""), 0xcbf29ce484222325ULL);
+    EXPECT_EQ(trainbench::fnv1a("a"), 0xaf63dc4c8601ec8cULL);
+    EXPECT_EQ(trainbench::fnv1a("foobar"), 0x85944171f73967e8ULL);
+    EXPECT_EQ(trainbench::fnv1a("bar", trainbench::fnv1a("foo")), trainbench::fnv1a("foobar"));
+}
