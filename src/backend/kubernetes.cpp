@@ -74,13 +74,15 @@ std::string job_of_pod(const json& pod) {
     return {};
 }
 
-bool condition_true(const json& status, const char* type, std::string* reason, std::string* message) {
+bool condition_true(const json& status, const char* type, std::string* reason, std::string* message,
+                    std::string* since = nullptr) {
     const json& conds = path(status, {"conditions"});
     if (!conds.is_array()) return false;
     for (const json& c : conds) {
         if (str(c, "type") == type && str(c, "status") == "True") {
             if (reason) *reason = str(c, "reason");
             if (message) *message = str(c, "message");
+            if (since) *since = str(c, "lastTransitionTime");
             return true;
         }
     }
@@ -118,6 +120,48 @@ std::string pod_failure_text(const json& pod) {
     return fmt::format("pod {}: {}", name, what);
 }
 
+// What the pods of one Job say: their nodes, the first non-zero container exit code, why
+// one waits, the first failed pod (which container ended how), whether one runs.
+struct PodSummary {
+    std::set<std::string> nodes;
+    std::optional<int> exit_code;
+    std::string waiting_reason;
+    std::string pod_failure;
+    bool any_running = false;
+};
+
+PodSummary summarise_pods(const std::vector<const json*>& mine) {
+    PodSummary p;
+    for (const json* pod : mine) {
+        std::string node = str(path(*pod, {"spec"}), "nodeName");
+        if (!node.empty()) p.nodes.insert(node);
+        const json& pstatus = path(*pod, {"status"});
+        if (str(pstatus, "phase") == "Running") p.any_running = true;
+        if (str(pstatus, "phase") == "Failed" && p.pod_failure.empty()) p.pod_failure = pod_failure_text(*pod);
+        const json& containers = path(pstatus, {"containerStatuses"});
+        if (containers.is_array()) {
+            for (const json& c : containers) {
+                const json& term = path(c, {"state", "terminated"});
+                if (term.is_object() && term.contains("exitCode")) {
+                    int code = term["exitCode"].get<int>();
+                    if (!p.exit_code || (*p.exit_code == 0 && code != 0)) p.exit_code = code;
+                    if (code == 137 && str(term, "reason") == "OOMKilled") p.waiting_reason = "OOMKilled";
+                }
+                std::string w = str(path(c, {"state", "waiting"}), "reason");
+                if (!w.empty() && p.waiting_reason.empty()) p.waiting_reason = w;
+            }
+        }
+        if (p.waiting_reason.empty() && str(pstatus, "phase") == "Pending") {
+            const json& conds = path(pstatus, {"conditions"});
+            if (conds.is_array())
+                for (const json& c : conds)
+                    if (str(c, "type") == "PodScheduled" && str(c, "status") == "False")
+                        p.waiting_reason = str(c, "reason");
+        }
+    }
+    return p;
+}
+
 }  // namespace
 
 std::vector<JobStatus> parse_get_json(std::string_view json_text) {
@@ -138,63 +182,31 @@ std::vector<JobStatus> parse_get_json(std::string_view json_text) {
         const json& status = path(*job, {"status"});
         s.started = str(status, "startTime");
         s.ended = str(status, "completionTime");
-        std::vector<const json*>& mine = pods[s.job_id];
-        // Nodes, the first non-zero container exit code, and why a pod waits.
-        std::set<std::string> nodes;
-        std::optional<int> exit_code;
-        std::string waiting_reason;
-        std::string pod_failure;  // the first failed pod: which container ended how
-        bool any_running = false;
-        for (const json* pod : mine) {
-            std::string node = str(path(*pod, {"spec"}), "nodeName");
-            if (!node.empty()) nodes.insert(node);
-            const json& pstatus = path(*pod, {"status"});
-            if (str(pstatus, "phase") == "Running") any_running = true;
-            if (str(pstatus, "phase") == "Failed" && pod_failure.empty()) pod_failure = pod_failure_text(*pod);
-            const json& containers = path(pstatus, {"containerStatuses"});
-            if (containers.is_array()) {
-                for (const json& c : containers) {
-                    const json& term = path(c, {"state", "terminated"});
-                    if (term.is_object() && term.contains("exitCode")) {
-                        int code = term["exitCode"].get<int>();
-                        if (!exit_code || (*exit_code == 0 && code != 0)) exit_code = code;
-                        if (code == 137 && str(term, "reason") == "OOMKilled") waiting_reason = "OOMKilled";
-                    }
-                    std::string w = str(path(c, {"state", "waiting"}), "reason");
-                    if (!w.empty() && waiting_reason.empty()) waiting_reason = w;
-                }
-            }
-            std::string unsched;
-            if (waiting_reason.empty() && str(pstatus, "phase") == "Pending") {
-                const json& conds = path(pstatus, {"conditions"});
-                if (conds.is_array())
-                    for (const json& c : conds)
-                        if (str(c, "type") == "PodScheduled" && str(c, "status") == "False")
-                            waiting_reason = str(c, "reason");
-            }
-        }
-        for (const std::string& n : nodes) s.nodes += (s.nodes.empty() ? "" : ",") + n;
-        std::string reason, message;
-        if (condition_true(status, "Complete", &reason, &message) ||
-            condition_true(status, "SuccessCriteriaMet", &reason, &message)) {
+        const PodSummary p = summarise_pods(pods[s.job_id]);
+        for (const std::string& n : p.nodes) s.nodes += (s.nodes.empty() ? "" : ",") + n;
+        std::string reason, message, since;
+        if (condition_true(status, "Complete", &reason, &message, &since) ||
+            condition_true(status, "SuccessCriteriaMet", &reason, &message, &since)) {
             s.state = JobState::completed;
             s.exit_code = 0;
+            // (Kubernetes 1.31+ says SuccessCriteriaMet before Complete and its completionTime)
+            if (s.ended.empty()) s.ended = since;
         } else if (condition_true(status, "Failed", &reason, &message) ||
                    condition_true(status, "FailureTarget", &reason, &message)) {
             s.state = reason == "DeadlineExceeded" ? JobState::timeout : JobState::failed;
-            if (waiting_reason == "OOMKilled") s.state = JobState::out_of_memory;
-            s.exit_code = exit_code;
+            if (p.waiting_reason == "OOMKilled") s.state = JobState::out_of_memory;
+            s.exit_code = p.exit_code;
             s.reason = message.empty() ? reason : fmt::format("{}: {}", reason, message);
-            if (!pod_failure.empty()) s.reason += (s.reason.empty() ? "" : "; ") + pod_failure;
+            if (!p.pod_failure.empty()) s.reason += (s.reason.empty() ? "" : "; ") + p.pod_failure;
         } else if (condition_true(status, "Suspended", &reason, &message)) {
             s.state = JobState::pending;
             s.reason = reason.empty() ? "Suspended" : reason;
-        } else if (any_running) {
+        } else if (p.any_running) {
             s.state = JobState::running;
         } else {
             s.state = JobState::pending;
-            s.reason = waiting_reason;
-            if (num(status, "failed") > 0 && waiting_reason.empty()) s.reason = "retrying after a failed pod";
+            s.reason = p.waiting_reason;
+            if (num(status, "failed") > 0 && p.waiting_reason.empty()) s.reason = "retrying after a failed pod";
         }
         result.push_back(std::move(s));
     }

@@ -71,6 +71,19 @@ TEST(KubernetesParsers, JobAndPodStatesFromKubectlGetJson) {
     EXPECT_EQ(s[4].state, JobState::timeout) << "DeadlineExceeded";
 }
 
+// Kubernetes 1.31+ marks a Job SuccessCriteriaMet while its pods finish, and only then
+// Complete with a completionTime: the success is its end (reuse measures age from it).
+TEST(KubernetesParsers, AJobMetItsSuccessCriteriaEndsWhenTheConditionWasSet) {
+    const char* json = R"({"kind": "List", "items": [{"kind": "Job", "metadata": {"name": "v-validate"},
+        "status": {"startTime": "2026-11-26T01:00:00Z", "succeeded": 2, "conditions": [
+          {"type": "SuccessCriteriaMet", "status": "True", "reason": "CompletionsReached",
+           "lastTransitionTime": "2026-11-26T01:05:07Z"}]}}]})";
+    std::vector<JobStatus> s = kubernetes::parse_get_json(json);
+    ASSERT_EQ(s.size(), 1u);
+    EXPECT_EQ(s[0].state, JobState::completed);
+    EXPECT_EQ(s[0].ended, "2026-11-26T01:05:07Z");
+}
+
 TEST(KubernetesParsers, ApplyOutputNamesTheJob) {
     EXPECT_EQ(kubernetes::parse_apply_json(data("fake_kubectl_apply.json")), "gpt3-a3mega-aaaaaa-train");
     EXPECT_EQ(kubernetes::parse_apply_json(R"({"kind":"ConfigMap","metadata":{"name":"x"}})"), std::nullopt);
