@@ -14,4 +14,10 @@ rc=0
 [[ $rc == 4 ]] || fail "an unreachable server exited $rc, expected 4"
 grep -q 'cannot connect' "$WORK/err.txt" || fail "no clear message: $(cat "$WORK/err.txt")"
 ! grep -q secret "$WORK/err.txt" || fail "the password was printed"
+# libpq is opened when a PostgreSQL store is used (above), not loaded by every start.
+LD_DEBUG=libs "$TB" --version >"$WORK/ld.txt" 2>&1
+grep -q 'calling init' "$WORK/ld.txt" || fail "LD_DEBUG printed nothing to check: $(head -3 "$WORK/ld.txt")"
+! grep -q 'libpq' "$WORK/ld.txt" || fail "trainbench --version loads libpq"
+LD_DEBUG=libs "$TB" --results "$PG_URL" history tinygpt-scenario >"$WORK/ld.txt" 2>&1
+grep -q 'libpq' "$WORK/ld.txt" || fail "a PostgreSQL store did not open libpq"
 echo "ok"
