@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <exception>
 #include <fcntl.h>
@@ -77,13 +78,31 @@ void sync_path(const fs::path& path, bool whole_file_system) {
     if (rc != 0) throw RuntimeError(fmt::format("cannot sync '{}': {}", path.string(), std::strerror(saved)));
 }
 
+// The process's umask as Linux reports it (/proc/self/status "Umask:", since 4.7), read
+// without changing it: umask(0) and back would let another thread create a file with
+// mode 0 meanwhile. Unknown: every bit, so every file gets its mode set explicitly.
+mode_t process_umask() {
+    std::FILE* f = std::fopen("/proc/self/status", "re");
+    if (!f) return 0777;
+    mode_t mask = 0777;
+    char line[256];
+    while (std::fgets(line, sizeof line, f)) {
+        unsigned value = 0;
+        if (std::sscanf(line, "Umask: %o", &value) == 1) {
+            mask = static_cast<mode_t>(value) & 0777;
+            break;
+        }
+    }
+    std::fclose(f);
+    return mask;
+}
+
 DirectoryBatch::DirectoryBatch(fs::path root) : m_root(std::move(root)) {
     std::error_code ec;
     fs::create_directories(m_root, ec);
     if (ec) throw RuntimeError(fmt::format("cannot create directory '{}': {}", m_root.string(), ec.message()));
     m_stage = m_root / fmt::format(".trainbench-staging.{}", ::getpid());
-    m_umask = ::umask(0);  // read (no file is being created yet) and put back
-    ::umask(m_umask);
+    m_umask = process_umask();
     fs::remove_all(m_stage, ec);
     fs::create_directory(m_stage, ec);
     if (ec) throw RuntimeError(fmt::format("cannot create directory '{}': {}", m_stage.string(), ec.message()));
