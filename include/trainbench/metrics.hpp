@@ -144,6 +144,9 @@ struct ParseOptions {
     std::vector<std::string> last_only;
     // DLLogger: also collect LogData::step_records in the same pass.
     bool step_records = false;
+    // false: a DLLogger parser may leave Point::wall_time NaN instead of converting each
+    // record's timestamp (a report reads no wall time). The values are still checked.
+    bool wall_times = true;
     // Keep at most about this many points of a series in memory; the earlier ones go to an
     // unnamed temporary file in $TMPDIR (Series::spill), so output of a log larger than memory
     // takes constant memory. Files are then read on one thread. 0 = everything in memory.
@@ -170,9 +173,13 @@ struct FormatInfo {
 // Detects the format from the file name and its first bytes; nullopt when unsure.
 [[nodiscard]] std::optional<std::string> detect_format(const std::filesystem::path& path);
 
+// The one format of `paths`, each file detected: throws UsageError for no paths, RuntimeError
+// for a missing one, InputError for a compressed or undetectable file or files that disagree.
+[[nodiscard]] std::string logs_format(const std::vector<std::filesystem::path>& paths);
+
 // Parses one or more files (or tensorboard directories) of one format into
-// one LogData; later files win on repeated steps. Throws InputError for an
-// unknown or undetectable format, RuntimeError for unreadable files.
+// one LogData; later files win on repeated steps. Format "auto" is logs_format(paths).
+// Throws InputError for an unknown or undetectable format, RuntimeError for unreadable files.
 [[nodiscard]] LogData parse_logs(const std::vector<std::filesystem::path>& paths, const ParseOptions& options = {});
 
 }  // namespace trainbench::metrics

@@ -119,7 +119,11 @@ enum class Outcome { ok, ignored, error };
 class DlloggerParser {
 public:
     DlloggerParser(std::string_view label, const ParseOptions& options, LogData& out)
-        : m_label(label), m_out(out), m_sink(out, options, canonical_names()), m_want_records(options.step_records) {}
+        : m_label(label),
+          m_out(out),
+          m_sink(out, options, canonical_names()),
+          m_want_records(options.step_records),
+          m_want_wall(options.wall_times) {}
 
     void run(Source& source);
     [[nodiscard]] std::uint64_t lines() const { return m_lines; }
@@ -142,6 +146,8 @@ private:
     bool read_data(od::object data);
     bool read_parameters(od::object data);
     bool stage_value(std::string_view key, od::value v);
+    bool dropped(std::string_view key, bool timing);
+    bool read_time(std::string_view key, od::value v, double& wall, std::string_view& datetime);
     Series* series_of(std::string_view key);
     bool read_deferred(std::string_view deferred, const char* json, std::size_t capacity);
     void reserve_records(std::uint64_t bytes_done, std::uint64_t size);
@@ -174,6 +180,7 @@ private:
     std::int64_t m_record_step_value = 0;
     std::optional<double> m_record_seconds;  // the last data["train_step_timing in s"], when a number
     bool m_records_reserved = false;
+    bool m_want_wall = true;  // ParseOptions::wall_times
 };
 
 constexpr std::string_view k_timing_key = "train_step_timing in s";
@@ -316,24 +323,134 @@ Series* DlloggerParser::series_of(std::string_view key) {
     return s;
 }
 
+// The first byte at or after `p` (and before `end`) that is not a digit: eight at a time
+// while eight remain.
+const unsigned char* skip_digits(const unsigned char* p, const unsigned char* end) {
+    constexpr std::uint64_t high = 0xF0F0F0F0F0F0F0F0, zeros = 0x3030303030303030, six = 0x0606060606060606;
+    while (end - p >= 8) {
+        std::uint64_t x = 0;
+        std::memcpy(&x, p, 8);
+        // every byte 0x30..0x39: its high nibble is 3 and adding 6 does not carry into it
+        if ((x & high) != zeros || ((x + six) & high) != zeros) break;
+        p += 8;
+    }
+    while (p < end && static_cast<unsigned char>(*p - '0') < 10) ++p;
+    return p;
+}
+
+// True when `token` is one JSON number followed by nothing but blanks, as a number parser
+// requires: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
+bool is_json_number(std::string_view token) {
+    const auto* p = reinterpret_cast<const unsigned char*>(token.data());
+    const auto* end = p + token.size();
+    // one or more digits at p, then past them
+    auto digits = [&] {
+        const unsigned char* after = skip_digits(p, end);
+        const bool some = after > p;
+        p = after;
+        return some;
+    };
+    if (p < end && *p == '-') ++p;
+    if (p < end && *p == '0')
+        ++p;
+    else if (!digits())
+        return false;
+    if (p < end && *p == '.' && (++p, !digits())) return false;
+    if (p < end && (*p | 0x20) == 'e') {
+        ++p;
+        if (p < end && (*p == '+' || *p == '-')) ++p;
+        if (!digits()) return false;
+    }
+    while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')) ++p;
+    return p == end;
+}
+
+// What a value read as a scalar holds.
+struct Scalar {
+    enum class Kind { number, string, other } kind = Kind::other;
+    double number = 0;
+    std::string_view text;  // a string's text, unescaped
+};
+
+// Reads `v` as a JSON parser would: a number (beyond a double, 1e400, is infinity), a string,
+// or something else. False when the value is not valid JSON: a number token no number
+// parser takes ('-', '--1', '1.5x') or a misspelt atom ('tru').
+bool read_scalar(od::value v, Scalar& out) {
+    // Numbers first: nearly every value is one, and a failed get_double leaves the value
+    // unread for the next try.
+    auto err = v.get_double().get(out.number);
+    if (!err) {
+        out.kind = Scalar::Kind::number;
+        return true;
+    }
+    std::string_view token = v.raw_json_token();
+    if (err == simdjson::NUMBER_ERROR && is_json_number(token)) {
+        out.kind = Scalar::Kind::number;
+        out.number =
+            token.front() == '-' ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity();
+        return true;
+    }
+    if (err != simdjson::INCORRECT_TYPE) return false;
+    od::json_type type{};
+    if (v.type().get(type)) return false;
+    out.kind = Scalar::Kind::other;
+    switch (type) {
+        case od::json_type::number:
+            return false;
+        case od::json_type::boolean: {
+            bool b = false;
+            return !v.get_bool().get(b);
+        }
+        case od::json_type::null: {
+            bool is_null = false;
+            return !v.is_null().get(is_null) && is_null;
+        }
+        case od::json_type::string:
+            out.kind = Scalar::Kind::string;
+            return !v.get_string().get(out.text);
+        default:
+            return true;  // lists and objects
+    }
+}
+
+// A value nobody reads, judged without converting it where that is cheap: a number by
+// its grammar, a string without escapes as it stands (stage 1 found its closing quote).
+enum class Unread { valid, invalid, read_it };
+Unread check_unread(od::value v) {
+    std::string_view token = v.raw_json_token();
+    if (token.empty()) return Unread::read_it;
+    const char c = token.front();
+    if (c == '-' || (c >= '0' && c <= '9')) return is_json_number(token) ? Unread::valid : Unread::invalid;
+    if (c == '"' && token.find('\\') == std::string_view::npos) return Unread::valid;
+    return Unread::read_it;
+}
+
+// Whether the value of `key` on this line would be dropped: no series kept for it
+// (--tags, or a report's few series) and nothing else reads it.
+bool DlloggerParser::dropped(std::string_view key, bool timing) {
+    if (timing) return false;
+    if (m_kind == StepKind::integer) return series_of(key) == nullptr;
+    return m_kind == StepKind::other;
+}
+
 bool DlloggerParser::stage_value(std::string_view key, od::value v) {
     // A new key at this position: what the slot resolved to belongs to the old one.
     if (const std::size_t slot = m_data_keys.slot(); !m_data_keys.hit() && slot < m_slot_series.size())
         m_slot_series[slot].first = false;
-    double d = 0;
     const bool timing = m_want_records && key == k_timing_key;
-    // Numbers first: nearly every value is one, and a failed get_double leaves the
-    // value unread for the next try.
-    if (auto err = v.get_double().get(d); err) {
+    // A value nobody keeps is checked, not converted: the line is exactly as valid.
+    if (dropped(key, timing))
+        if (Unread u = check_unread(v); u != Unread::read_it) return u == Unread::valid;
+    Scalar x;
+    if (!read_scalar(v, x)) {
         if (timing) m_record_seconds.reset();
-        if (err != simdjson::INCORRECT_TYPE) return false;
-        od::json_type type{};
-        if (v.type().get(type)) return false;
-        if (type != od::json_type::string) return true;  // bools, lists, objects, null: not a scalar series
-        std::string_view s;
-        if (v.get_string().get(s)) return false;
-        auto nf = non_finite_word(s);
-        if (!nf) return true;  // other strings
+        return false;
+    }
+    double d = x.number;
+    if (x.kind != Scalar::Kind::number) {
+        if (timing) m_record_seconds.reset();
+        auto nf = x.kind == Scalar::Kind::string ? non_finite_word(x.text) : std::nullopt;
+        if (!nf) return true;  // not a scalar series
         d = *nf;
     } else if (timing) {
         m_record_seconds = d;
@@ -407,6 +524,23 @@ void DlloggerParser::reserve_records(std::uint64_t bytes_done, std::uint64_t siz
     r.reserve(static_cast<std::size_t>(static_cast<double>(r.size()) * scale * 1.05) + 16);
 }
 
+// "timestamp" (a number, or a number in a string) into `wall`, "datetime" into `datetime`.
+// Without wall times (a report reads none) the value is only checked.
+bool DlloggerParser::read_time(std::string_view key, od::value v, double& wall, std::string_view& datetime) {
+    if (!m_want_wall)
+        if (Unread u = check_unread(v); u != Unread::read_it) return u == Unread::valid;
+    Scalar x;
+    if (!read_scalar(v, x)) return false;
+    if (key == "datetime") {
+        if (x.kind == Scalar::Kind::string) datetime = x.text;
+    } else if (x.kind == Scalar::Kind::number) {
+        wall = x.number;
+    } else if (x.kind == Scalar::Kind::string) {
+        if (auto n = to_number(x.text)) wall = *n;
+    }
+    return true;
+}
+
 Outcome DlloggerParser::parse_json(const char* json, std::size_t len, std::size_t capacity) {
     start_line(json + len);
     od::document doc;
@@ -428,17 +562,8 @@ Outcome DlloggerParser::parse_json(const char* json, std::size_t len, std::size_
         od::value v = field.value();
         // (get_double / get_string rather than raw_json_token: simdjson 3.0 measures a
         // raw token by scanning it, the typed getters do not)
-        if (key == "timestamp") {
-            double d = 0;
-            std::string_view text;
-            if (!v.get_double().get(d)) {
-                wall = d;
-            } else if (!v.get_string().get(text)) {
-                if (auto n = to_number(text)) wall = *n;
-            }
-        } else if (key == "datetime") {
-            std::string_view text;
-            if (!v.get_string().get(text)) datetime = text;
+        if (key == "timestamp" || key == "datetime") {
+            if (!read_time(key, v, wall, datetime)) return Outcome::error;
         } else if (key == "type") {
             std::string_view text;
             if (!v.get_string().get(text)) type = text;

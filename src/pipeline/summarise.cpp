@@ -142,18 +142,11 @@ metrics::ParseOptions report_parse_options(const std::string& format, const std:
     metrics::ParseOptions po;
     po.format = format;
     po.step_records = convention == "gpu-recipes";
+    po.wall_times = false;
     po.tags = {std::string(metrics::names::loss)};
     if (!(po.step_records && format == "dllogger")) po.tags.emplace_back(metrics::names::step_time_s);
     if (figures_only) po.last_only = {std::string(metrics::names::loss)};
     return po;
-}
-
-// The format of bare logs: given, or detected from the first file (parse_logs checks the rest).
-std::string log_format(const std::string& given, const std::vector<fs::path>& paths) {
-    if (given != "auto" || paths.empty()) return given;
-    std::error_code ec;
-    if (!fs::is_regular_file(paths.front(), ec)) return given;
-    return metrics::detect_format(paths.front()).value_or(given);
 }
 
 // Step records: gpu-recipes averages DLLogger records as its tool does; everything else the parsed series.
@@ -280,8 +273,9 @@ analysis::RunSummary summarise_logs(const Services& services, const std::vector<
     in.window_origin = "default";
     in.convention_origin = "default";
     apply_flags(services, flags, in);
-    metrics::ParseOptions po = report_parse_options(log_format(flags.format, paths), in.convention, flags.figures_only);
-    po.format = flags.format;  // parse_logs detects every file's format and checks they agree
+    // (every file's format detected once, here; they must agree)
+    const std::string format = flags.format == "auto" ? metrics::logs_format(paths) : flags.format;
+    metrics::ParseOptions po = report_parse_options(format, in.convention, flags.figures_only);
     metrics::LogData log = metrics::parse_logs(paths, po);
     req.plot_series = !flags.figures_only;
     if (in.gpu_family.empty()) {

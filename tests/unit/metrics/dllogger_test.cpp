@@ -1,7 +1,10 @@
 // DLLogger JSON lines: record types, step kinds, non-finite numbers, names, robustness.
 #include "test_support.hpp"
 
+#include <fmt/format.h>
+
 #include <cmath>
+#include <limits>
 
 using namespace trainbench::metrics;
 using namespace trainbench::metrics::testing;
@@ -166,6 +169,63 @@ TEST(Dllogger, TagsSelectSeriesBySourceOrCanonicalName) {
     d = parse_text("dllogger", k_nemo_log, o);
     EXPECT_EQ(d.series.size(), 1u);
     EXPECT_NE(d.find("loss"), nullptr);
+}
+
+// A value no kept series needs is checked, not converted: a line is exactly as valid
+// with --tags as without.
+TEST(Dllogger, ValuesOfSeriesNotKeptMustStillBeJsonNumbers) {
+    const std::vector<std::string> good = {"0",    "-0",   "7",    "-12.5", "1e-05", "2.5E+3",
+                                           "0.0 ", "31e2", "true", "null",  "1e400"};
+    const std::vector<std::string> bad = {"01",    "1.",   ".5",   "-",   "1e",  "1e+", "+1",
+                                          "1.2.3", "0x10", "1.5x", "--1", "tru", "nul", "falsey"};
+    auto line = [](std::int64_t step, const std::string& lr) {
+        return fmt::format(R"(DLLL {{"type": "LOG", "step": {}, "data": {{"lr": {}, "reduced_train_loss": {}}}}})",
+                           step, lr, static_cast<double>(step) + 0.5) +
+               "\n";
+    };
+    std::string text;
+    std::int64_t step = 0;
+    for (const std::string& v : good) text += line(step++, v);
+    for (const std::string& v : bad) text += line(step++, v);
+    for (bool tagged : {false, true}) {
+        ParseOptions o;
+        if (tagged) o.tags = {"loss"};
+        LogData d = parse_text("dllogger", text, o);
+        SCOPED_TRACE(tagged ? "--tags loss" : "every series");
+        EXPECT_EQ(d.stats.records, good.size());
+        EXPECT_EQ(d.stats.corrupt, bad.size());
+        EXPECT_EQ(values(d, "loss"), (std::vector<double>{0.5, 1.5, 2.5, 3.5, 4.5, 5.5, 6.5, 7.5, 8.5, 9.5, 10.5}));
+        EXPECT_EQ(d.find("lr") != nullptr, !tagged);
+        if (!tagged) {
+            EXPECT_EQ(d.find("lr")->points.back().value, std::numeric_limits<double>::infinity());
+        }
+    }
+}
+
+// Without wall times (what a report asks for) the points are the same, with NaN wall
+// times, and a timestamp that is not valid JSON still makes its line invalid.
+TEST(Dllogger, WithoutWallTimesTheValuesAreTheSameAndTimestampsStillChecked) {
+    std::string text = k_nemo_log;
+    text += R"(DLLL {"timestamp": 1.2.3, "type": "LOG", "step": 2, "data": {"reduced_train_loss": 9.0}})"
+            "\n";
+    text += R"(DLLL {"timestamp": "17\q", "type": "LOG", "step": 3, "data": {"reduced_train_loss": 8.0}})"
+            "\n";
+    text += R"(DLLL {"datetime": tru, "type": "LOG", "step": 4, "data": {"reduced_train_loss": 7.0}})"
+            "\n";
+    text += R"(DLLL {"timestamp": 1727486600, "type": "LOG", "step": 5, "data": {"reduced_train_loss": 6.0}})"
+            "\n";
+    ParseOptions o;
+    LogData with = parse_text("dllogger", text, o);
+    o.wall_times = false;
+    LogData without = parse_text("dllogger", text, o);
+    for (const LogData* d : {&with, &without}) {
+        EXPECT_EQ(d->stats.records, 4u);
+        EXPECT_EQ(d->stats.corrupt, 3u);
+        EXPECT_EQ(values(*d, "loss"), (std::vector<double>{11.0, 10.5, 6.0}));
+        EXPECT_EQ(values(*d, "step_time_s"), (std::vector<double>{25.5, 25.1}));
+    }
+    EXPECT_EQ(with.find("loss")->points.back().wall_time, 1727486600.0);
+    for (const Point& p : without.find("loss")->points) EXPECT_TRUE(std::isnan(p.wall_time));
 }
 
 TEST(Dllogger, OverlongLineIsSkippedWithoutUnboundedMemory) {
