@@ -83,7 +83,8 @@ public:
     // previous line had there.
     [[nodiscard]] std::size_t slot() const { return m_at - 1; }
     [[nodiscard]] bool hit() const { return m_hit; }
-    bool read(od::field& field, const char* end, std::string_view& key) {
+    // (inlined: called for every key of every line; the miss is out of line)
+    [[gnu::always_inline]] bool read(od::field& field, const char* end, std::string_view& key) {
         const char* p = field.key().raw();
         if (m_at < m_keys.size()) {
             const std::string& h = m_keys[m_at];
@@ -96,6 +97,11 @@ public:
                 return true;
             }
         }
+        return miss(field, end, key);
+    }
+
+private:
+    [[gnu::noinline]] bool miss(od::field& field, const char* end, std::string_view& key) {
         m_hit = false;
         if (!raw_key(field, end, key)) return false;
         if (m_at < m_keys.size())
@@ -106,7 +112,6 @@ public:
         return true;
     }
 
-private:
     static constexpr std::size_t k_max_hints = 64;
     std::vector<std::string> m_keys;
     std::size_t m_at = 0;

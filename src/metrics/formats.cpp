@@ -5,10 +5,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <cstring>
 #include <fstream>
+#include <functional>
 
 namespace fs = std::filesystem;
 
@@ -111,8 +113,20 @@ std::uint32_t load_u32(const unsigned char* p) {
 }
 
 bool contains(std::string_view s, std::string_view what) {
-    return ::memmem(s.data(), s.size(), what.data(), what.size()) != nullptr;  // (glibc's is faster than find)
+    return s.find(what) != std::string_view::npos;
 }
+
+// A substring looked for in every line of a log's head: Boyer-Moore-Horspool, whose skip
+// table (an array for chars) is built once, steps over most of a line that has no match,
+// where find stops at every occurrence of the first character.
+class Needle {
+public:
+    explicit Needle(std::string_view text) : m_search(text.begin(), text.end()) {}
+    [[nodiscard]] bool in(std::string_view s) const { return std::search(s.begin(), s.end(), m_search) != s.end(); }
+
+private:
+    std::boyer_moore_horspool_searcher<std::string_view::const_iterator> m_search;
+};
 
 // The position of the first '\r' or '\n' at or after `pos` (string_view::find_first_of
 // calls memchr once per character), or the end.
@@ -146,6 +160,18 @@ std::optional<std::string> detect_from_content(std::string_view file_name, std::
         const auto* h = reinterpret_cast<const unsigned char*>(head.data());
         if (masked_crc32c(h, 8) == load_u32(h + 8)) return "tensorboard";
     }
+    // The evidence, its needles built once.
+    struct Evidence {
+        Needle step{"\"step\""}, data{"\"data\""};
+        Needle n_thread{"# nThread"}, avg_bus{"Avg bus bandwidth"}, nccl_version{"nccl-tests version"},
+            collective{"Collective test starting"}, out_of_place{"out-of-place"}, in_place{"in-place"};
+        Needle train_inner{"| train_inner |"}, valid{"| valid | {"}, train{"| train | {"}, bar_epoch{"| epoch "},
+            slash{" / "}, loss_eq{"loss="};
+        Needle training_epoch{"Training epoch "}, comma_iteration{", iteration "}, tqdm_bar{"%|"}, epoch{"Epoch "},
+            reduced_loss{"reduced_train_loss"}, step_timing{"train_step_timing"}, global_step{"global_step"};
+        Needle iteration{"iteration"}, elapsed{"elapsed time per iteration"}, consumed{"consumed samples"};
+    };
+    static const Evidence e;
     // Count evidence line by line ('\r' separates tqdm updates).
     std::array<int, 6> score{};  // dllogger, nccl, metaseq, nemo, megatron, (unused)
     std::size_t pos = 0;
@@ -159,22 +185,23 @@ std::optional<std::string> detect_from_content(std::string_view file_name, std::
         if (t.empty()) continue;
         if (starts_with(t, "DLLL {") || starts_with(t, "DLLL{"))
             score[0] += 3;
-        else if (t.front() == '{' && contains(t, "\"step\"") && contains(t, "\"data\""))
+        else if (t.front() == '{' && e.step.in(t) && e.data.in(t))
             score[0] += 2;
-        if (contains(t, "# nThread") || contains(t, "Avg bus bandwidth") || contains(t, "nccl-tests version") ||
-            contains(t, "Collective test starting") || (contains(t, "out-of-place") && contains(t, "in-place")))
+        // (needles with a '|' or a '#' need one in the line: one memchr instead of a search each)
+        const bool bar = t.find('|') != std::string_view::npos, hash = t.find('#') != std::string_view::npos;
+        if ((hash && e.n_thread.in(t)) || e.avg_bus.in(t) || e.nccl_version.in(t) || e.collective.in(t) ||
+            (e.out_of_place.in(t) && e.in_place.in(t)))
             score[1] += 3;
-        if (contains(t, "| train_inner |") || contains(t, "| valid | {") || contains(t, "| train | {"))
+        if (bar && (e.train_inner.in(t) || e.valid.in(t) || e.train.in(t)))
             score[2] += 3;
-        else if (contains(t, "| epoch ") && contains(t, " / ") && contains(t, "loss="))
+        else if (bar && e.bar_epoch.in(t) && e.slash.in(t) && e.loss_eq.in(t))
             score[2] += 2;
-        if (contains(t, "Training epoch ") && contains(t, ", iteration "))
+        if (e.training_epoch.in(t) && e.comma_iteration.in(t))
             score[3] += 3;
-        else if (contains(t, "%|") && contains(t, "Epoch ") &&
-                 (contains(t, "reduced_train_loss") || contains(t, "train_step_timing") || contains(t, "global_step")))
+        else if (bar && e.tqdm_bar.in(t) && e.epoch.in(t) &&
+                 (e.reduced_loss.in(t) || e.step_timing.in(t) || e.global_step.in(t)))
             score[3] += 3;
-        if (contains(t, "iteration") && (contains(t, "elapsed time per iteration") || contains(t, "consumed samples")))
-            score[4] += 3;
+        if (e.iteration.in(t) && (e.elapsed.in(t) || e.consumed.in(t))) score[4] += 3;
     }
     static constexpr std::array<std::string_view, 5> names = {"dllogger", "nccl-tests", "metaseq", "nemo", "megatron"};
     std::size_t best = 0;
