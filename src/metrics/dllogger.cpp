@@ -565,8 +565,6 @@ Outcome DlloggerParser::parse_json(const char* json, std::size_t len, std::size_
         std::string_view key;
         if (!m_line_keys.read(field, m_end, key)) return Outcome::error;
         od::value v = field.value();
-        // (get_double / get_string rather than raw_json_token: simdjson 3.0 measures a
-        // raw token by scanning it, the typed getters do not)
         if (key == "timestamp" || key == "datetime") {
             if (!read_time(key, v, wall, datetime)) return Outcome::error;
         } else if (key == "type") {
