@@ -289,15 +289,23 @@ void check_not_compressed(const fs::path& path) {
         throw InputError(fmt::format("'{}' is {}-compressed; trainbench reads uncompressed logs", path.string(), kind),
                          fmt::format("decompress it first, e.g. {} -dk '{}'", kind, path.string()));
 }
+
+// What every parse refuses before reading: no paths, a compressed file.
+void check_inputs(const std::vector<fs::path>& paths) {
+    if (paths.empty()) throw UsageError("no log files given", "name one or more log files or directories");
+    for (const fs::path& p : paths) {
+        std::error_code ec;
+        if (fs::is_regular_file(p, ec)) check_not_compressed(p);
+    }
+}
 }  // namespace
 
 std::string logs_format(const std::vector<fs::path>& paths) {
-    if (paths.empty()) throw UsageError("no log files given", "name one or more log files or directories");
+    check_inputs(paths);
     std::optional<std::string> first;
     fs::path first_path;
     for (const fs::path& p : paths) {
         std::error_code ec;
-        if (fs::is_regular_file(p, ec)) check_not_compressed(p);
         if (!fs::exists(p, ec))
             throw RuntimeError(fmt::format("cannot open '{}': no such file or directory", p.string()));
         auto f = detect_format(p);
@@ -318,15 +326,10 @@ std::string logs_format(const std::vector<fs::path>& paths) {
 
 LogData parse_logs(const std::vector<fs::path>& paths, const ParseOptions& options) {
     std::string format = options.format.empty() ? std::string("auto") : options.format;
-    if (format == "auto") {
+    if (format == "auto")
         format = logs_format(paths);
-    } else {
-        if (paths.empty()) throw UsageError("no log files given", "name one or more log files or directories");
-        for (const fs::path& p : paths) {
-            std::error_code ec;
-            if (fs::is_regular_file(p, ec)) check_not_compressed(p);
-        }
-    }
+    else
+        check_inputs(paths);
     const FormatRow* r = find_row(format);
     if (!r)
         throw InputError(fmt::format("unknown log format '{}'", format), [&] {
