@@ -9,7 +9,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -86,12 +88,10 @@ public:
     // (inlined: called for every key of every line; the miss is out of line)
     [[gnu::always_inline]] bool read(od::field& field, const char* end, std::string_view& key) {
         const char* p = field.key().raw();
-        if (m_at < m_keys.size()) {
-            const std::string& h = m_keys[m_at];
-            // (a hint ending in a backslash could match an escaped quote: scanned instead)
-            if (static_cast<std::size_t>(end - p) > h.size() && p[h.size()] == '"' && (h.empty() || h.back() != '\\') &&
-                std::memcmp(p, h.data(), h.size()) == 0) {
-                key = std::string_view(p, h.size());
+        if (m_at < m_count) {
+            const Hint& h = m_hints[m_at];
+            if (static_cast<std::size_t>(end - p) > h.size && p[h.size] == '"' && h.matches(p)) {
+                key = std::string_view(p, h.size);
                 ++m_at;
                 m_hit = true;
                 return true;
@@ -101,19 +101,51 @@ public:
     }
 
 private:
+    // A key of at most k_max_key bytes, zero-filled to a whole number of words.
+    static constexpr std::size_t k_max_key = 56;
+    struct Hint {
+        std::array<std::uint64_t, k_max_key / 8 + 1> words{};  // the key's bytes, zero-filled
+        std::size_t size = 0;
+        std::size_t full = 0;    // words wholly in the key
+        std::uint64_t tail = 0;  // mask of the key's bytes in the word after them
+        bool usable = false;     // not too long, and not ending in a backslash (an escaped quote)
+        void set(std::string_view key) {
+            usable = key.size() <= k_max_key && (key.empty() || key.back() != '\\');
+            size = usable ? key.size() : 0;
+            words.fill(0);
+            if (usable) std::memcpy(words.data(), key.data(), key.size());
+            full = size / 8;
+            tail = size % 8 == 0 ? 0 : (std::uint64_t{1} << (size % 8 * 8)) - 1;  // little-endian: first bytes
+        }
+        // Whether the `size` bytes at `p` are the key, a word at a time: `p` is in a parse
+        // buffer, so the word holding its last bytes is readable (k_padding after the text).
+        [[nodiscard]] bool matches(const char* p) const {
+            std::uint64_t diff = usable ? 0 : 1;
+            for (std::size_t i = 0; i < full; ++i) diff |= word(p + i * 8) ^ words[i];
+            return (diff | ((word(p + full * 8) ^ words[full]) & tail)) == 0;
+        }
+        static std::uint64_t word(const char* q) {
+            std::uint64_t w = 0;
+            std::memcpy(&w, q, 8);
+            return w;
+        }
+    };
+    static_assert(std::endian::native == std::endian::little, "Hint::matches masks the first bytes of a word");
+
     [[gnu::noinline]] bool miss(od::field& field, const char* end, std::string_view& key) {
         m_hit = false;
         if (!raw_key(field, end, key)) return false;
-        if (m_at < m_keys.size())
-            m_keys[m_at].assign(key);
-        else if (m_keys.size() < k_max_hints)
-            m_keys.emplace_back(key);
+        if (m_at < m_count) {
+            m_hints[m_at].set(key);
+        } else if (m_count < m_hints.size()) {
+            m_hints[m_count++].set(key);
+        }
         ++m_at;
         return true;
     }
 
-    static constexpr std::size_t k_max_hints = 64;
-    std::vector<std::string> m_keys;
+    std::array<Hint, 64> m_hints{};
+    std::size_t m_count = 0;
     std::size_t m_at = 0;
     bool m_hit = false;
 };
@@ -151,7 +183,6 @@ private:
     bool read_data(od::object data);
     bool read_parameters(od::object data);
     bool stage_value(std::string_view key, od::value v);
-    bool dropped(std::string_view key, bool timing);
     bool read_time(std::string_view key, od::value v, double& wall, std::string_view& datetime);
     Series* series_of(std::string_view key);
     bool read_deferred(std::string_view deferred, const char* json, std::size_t capacity);
@@ -328,19 +359,22 @@ Series* DlloggerParser::series_of(std::string_view key) {
     return s;
 }
 
-// The first byte at or after `p` (and before `end`) that is not a digit: eight at a time
-// while eight remain.
+// The first byte at or after `p` that is not a digit, or `end`. Eight bytes at a time, also
+// past `end`: every token lies in a parse buffer with k_padding readable bytes after it.
 const unsigned char* skip_digits(const unsigned char* p, const unsigned char* end) {
-    constexpr std::uint64_t high = 0xF0F0F0F0F0F0F0F0, zeros = 0x3030303030303030, six = 0x0606060606060606;
-    while (end - p >= 8) {
+    constexpr std::uint64_t zeros = 0x3030303030303030, bias = 0x7676767676767676, high = 0x8080808080808080;
+    while (p < end) {
         std::uint64_t x = 0;
         std::memcpy(&x, p, 8);
-        // every byte 0x30..0x39: its high nibble is 3 and adding 6 does not carry into it
-        if ((x & high) != zeros || ((x + six) & high) != zeros) break;
+        // t = byte - '0' as a bit pattern; a digit has t < 10, so t + 0x76 keeps its high bit
+        // clear. A byte with t >= 0x80 may carry into the bytes above it, which come after
+        // the first non-digit anyway.
+        const std::uint64_t t = x ^ zeros;
+        const std::uint64_t non_digits = ((t + bias) | t) & high;
+        if (non_digits != 0) return std::min(p + (std::countr_zero(non_digits) >> 3), end);
         p += 8;
     }
-    while (p < end && static_cast<unsigned char>(*p - '0') < 10) ++p;
-    return p;
+    return end;
 }
 
 // True when `token` is one JSON number followed by nothing but blanks, as a number parser
@@ -430,21 +464,17 @@ Unread check_unread(od::value v) {
     return Unread::read_it;
 }
 
-// Whether the value of `key` on this line would be dropped: no series kept for it
-// (--tags, or a report's few series) and nothing else reads it.
-bool DlloggerParser::dropped(std::string_view key, bool timing) {
-    if (timing) return false;
-    if (m_kind == StepKind::integer) return series_of(key) == nullptr;
-    return m_kind == StepKind::other;
-}
-
 bool DlloggerParser::stage_value(std::string_view key, od::value v) {
     // A new key at this position: what the slot resolved to belongs to the old one.
     if (const std::size_t slot = m_data_keys.slot(); !m_data_keys.hit() && slot < m_slot_series.size())
         m_slot_series[slot].first = false;
     const bool timing = m_want_records && key == k_timing_key;
-    // A value nobody keeps is checked, not converted: the line is exactly as valid.
-    if (dropped(key, timing))
+    // (read_data made a list step of two or more elements an integer one)
+    Series* series = m_kind == StepKind::integer ? series_of(key) : nullptr;
+    // A value nobody keeps (no series for it, or a step that is not one) and that no step
+    // record reads is checked, not converted: the line is exactly as valid.
+    const bool dropped = !timing && ((m_kind == StepKind::integer && series == nullptr) || m_kind == StepKind::other);
+    if (dropped)
         if (Unread u = check_unread(v); u != Unread::read_it) return u == Unread::valid;
     Scalar x;
     if (!read_scalar(v, x)) {
@@ -461,14 +491,12 @@ bool DlloggerParser::stage_value(std::string_view key, od::value v) {
         m_record_seconds = d;
     }
     if (m_kind == StepKind::integer) {
-        m_sink.stage(series_of(key), Point{m_step, d, k_nan});
+        m_sink.stage(series, Point{m_step, d, k_nan});
     } else if (m_kind == StepKind::list && m_list_len == 0) {
         m_summary.emplace_back(std::string(key), d);
     } else if (m_kind == StepKind::list && m_list_len == 1) {
         m_name.assign("epoch/").append(key);
         m_sink.stage(m_sink.resolve_as(m_name, key), Point{m_list[0], d, k_nan});
-    } else if (m_kind == StepKind::list) {
-        m_sink.stage(series_of(key), Point{m_list_steps.map(m_list.data(), m_list_len), d, k_nan});
     }
     return true;
 }

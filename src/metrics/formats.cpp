@@ -128,11 +128,15 @@ private:
     std::boyer_moore_horspool_searcher<std::string_view::const_iterator> m_search;
 };
 
-// The position of the first '\r' or '\n' at or after `pos` (string_view::find_first_of
-// calls memchr once per character), or the end.
+// The position of the first '\r' or '\n' at or after `pos`, or the end: a memchr for the
+// '\n', then one for a '\r' before it (find_first_of would call memchr per character).
 std::size_t line_end(std::string_view s, std::size_t pos) {
-    while (pos < s.size() && s[pos] != '\n' && s[pos] != '\r') ++pos;
-    return pos;
+    if (pos >= s.size()) return s.size();
+    const char* first = s.data() + pos;
+    const auto* nl = static_cast<const char*>(std::memchr(first, '\n', s.size() - pos));
+    const std::size_t end = nl ? static_cast<std::size_t>(nl - s.data()) : s.size();
+    const auto* cr = static_cast<const char*>(std::memchr(first, '\r', end - pos));
+    return cr ? static_cast<std::size_t>(cr - s.data()) : end;
 }
 
 }  // namespace

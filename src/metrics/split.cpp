@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <charconv>
 #include <cstring>
 #include <exception>
@@ -127,6 +128,30 @@ void merge_parts(std::vector<LinePart>& parts, std::string_view label, LogData& 
 
 }  // namespace
 
+// - A spilled parse (ParseOptions::spill_after): one equal part per thread, because each
+//   finished part holds up to spill_after points per series in memory until the merge.
+// - Otherwise parts that shrink as the file is used up, each a 1/(2 x threads) share of what
+//   is left: the threads take the next part as they finish one, so one slowed down by the
+//   rest of the machine leaves more of the file to the others, and the last parts are small
+//   enough for the threads to finish together.
+std::vector<std::uint64_t> part_starts(std::uint64_t size, unsigned threads, bool spilled, std::uint64_t min_part) {
+    min_part = std::max<std::uint64_t>(min_part, 1);
+    std::vector<std::uint64_t> starts;
+    if (spilled) {
+        const auto n = static_cast<unsigned>(std::min<std::uint64_t>(threads, size / min_part));
+        for (unsigned i = 1; i < n; ++i) starts.push_back(size / n * i);
+        return starts;
+    }
+    for (std::uint64_t at = 0;;) {
+        const std::uint64_t left = size - at;
+        const std::uint64_t part = std::max<std::uint64_t>(left / (2ull * std::max(threads, 1u)), min_part);
+        if (left < part + min_part) break;  // the rest is the last part
+        at += part;
+        starts.push_back(at);
+    }
+    return starts;
+}
+
 // The offset just past the first '\n' at or after `from`, or 0 when there is
 // none within k_max_scan bytes (the caller then does not cut there).
 std::uint64_t next_line_start(const FileSource& file, std::uint64_t from, std::uint64_t size) {
@@ -158,12 +183,9 @@ bool parse_split(const std::filesystem::path& path, std::string_view label, cons
     FileSource file(path);
     std::uint64_t size = file.size_hint();
     if (!file.regular() || size < policy.min_file_bytes || size < 2 * policy.min_part_bytes) return false;
-    auto n = static_cast<unsigned>(
-        std::min<std::uint64_t>(threads, size / std::max<std::uint64_t>(policy.min_part_bytes, 1)));
-
     std::vector<std::uint64_t> cuts{0};
-    for (unsigned i = 1; i < n; ++i) {
-        std::uint64_t cut = cut_at(file, size / n * i, size);
+    for (std::uint64_t target : part_starts(size, threads, options.spill_after > 0, policy.min_part_bytes)) {
+        std::uint64_t cut = cut_at(file, target, size);
         if (cut > cuts.back() && cut < size) cuts.push_back(cut);
     }
     cuts.push_back(size);
@@ -182,10 +204,16 @@ bool parse_split(const std::filesystem::path& path, std::string_view label, cons
             errors[i] = std::current_exception();
         }
     };
+    // Each thread takes the next part until none is left, in file order.
+    std::atomic<std::size_t> next{0};
+    auto worker = [&] {
+        for (std::size_t i = next++; i < parts.size(); i = next++) work(i);
+    };
     std::vector<std::thread> pool;
-    pool.reserve(parts.size() - 1);
-    for (std::size_t i = 1; i < parts.size(); ++i) pool.emplace_back(work, i);
-    work(0);
+    const std::size_t helpers = std::min<std::size_t>(threads, parts.size()) - 1;
+    pool.reserve(helpers);
+    for (std::size_t t = 0; t < helpers; ++t) pool.emplace_back(worker);
+    worker();
     for (std::thread& t : pool) t.join();
     for (const std::exception_ptr& e : errors)
         if (e) std::rethrow_exception(e);

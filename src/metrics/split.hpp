@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <string_view>
+#include <vector>
 
 namespace trainbench::metrics::detail {
 
@@ -37,17 +38,23 @@ std::uint64_t next_line_start(const FileSource& file, std::uint64_t from, std::u
 
 struct SplitPolicy {
     std::uint64_t min_file_bytes = 64ull << 20;  // smaller files are parsed sequentially
-    std::uint64_t min_part_bytes = 32ull << 20;  // no part smaller than this
+    std::uint64_t min_part_bytes = 2ull << 20;   // no part smaller than this
 };
 
 // Parses `path` in parallel into `out` and returns true; returns false (out
-// untouched) when the file is too small, not a regular file, only one thread
-// is allowed, or a part was order-dependent: the caller then parses it sequentially.
+// untouched) when the file is too small (under min_file_bytes, or room for fewer than two parts), not a regular file,
+// only one thread is allowed, or a part was order-dependent: the caller then parses it sequentially.
 bool parse_lines_split(const std::filesystem::path& path, std::string_view label, const ParseOptions& options,
                        LogData& out, LinePartFn fn, const SplitPolicy& policy = {});
 // Same, with the format's own record boundaries.
 bool parse_split(const std::filesystem::path& path, std::string_view label, const ParseOptions& options, LogData& out,
                  LinePartFn fn, CutFn cut, const SplitPolicy& policy = {});
+
+// Where the parts after the first start, before each moves to a record boundary: one
+// equal part per thread for a spilled parse (ParseOptions::spill_after), else parts of at
+// least `min_part` bytes that shrink as the file is used up.
+[[nodiscard]] std::vector<std::uint64_t> part_starts(std::uint64_t size, unsigned threads, bool spilled,
+                                                     std::uint64_t min_part);
 
 // The threads `options` allows for one file (0 = one per core, at most 4).
 [[nodiscard]] unsigned parse_threads(const ParseOptions& options);

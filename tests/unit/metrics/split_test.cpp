@@ -276,3 +276,33 @@ TEST(SplitParse, ACutIsARecordStartWhoseRecordAndSuccessorCheckOut) {
     // Nothing starts after the last record's first bytes: 0 means "do not cut here".
     EXPECT_EQ(detail::next_record_start(f, size - 3, size), 0u);
 }
+
+// A report's parts shrink as the file is used up, so two threads taking them in turn finish
+// within one small part of each other; a spilled parse keeps one equal part per thread.
+TEST(SplitParse, PartsShrinkTowardTheEndUnlessSpilled) {
+    constexpr std::uint64_t MiB = 1ull << 20;
+    const std::uint64_t size = 160 * MiB;
+    std::vector<std::uint64_t> starts = detail::part_starts(size, 2, false, 2 * MiB);
+    ASSERT_GE(starts.size(), 8u);
+    std::vector<std::uint64_t> sizes;
+    std::uint64_t at = 0;
+    for (std::uint64_t s : starts) {
+        sizes.push_back(s - at);
+        at = s;
+    }
+    sizes.push_back(size - at);
+    EXPECT_EQ(sizes.front(), size / 4);  // a quarter of the file: half of it per thread
+    for (std::size_t i = 1; i + 1 < sizes.size(); ++i) {
+        EXPECT_LE(sizes[i], sizes[i - 1]) << "part " << i;
+        EXPECT_GE(sizes[i], 2 * MiB) << "part " << i;
+    }
+    EXPECT_LT(sizes.back(), 4 * MiB);  // the last part is small
+    EXPECT_GE(sizes.back(), 2 * MiB);
+
+    EXPECT_EQ(detail::part_starts(size, 2, true, 2 * MiB), (std::vector<std::uint64_t>{size / 2}));
+    EXPECT_EQ(detail::part_starts(size, 4, true, 2 * MiB),
+              (std::vector<std::uint64_t>{size / 4, size / 4 * 2, size / 4 * 3}));
+    // too small for two parts of the minimum
+    EXPECT_TRUE(detail::part_starts(3 * MiB, 2, false, 2 * MiB).empty());
+    EXPECT_TRUE(detail::part_starts(3 * MiB, 2, true, 2 * MiB).empty());
+}
