@@ -6,6 +6,10 @@
 
 #include <fmt/format.h>
 
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
 #include <algorithm>
 #include <atomic>
 #include <charconv>
@@ -104,6 +108,9 @@ void merge_parts(std::vector<LinePart>& parts, std::string_view label, LogData& 
             if (total > 0 && was_empty && !dst.spill) dst.points.reserve(total);
             total = 0;
         }
+        // Each part's points are freed once merged, so the merge holds the file's points about
+        // once, not the merged ones plus every part's copy until the end.
+        part.data.series.clear();
         // (the first part's records are taken over: it reserved room for the whole file's)
         if (out.step_records.empty())
             out.step_records = std::move(part.data.step_records);
@@ -221,6 +228,14 @@ bool parse_split(const std::filesystem::path& path, std::string_view label, cons
         if (parts[i].order_dependent) return false;
 
     merge_parts(parts, label, out);
+    parts.clear();
+#ifdef __GLIBC__
+    // The parts' vectors were freed in the helper threads' malloc arenas, which keep freed
+    // memory mapped (glibc raises its mmap threshold as large blocks are freed, so later ones
+    // come from the arenas): give it back before the caller allocates again (a report's step
+    // samples), or it counts twice in the peak RSS.
+    malloc_trim(0);
+#endif
     return true;
 }
 
