@@ -69,6 +69,29 @@ void render_family(const TemplateEngine& engine, const std::string& family, cons
             RenderedFile{(out_prefix / files[i]).lexically_normal(), std::move(contents[i]), is_script(files[i])});
 }
 
+// The manifests and the Helm chart of a Kubernetes stage. launch.sh is rendered first: the
+// ConfigMap of both carries it, with the training config and the delivered files.
+void render_kubernetes(const TemplateEngine& engine, const recipe::Recipe& recipe,
+                       const std::vector<RenderedFile>& delivered, ordered_json& context, RenderedJob& job) {
+    std::string launch = engine.render("kubernetes/launch.sh", context);
+    context["kubernetes"]["launch_script_yaml"] = yaml_block(launch, 4);
+    std::string config = training_config(recipe, context);
+    context["kubernetes"]["training_config_yaml"] = yaml_block(config, 4);
+    ordered_json config_files = ordered_json::array();
+    for (const RenderedFile& file : delivered) {
+        config_files.push_back({{"name", file.path.string()}, {"content_yaml", yaml_block(file.content, 4)}});
+        job.files.push_back(RenderedFile{"chart/files/config" / file.path, file.content, false});
+    }
+    context["kubernetes"]["config_files"] = config_files;
+    job.files.push_back(RenderedFile{"launch.sh", launch, true});
+    render_family(engine, "kubernetes", {}, context, job, {"launch.sh"});
+    render_family(engine, "helm", "chart", context, job);
+    job.files.push_back(RenderedFile{"chart/files/launch.sh", launch, false});
+    job.files.push_back(RenderedFile{"chart/files/training-config.yaml", config, false});
+    // kubernetes.install: helm -> the backend runs `helm install` of the chart.
+    job.entrypoint = recipe.kubernetes.install == "helm" ? "chart/Chart.yaml" : "manifests.yaml";
+}
+
 }  // namespace
 
 std::shared_ptr<TemplateEngine> make_template_engine(const std::vector<fs::path>& dirs) {
@@ -114,28 +137,9 @@ std::vector<RenderedJob> render(const recipe::Recipe& recipe, const RenderOption
                 render_family(engine, "local", {}, context, job);
                 job.entrypoint = "run.sh";
                 break;
-            case catalog::Scheduler::kubernetes: {
-                // launch.sh first: the ConfigMap of the manifests and the chart carry it.
-                std::string launch = engine.render("kubernetes/launch.sh", context);
-                context["kubernetes"]["launch_script_yaml"] = yaml_block(launch, 4);
-                std::string config = training_config(recipe, context);
-                context["kubernetes"]["training_config_yaml"] = yaml_block(config, 4);
-                ordered_json config_files = ordered_json::array();
-                for (const RenderedFile& file : delivered) {
-                    config_files.push_back(
-                        {{"name", file.path.string()}, {"content_yaml", yaml_block(file.content, 4)}});
-                    job.files.push_back(RenderedFile{"chart/files/config" / file.path, file.content, false});
-                }
-                context["kubernetes"]["config_files"] = config_files;
-                job.files.push_back(RenderedFile{"launch.sh", launch, true});
-                render_family(engine, "kubernetes", {}, context, job, {"launch.sh"});
-                render_family(engine, "helm", "chart", context, job);
-                job.files.push_back(RenderedFile{"chart/files/launch.sh", launch, false});
-                job.files.push_back(RenderedFile{"chart/files/training-config.yaml", config, false});
-                // kubernetes.install: helm -> the backend runs `helm install` of the chart.
-                job.entrypoint = recipe.kubernetes.install == "helm" ? "chart/Chart.yaml" : "manifests.yaml";
+            case catalog::Scheduler::kubernetes:
+                render_kubernetes(engine, recipe, delivered, context, job);
                 break;
-            }
         }
         for (RenderedFile& file : delivered) job.files.push_back(std::move(file));
         bool has_entry = std::any_of(job.files.begin(), job.files.end(),
