@@ -82,7 +82,14 @@ ByteWindow::ByteWindow(Source& source, std::size_t initial, std::size_t max_wind
     // A small input of known size needs no 1 MiB buffer (the window grows when needed).
     if (std::uint64_t hint = source.size_hint(); hint > 0 && hint + 1 < m_cap)
         m_cap = std::max<std::size_t>(static_cast<std::size_t>(hint) + 1, 4096);
-    m_buf = std::make_unique<char[]>(m_cap + k_padding);
+    // Not zero-filled (the window of each part of a large file, and a window grown for a long
+    // line, would be cleared whole): only the padding after the data is, after every read.
+    m_buf = std::make_unique_for_overwrite<char[]>(m_cap + k_padding);
+    clear_padding();
+}
+
+void ByteWindow::clear_padding() {
+    std::memset(m_buf.get() + m_end, 0, k_padding);
 }
 
 bool ByteWindow::fill() {
@@ -96,17 +103,18 @@ bool ByteWindow::fill() {
     if (m_end == m_cap) {
         if (m_cap >= m_max) return false;
         std::size_t cap = std::min(m_cap * 2, m_max);
-        auto bigger = std::make_unique<char[]>(cap + k_padding);
+        auto bigger = std::make_unique_for_overwrite<char[]>(cap + k_padding);
         std::memcpy(bigger.get(), m_buf.get(), m_end);
         m_buf = std::move(bigger);
         m_cap = cap;
     }
     std::size_t got = m_source.read(m_buf.get() + m_end, m_cap - m_end);
+    m_end += got;
+    clear_padding();
     if (got == 0) {
         m_eof = true;
         return false;
     }
-    m_end += got;
     return true;
 }
 

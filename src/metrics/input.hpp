@@ -100,6 +100,7 @@ public:
 
 private:
     bool ensure_slow(std::size_t n);
+    void clear_padding();  // zeroes the k_padding bytes after the data
     void advance_slow(std::size_t n);
 
     Source& m_source;

@@ -192,8 +192,12 @@ bool parse_split(const std::filesystem::path& path, std::string_view label, cons
     if (!file.regular() || size < policy.min_file_bytes || size < 2 * policy.min_part_bytes) return false;
     std::vector<std::uint64_t> cuts{0};
     for (std::uint64_t target : part_starts(size, threads, options.spill_after > 0, policy.min_part_bytes)) {
+        if (target < cuts.back()) continue;  // inside a record that the previous search crossed
         std::uint64_t cut = cut_at(file, target, size);
-        if (cut > cuts.back() && cut < size) cuts.push_back(cut);
+        // No boundary within the longest record after this target: the file has records that
+        // long here, and every later search could read as far again; the rest is the last part.
+        if (cut == 0) break;
+        if (cut < size) cuts.push_back(cut);
     }
     cuts.push_back(size);
     if (cuts.size() < 3) return false;
