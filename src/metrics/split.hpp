@@ -41,9 +41,10 @@ struct SplitPolicy {
     std::uint64_t min_part_bytes = 2ull << 20;   // no part smaller than this
 };
 
-// Parses `path` in parallel into `out` and returns true; returns false (out
-// untouched) when the file is too small (under min_file_bytes, or room for fewer than two parts), not a regular file,
-// only one thread is allowed, or a part was order-dependent: the caller then parses it sequentially.
+// Parses `path` in parallel into `out` and returns true; returns false (out untouched)
+// when the file is too small (under min_file_bytes, or room for fewer than two parts), not
+// a regular file, only one thread is allowed, or a part was order-dependent: the caller
+// then parses it sequentially.
 bool parse_lines_split(const std::filesystem::path& path, std::string_view label, const ParseOptions& options,
                        LogData& out, LinePartFn fn, const SplitPolicy& policy = {});
 // Same, with the format's own record boundaries.
