@@ -9,7 +9,9 @@
 
 #include <fmt/format.h>
 
+#include <bit>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <optional>
 #include <string>
@@ -18,6 +20,20 @@
 #include <vector>
 
 namespace trainbench::metrics::detail {
+
+// Little-endian words at any alignment: TFRecord and protobuf fixed fields, and the parsers'
+// word-at-a-time scans.
+static_assert(std::endian::native == std::endian::little, "load_u64 / load_u32 read little-endian words");
+[[nodiscard]] inline std::uint64_t load_u64(const void* p) {
+    std::uint64_t v = 0;
+    std::memcpy(&v, p, 8);
+    return v;
+}
+[[nodiscard]] inline std::uint32_t load_u32(const void* p) {
+    std::uint32_t v = 0;
+    std::memcpy(&v, p, 4);
+    return v;
+}
 
 // source name -> canonical name, for one family of logs.
 struct NameMapping {

@@ -121,16 +121,10 @@ private:
         // buffer, so the word holding its last bytes is readable (k_padding after the text).
         [[nodiscard]] bool matches(const char* p) const {
             std::uint64_t diff = usable ? 0 : 1;
-            for (std::size_t i = 0; i < full; ++i) diff |= word(p + i * 8) ^ words[i];
-            return (diff | ((word(p + full * 8) ^ words[full]) & tail)) == 0;
-        }
-        static std::uint64_t word(const char* q) {
-            std::uint64_t w = 0;
-            std::memcpy(&w, q, 8);
-            return w;
+            for (std::size_t i = 0; i < full; ++i) diff |= load_u64(p + i * 8) ^ words[i];
+            return (diff | ((load_u64(p + full * 8) ^ words[full]) & tail)) == 0;
         }
     };
-    static_assert(std::endian::native == std::endian::little, "Hint::matches masks the first bytes of a word");
 
     [[gnu::noinline]] bool miss(od::field& field, const char* end, std::string_view& key) {
         m_hit = false;
@@ -364,8 +358,7 @@ Series* DlloggerParser::series_of(std::string_view key) {
 const unsigned char* skip_digits(const unsigned char* p, const unsigned char* end) {
     constexpr std::uint64_t zeros = 0x3030303030303030, bias = 0x7676767676767676, high = 0x8080808080808080;
     while (p < end) {
-        std::uint64_t x = 0;
-        std::memcpy(&x, p, 8);
+        const std::uint64_t x = load_u64(p);
         // t = byte - '0' as a bit pattern; a digit has t < 10, so t + 0x76 keeps its high bit
         // clear. A byte with t >= 0x80 may carry into the bytes above it, which come after
         // the first non-digit anyway.

@@ -107,11 +107,6 @@ private:
     detail::FileParseFn m_file_fn;
 };
 
-std::uint32_t load_u32(const unsigned char* p) {
-    return static_cast<std::uint32_t>(p[0]) | (static_cast<std::uint32_t>(p[1]) << 8) |
-           (static_cast<std::uint32_t>(p[2]) << 16) | (static_cast<std::uint32_t>(p[3]) << 24);
-}
-
 bool contains(std::string_view s, std::string_view what) {
     return s.find(what) != std::string_view::npos;
 }

@@ -25,19 +25,6 @@ namespace {
 constexpr double k_nan = std::numeric_limits<double>::quiet_NaN();
 constexpr std::size_t k_max_record = 64u << 20;  // larger records (graphs) are skipped unread
 
-static_assert(std::endian::native == std::endian::little, "TFRecord and protobuf fixed fields are little-endian");
-
-std::uint64_t load_u64(const unsigned char* p) {
-    std::uint64_t v = 0;
-    std::memcpy(&v, p, 8);
-    return v;
-}
-std::uint32_t load_u32(const unsigned char* p) {
-    std::uint32_t v = 0;
-    std::memcpy(&v, p, 4);
-    return v;
-}
-
 // Protobuf wire format, read-only, bounds-checked.
 struct Wire {
     const unsigned char* p;
