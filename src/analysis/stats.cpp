@@ -5,8 +5,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <numeric>
 
 namespace trainbench::analysis {
@@ -49,20 +52,70 @@ StepWindow parse_window(std::string_view text) {
 
 namespace {
 
+// A double as an unsigned key of the same order: -0.0 as 0.0, a NaN above infinity (or, with
+// its sign bit set, below minus infinity).
+constexpr std::uint64_t k_sign = std::uint64_t{1} << 63;
+std::uint64_t order_key(double d) {
+    const auto u = std::bit_cast<std::uint64_t>(d + 0.0);  // (+ 0.0 turns -0.0 into 0.0)
+    return (u & k_sign) != 0 ? ~u : u | k_sign;
+}
+double from_order_key(std::uint64_t k) {
+    return std::bit_cast<double>((k & k_sign) != 0 ? k & ~k_sign : ~k);
+}
+
+// The k-th smallest (0-based) of key(0) .. key(n - 1), for k < n. A histogram of the 11 bits
+// below the ones all keys share finds the bucket that holds it, and only that bucket's keys are
+// selected among: a few passes without a data-dependent branch instead of nth_element's
+// partitions, which mispredict on every other comparison.
+template <typename Key>
+std::uint64_t select_key(std::size_t n, std::size_t k, Key key) {
+    std::uint64_t lowest = ~std::uint64_t{0}, highest = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        const std::uint64_t x = key(i);
+        lowest = std::min(lowest, x);
+        highest = std::max(highest, x);
+    }
+    if (lowest == highest) return lowest;
+    constexpr int k_bits = 11;
+    constexpr std::uint64_t k_mask = (std::uint64_t{1} << k_bits) - 1;
+    const int shift = std::max(0, 64 - std::countl_zero(lowest ^ highest) - k_bits);
+    std::array<std::uint32_t, std::size_t{1} << k_bits> count{};
+    for (std::size_t i = 0; i < n; ++i) ++count[(key(i) >> shift) & k_mask];
+    std::size_t bucket = 0;
+    for (; k >= count[bucket]; ++bucket) k -= count[bucket];
+    std::vector<std::uint64_t> in_bucket;
+    in_bucket.reserve(count[bucket]);
+    for (std::size_t i = 0; i < n; ++i)
+        if (const std::uint64_t x = key(i); ((x >> shift) & k_mask) == bucket) in_bucket.push_back(x);
+    const auto nth = in_bucket.begin() + static_cast<std::ptrdiff_t>(k);
+    std::nth_element(in_bucket.begin(), nth, in_bucket.end());
+    return *nth;
+}
+
 // The median of the second half of the records (the steady state), as percentile() of the
-// sorted values gives it, from two order statistics instead of a sort.
+// sorted values gives it: from the two order statistics around the middle, without a copy.
 double tail_median(const std::vector<StepSample>& records) {
-    std::vector<double> tail;
-    tail.reserve(records.size() - records.size() / 2);
-    for (std::size_t i = records.size() / 2; i < records.size(); ++i) tail.push_back(records[i].seconds);
-    if (tail.empty()) return 0;
-    const double pos = 0.5 * static_cast<double>(tail.size() - 1);
+    const std::size_t first = records.size() / 2, n = records.size() - first;
+    if (n == 0) return 0;
+    auto key = [&](std::size_t i) { return order_key(records[first + i].seconds); };
+    const double pos = 0.5 * static_cast<double>(n - 1);
     const auto lo = static_cast<std::size_t>(std::floor(pos));
-    const auto nth = tail.begin() + static_cast<std::ptrdiff_t>(lo);
-    std::nth_element(tail.begin(), nth, tail.end());
-    const double low = *nth;
-    const double high = lo + 1 < tail.size() ? *std::min_element(nth + 1, tail.end()) : low;
-    return low + (high - low) * (pos - static_cast<double>(lo));
+    const std::uint64_t low = select_key(n, lo, key);
+    std::uint64_t high = low;
+    if (lo + 1 < n) {
+        // the next order statistic: `low` again when it occurs past position lo, else the
+        // smallest key above it
+        std::size_t at_most_low = 0;
+        std::uint64_t above = ~std::uint64_t{0};
+        for (std::size_t i = 0; i < n; ++i) {
+            const std::uint64_t x = key(i);
+            at_most_low += x <= low ? 1 : 0;
+            above = std::min(above, x > low ? x : above);
+        }
+        high = at_most_low > lo + 1 ? low : above;
+    }
+    const double l = from_order_key(low), h = from_order_key(high);
+    return l + (h - l) * (pos - static_cast<double>(lo));
 }
 
 std::size_t first_steady(const std::vector<StepSample>& records, double steady, double threshold) {

@@ -3,10 +3,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <limits>
+#include <random>
 
 namespace trainbench::analysis {
 namespace {
@@ -130,6 +133,52 @@ TEST(StepStatistics, DetectsWarmUpAndFlagsAWindowThatIncludesIt) {
     EXPECT_TRUE(st.window_includes_warmup);
     EXPECT_FALSE(step_statistics(fixture_records(), {10, 30}).window_includes_warmup);
     EXPECT_EQ(detect_warmup({{0, 5}, {1, 5}, {2, 5}, {3, 5}}), 0U);
+}
+
+// The steady-state median is the interpolated median of the second half of the records, as
+// sorting that half gives it: for ties, negatives, infinities, a lone value, and values that
+// share all but their lowest bits (step times of one run).
+TEST(StepStatistics, SteadyStateMedianIsTheSortedSecondHalfsMedian) {
+    auto sorted_median = [](const std::vector<StepSample>& r) {
+        std::vector<double> tail;
+        for (std::size_t i = r.size() / 2; i < r.size(); ++i) tail.push_back(r[i].seconds);
+        std::sort(tail.begin(), tail.end());
+        const double pos = 0.5 * static_cast<double>(tail.size() - 1);
+        const auto lo = static_cast<std::size_t>(std::floor(pos));
+        const std::size_t hi = std::min(lo + 1, tail.size() - 1);
+        return tail[lo] + (tail[hi] - tail[lo]) * (pos - static_cast<double>(lo));
+    };
+    std::mt19937_64 rng(17);
+    const double inf = std::numeric_limits<double>::infinity();
+    const std::vector<std::vector<double>> pools = {{1, 2, 3},
+                                                    {5, 5, 5, 5, 7},
+                                                    {-3.5, -1, 0, 2.25, 1e300, -1e-300},
+                                                    {inf, -inf, 1, -1, 0},
+                                                    {15.1, 15.2},
+                                                    {0.5},
+                                                    {1e-310, 2e-310, 3e-310},
+                                                    {-0.0, 0.0, 1}};
+    for (const auto& pool : pools) {
+        for (std::size_t n : {1U, 2U, 3U, 4U, 7U, 10U, 33U, 200U}) {
+            std::vector<StepSample> r;
+            for (std::size_t i = 0; i < n; ++i) r.push_back({static_cast<std::int64_t>(i), pool[rng() % pool.size()]});
+            const double got = step_statistics(r, {0, static_cast<std::int64_t>(n)}).steady_state_median;
+            const double want = sorted_median(r);  // (NaN where infinities of both signs meet)
+            EXPECT_TRUE(got == want || (std::isnan(got) && std::isnan(want)))
+                << got << " != " << want << ": pool of " << pool.size() << ", n " << n;
+        }
+    }
+    // many values within a few ULPs of each other, and many spread out
+    for (double spread : {0.0, 1e-13, 0.05, 1e6}) {
+        std::normal_distribution<double> normal(15.2, spread > 0 ? spread : 1);
+        for (std::size_t n : {1000U, 4097U, 100001U}) {
+            std::vector<StepSample> r;
+            for (std::size_t i = 0; i < n; ++i)
+                r.push_back({static_cast<std::int64_t>(i), spread > 0 ? normal(rng) : 15.2});
+            EXPECT_EQ(step_statistics(r, {0, static_cast<std::int64_t>(n)}).steady_state_median, sorted_median(r))
+                << "spread " << spread << ", n " << n;
+        }
+    }
 }
 
 TEST(StepStatistics, NoStepTimesAtAllIsAClearError) {
