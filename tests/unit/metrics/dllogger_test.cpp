@@ -331,3 +331,24 @@ DLLL {"step": 4, "data": {"x": 9, "y": 10}}
     EXPECT_EQ(values(d, "epoch/y"), (std::vector<double>{2}));
     EXPECT_EQ(values(d, "z"), (std::vector<double>{7}));
 }
+
+TEST(Dllogger, ARecordKeyThatChangesPlaceBetweenLinesKeepsItsMeaning) {
+    // A record key at the same position as on the line before takes the meaning found there
+    // without comparing it with each name: keys that swap places, or a position that held
+    // another key, must still be read as what they are.
+    LogData d = parse_text("dllogger", R"(DLLL {"timestamp": "10", "type": "LOG", "step": 1, "data": {"x": 1}}
+DLLL {"timestamp": "20", "step": 2, "type": "LOG", "data": {"x": 2}}
+DLLL {"step": 3, "timestamp": "30", "data": {"x": 3}, "type": "LOG"}
+DLLL {"step": 4, "datetime": "1970-01-01 00:00:40", "data": {"x": 4}, "type": "METADATA"}
+DLLL {"data": {"x": 5}, "type": "LOG", "step": 5, "timestamp": "50"}
+DLLL {"data": {"x": 6}, "type": "LOG", "timestamp": "60", "step": "PARAMETER"}
+DLLL {"datetime": "1970-01-01 00:01:10", "type": "LOG", "step": 7, "data": {"x": 7}}
+DLLL {"timestamp": "80", "type": "LOG", "step": 8, "data": {"x": 8}}
+)");
+    EXPECT_EQ(steps(d, "x"), (std::vector<std::int64_t>{1, 2, 3, 5, 7, 8}));
+    EXPECT_EQ(values(d, "x"), (std::vector<double>{1, 2, 3, 5, 7, 8}));
+    std::vector<double> walls;
+    for (const Point& p : d.find("x")->points) walls.push_back(p.wall_time);
+    EXPECT_EQ(walls, (std::vector<double>{10, 20, 30, 50, 70, 80}));
+    EXPECT_EQ(d.parameters.at("x"), "6");
+}
