@@ -172,11 +172,16 @@ struct FrameworkSlot;  // a profile, or the file it is read from on first use (f
 
 // The loaded catalog. Later directories override earlier ones by name, so a
 // user's own catalog directory can redefine a shipped target.
+// What Catalog::load reads: everything, or everything but the targets (a report of bare logs
+// needs GPUs and models only; its target files are then neither read nor checked).
+enum class CatalogParts { all, without_targets };
+
 class Catalog {
 public:
     // Loads <dir>/catalog/{gpus.yaml,targets/*.yaml,models/*.yaml,frameworks/*.yaml} of every dir.
-    // Collects every problem and throws InputError at the end.
-    [[nodiscard]] static Catalog load(const std::vector<std::filesystem::path>& recipe_dirs);
+    // Collects every problem of the parts it reads and throws InputError at the end.
+    [[nodiscard]] static Catalog load(const std::vector<std::filesystem::path>& recipe_dirs,
+                                      CatalogParts parts = CatalogParts::all);
 
     [[nodiscard]] const Gpu* find_gpu(std::string_view name) const;
     [[nodiscard]] const Target* find_target(std::string_view name) const;
@@ -192,7 +197,9 @@ public:
     [[nodiscard]] std::vector<std::string> target_names() const;
     [[nodiscard]] std::vector<std::string> model_names() const;
     [[nodiscard]] const std::map<std::string, Gpu>& gpus() const { return m_gpus; }
-    [[nodiscard]] const std::map<std::string, Target>& targets() const { return m_targets; }
+    // (the target accessors throw std::logic_error on a catalog loaded without its targets)
+    [[nodiscard]] const std::map<std::string, Target>& targets() const;
+    [[nodiscard]] bool has_targets() const { return m_has_targets; }
     [[nodiscard]] const std::map<std::string, Model>& models() const { return m_models; }
 
     void add_gpu(Gpu g) { m_gpus[g.name] = std::move(g); }
@@ -208,6 +215,7 @@ public:
 private:
     std::map<std::string, Gpu> m_gpus;
     std::map<std::string, Target> m_targets;
+    bool m_has_targets = true;
     std::map<std::string, Model> m_models;
     std::map<std::string, std::shared_ptr<FrameworkSlot>> m_frameworks;  // "<framework>@<version>"
 };

@@ -31,6 +31,8 @@ namespace trainbench::pipeline {
 // (cli/app.cpp) and by tests with a fake process runner.
 struct Services {
     std::function<const catalog::Catalog&()> catalog;  // loaded on first use; may throw InputError
+    // GPUs and models only, for a report of bare logs (unset: `catalog`); may throw InputError
+    std::function<const catalog::Catalog&()> catalog_without_targets;
     std::filesystem::path runs_root;
     DataDirs dirs;
     ProcessRunner* runner = nullptr;  // nullptr: system_process_runner()

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <array>
+#include <stdexcept>
 
 namespace fs = std::filesystem;
 
@@ -336,8 +337,9 @@ std::vector<std::string> keys_of(const Map& m) {
 
 }  // namespace
 
-Catalog Catalog::load(const std::vector<fs::path>& recipe_dirs) {
+Catalog Catalog::load(const std::vector<fs::path>& recipe_dirs, CatalogParts parts) {
     Catalog cat;
+    cat.m_has_targets = parts == CatalogParts::all;
     Diagnostics d;
     // GPUs first: targets refer to them.
     for (const fs::path& dir : recipe_dirs) {
@@ -347,7 +349,8 @@ Catalog Catalog::load(const std::vector<fs::path>& recipe_dirs) {
     }
     std::vector<std::string> gpu_names = cat.gpu_names();
     for (const fs::path& dir : recipe_dirs) {
-        for (const fs::path& f : yaml_files(dir / "catalog" / "targets")) load_target(f, gpu_names, cat, d);
+        if (cat.m_has_targets)
+            for (const fs::path& f : yaml_files(dir / "catalog" / "targets")) load_target(f, gpu_names, cat, d);
         for (const fs::path& f : yaml_files(dir / "catalog" / "models")) load_model(f, cat, d);
         for (const fs::path& f : yaml_files(dir / "catalog" / "frameworks")) cat.add_framework_file(f);
     }
@@ -360,9 +363,15 @@ const Gpu* Catalog::find_gpu(std::string_view name) const {
     return it == m_gpus.end() ? nullptr : &it->second;
 }
 
+const std::map<std::string, Target>& Catalog::targets() const {
+    if (!m_has_targets) throw std::logic_error("the catalog was loaded without its targets");
+    return m_targets;
+}
+
 const Target* Catalog::find_target(std::string_view name) const {
-    auto it = m_targets.find(std::string(name));
-    return it == m_targets.end() ? nullptr : &it->second;
+    const auto& all = targets();
+    auto it = all.find(std::string(name));
+    return it == all.end() ? nullptr : &it->second;
 }
 
 const Model* Catalog::find_model(std::string_view name) const {
@@ -374,7 +383,7 @@ std::vector<std::string> Catalog::gpu_names() const {
     return keys_of(m_gpus);
 }
 std::vector<std::string> Catalog::target_names() const {
-    return keys_of(m_targets);
+    return keys_of(targets());
 }
 std::vector<std::string> Catalog::model_names() const {
     return keys_of(m_models);

@@ -28,6 +28,13 @@ const catalog::Catalog& Context::catalog() {
     return *m_catalog;
 }
 
+const catalog::Catalog& Context::catalog_without_targets() {
+    if (m_catalog) return *m_catalog;
+    if (!m_catalog_without_targets)
+        m_catalog_without_targets = catalog::Catalog::load(data_dirs().recipes, catalog::CatalogParts::without_targets);
+    return *m_catalog_without_targets;
+}
+
 fs::path Context::runs_root() const {
     if (!options.runs_dir.empty()) return options.runs_dir;
     if (const char* env = std::getenv("TRAINBENCH_RUNS"); env && *env) return env;
@@ -37,6 +44,7 @@ fs::path Context::runs_root() const {
 pipeline::Services Context::services() {
     pipeline::Services s;
     s.catalog = [this]() -> const catalog::Catalog& { return catalog(); };
+    s.catalog_without_targets = [this]() -> const catalog::Catalog& { return catalog_without_targets(); };
     s.runs_root = runs_root();
     s.dirs = data_dirs();
     return s;

@@ -39,6 +39,9 @@ struct Context {
 
     [[nodiscard]] DataDirs data_dirs() const;
     [[nodiscard]] const catalog::Catalog& catalog();
+    // GPUs and models (what a report of bare logs reads): the whole catalog when it is loaded
+    // already, else the catalog without its targets.
+    [[nodiscard]] const catalog::Catalog& catalog_without_targets();
     // The run store root: --runs, else $TRAINBENCH_RUNS, else ./runs.
     [[nodiscard]] std::filesystem::path runs_root() const;
     // What the use cases need (pipeline), built from the options above.
@@ -50,6 +53,7 @@ struct Context {
 
 private:
     std::optional<catalog::Catalog> m_catalog;
+    std::optional<catalog::Catalog> m_catalog_without_targets;
 };
 
 using SetupFn = void (*)(CLI::App& root, Context& ctx);

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <exception>
 #include <fnmatch.h>
 
 namespace fs = std::filesystem;
@@ -28,13 +29,21 @@ std::optional<fs::path> find_run_dir(const fs::path& root, const std::string& re
 
 namespace {
 
+// The catalog of what a report reads (GPUs, models): its targets are not needed.
+const catalog::Catalog& figures_catalog(const Services& services) {
+    return services.catalog_without_targets ? services.catalog_without_targets() : services.catalog();
+}
+
 // The GPU named by a flag: a catalog GPU, or a family the peak table or the catalog knows.
+// A catalog that cannot be loaded leaves the built-in tables; when they do not know the name
+// either, the catalog's own error says why.
 void apply_gpu(const Services& services, const std::string& name, analysis::Inputs& in, const std::string& origin) {
     const catalog::Catalog* cat = nullptr;
+    std::exception_ptr catalog_error;
     try {
-        cat = &services.catalog();
+        cat = &figures_catalog(services);
     } catch (const Error&) {
-        cat = nullptr;
+        catalog_error = std::current_exception();
     }
     std::vector<std::string> known;
     if (cat) {
@@ -60,6 +69,7 @@ void apply_gpu(const Services& services, const std::string& name, analysis::Inpu
             return;
         }
     }
+    if (catalog_error) std::rethrow_exception(catalog_error);
     std::sort(known.begin(), known.end());
     known.erase(std::unique(known.begin(), known.end()), known.end());
     throw UsageError(fmt::format("unknown GPU '{}' ({})", name, origin), did_you_mean(name, known));
@@ -67,7 +77,7 @@ void apply_gpu(const Services& services, const std::string& name, analysis::Inpu
 
 std::map<catalog::Precision, double> catalog_peaks(const Services& services, const analysis::Inputs& in) {
     try {
-        if (const catalog::Gpu* g = services.catalog().find_gpu(in.gpu_name)) return g->peak_tflops_dense;
+        if (const catalog::Gpu* g = figures_catalog(services).find_gpu(in.gpu_name)) return g->peak_tflops_dense;
     } catch (const Error&) {
     }
     return {};
@@ -82,10 +92,11 @@ catalog::Precision parse_precision_flag(const std::string& text) {
 void apply_flags(const Services& services, const SummaryOptions& f, analysis::Inputs& in) {
     if (!f.model.empty()) {
         const catalog::Model* m = nullptr;
+        std::exception_ptr catalog_error;  // (as for a GPU: said when no table knows the model)
         try {
-            m = services.catalog().find_model(f.model);
+            m = figures_catalog(services).find_model(f.model);
         } catch (const Error&) {
-            m = nullptr;
+            catalog_error = std::current_exception();
         }
         if (m) {
             in.model = *m;
@@ -95,11 +106,8 @@ void apply_flags(const Services& services, const SummaryOptions& f, analysis::In
             in.model.family = f.model.substr(0, f.model.find('-'));
             in.model.seq_length = 0;
         } else {
-            std::vector<std::string> names;
-            try {
-                names = services.catalog().model_names();
-            } catch (const Error&) {
-            }
+            if (catalog_error) std::rethrow_exception(catalog_error);
+            const std::vector<std::string> names = figures_catalog(services).model_names();
             throw UsageError(fmt::format("unknown model '{}'", f.model), did_you_mean(f.model, names));
         }
         in.model_origin = "--model";

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <stdexcept>
 
 namespace fs = std::filesystem;
 
@@ -183,6 +184,30 @@ TEST_F(CatalogDir, ReportsEveryProblemLocatedAndThrowsOnce) {
                   std::string::npos)
             << all;
         EXPECT_NE(all.find("hidden size 64 is not divisible by 3 heads"), std::string::npos) << all;
+    }
+}
+
+TEST_F(CatalogDir, WithoutTargetsNeitherReadsNorChecksTheTargetFiles) {
+    write("catalog/targets/t1.yaml", "name: t1\nscheduler: slurm\ngpu: g2\n");
+    write("catalog/models/m1.yaml", "layers: 2\nhidden: 64\nheads: 4\nvocab: 100\nseq_length: 128\n");
+    const Catalog cat = Catalog::load({m_dir}, CatalogParts::without_targets);
+    EXPECT_NE(cat.find_gpu("g1"), nullptr);
+    EXPECT_NE(cat.find_model("m1"), nullptr);
+    EXPECT_FALSE(cat.has_targets());
+    // asking it for a target is a programming error, not an unknown target
+    EXPECT_THROW((void)cat.find_target("t1"), std::logic_error);
+    EXPECT_THROW((void)cat.target_names(), std::logic_error);
+    // the whole catalog reads the target file and refuses it
+    EXPECT_THROW((void)Catalog::load({m_dir}), InputError);
+    // and problems in what it does read are still every one reported
+    write("catalog/models/m2.yaml", "layers: two\n");
+    try {
+        (void)Catalog::load({m_dir}, CatalogParts::without_targets);
+        FAIL() << "expected InputError";
+    } catch (const InputError& e) {
+        const std::string all = e.diagnostics().format();
+        EXPECT_NE(all.find("m2.yaml:1:9"), std::string::npos) << all;
+        EXPECT_EQ(all.find("t1.yaml"), std::string::npos) << all;
     }
 }
 

@@ -1,0 +1,56 @@
+// What a command reads of the catalog: a report of bare logs reads GPUs and models only, so a
+// broken target file (a catalog being edited) does not stop it; commands that resolve a
+// recipe read every part and refuse the same file.
+#include "cli_test_support.hpp"
+
+#include <trainbench/core.hpp>
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string nemo_log() {
+    return (cli_test::source_dir() / "tests" / "data" / "logs" / "dllogger_nemo.json").string();
+}
+
+// A recipes directory (--recipes) holding one catalog file `rel` with `text`.
+void write_catalog_file(const fs::path& dir, const std::string& rel, const std::string& text) {
+    fs::create_directories((dir / rel).parent_path());
+    std::ofstream(dir / rel) << text;
+}
+
+}  // namespace
+
+TEST(CatalogUse, AReportOfBareLogsReadsNoTargetFile) {
+    cli_test::TempDir extra;
+    write_catalog_file(extra.path(), "catalog/targets/broken.yaml", "scheduler: slurm\ngpu: no-such-gpu\n");
+    const std::vector<std::string> report = {"--recipes", extra.path().string(),
+                                             "report",    nemo_log(),
+                                             "--model",   "gpt3-5b",
+                                             "--gpus",    "8",
+                                             "--gpu",     "h100",
+                                             "--window",  "0:1"};
+    cli_test::Result r = cli_test::run(report);
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("MFU"), std::string::npos) << r.out;
+
+    // a command that resolves a recipe reads the targets, and says what is wrong with the file
+    cli_test::Result v = cli_test::run({"--recipes", extra.path().string(), "validate",
+                                        (cli_test::source_dir() / "recipes" / "local" / "tinygpt.yaml").string()});
+    EXPECT_EQ(v.code, static_cast<int>(trainbench::ExitCode::invalid_input)) << v.err;
+    EXPECT_NE(v.err.find("broken.yaml:2:6"), std::string::npos) << v.err;
+    EXPECT_NE(v.err.find("unknown GPU 'no-such-gpu'"), std::string::npos) << v.err;
+}
+
+TEST(CatalogUse, AReportOfBareLogsStillChecksTheModelsAndGpusItReads) {
+    cli_test::TempDir extra;
+    write_catalog_file(extra.path(), "catalog/models/gpt3-5b.yaml", "layers: two\n");
+    cli_test::Result r = cli_test::run({"--recipes", extra.path().string(), "report", nemo_log(), "--model", "gpt3-5b",
+                                        "--gpus", "8", "--gpu", "h100", "--window", "0:1"});
+    EXPECT_EQ(r.code, static_cast<int>(trainbench::ExitCode::invalid_input)) << r.err;
+    EXPECT_NE(r.err.find("gpt3-5b.yaml:1:9"), std::string::npos) << r.err;
+}
