@@ -15,6 +15,7 @@
 #include <charconv>
 #include <cstring>
 #include <exception>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -85,53 +86,90 @@ void merge_series(Series& dst, Series&& src) {
     }
 }
 
-void merge_parts(std::vector<LinePart>& parts, std::string_view label, LogData& out) {
-    // Reserve each series once for all its points.
-    std::map<std::string, std::size_t> totals;
-    for (const LinePart& part : parts)
-        for (const auto& [name, s] : part.data.series) totals[name] += s.points.size();
-    std::uint64_t base = 0;
-    for (LinePart& part : parts) {
-        for (auto& [name, s] : part.data.series) {
-            auto [it, added] = out.series.try_emplace(name);
-            Series& dst = it->second;
-            if (added) {
-                dst.name = s.name;
-                dst.source_name = s.source_name;
-            }
-            // Room for every part's points, once (the first part's vector is taken over when
-            // the series is new, and usually has the room already).
-            std::size_t& total = totals[name];
-            if (total > 0 && !dst.points.empty() && !dst.spill) dst.points.reserve(dst.points.size() + total);
-            bool was_empty = dst.points.empty();
-            merge_series(dst, std::move(s));
-            if (total > 0 && was_empty && !dst.spill) dst.points.reserve(total);
-            total = 0;
+// Merges `part` (the one after those merged into `out` before, `base` lines into the file)
+// into `out`, and frees the part's points, so a merge holds the file's points about once.
+void merge_part(LinePart& part, std::string_view label, std::uint64_t base, LogData& out) {
+    for (auto& [name, s] : part.data.series) {
+        auto [it, added] = out.series.try_emplace(name);
+        Series& dst = it->second;
+        if (added) {
+            dst.name = s.name;
+            dst.source_name = s.source_name;
         }
-        // Each part's points are freed once merged, so the merge holds the file's points about
-        // once, not the merged ones plus every part's copy until the end.
-        part.data.series.clear();
-        // (the first part's records are taken over: it reserved room for the whole file's)
-        if (out.step_records.empty())
-            out.step_records = std::move(part.data.step_records);
-        else
-            out.step_records.insert(out.step_records.end(), part.data.step_records.begin(),
-                                    part.data.step_records.end());
-        std::vector<StepRecord>().swap(part.data.step_records);
-        for (auto& [k, v] : part.data.parameters) out.parameters[k] = std::move(v);
-        for (auto& [k, v] : part.data.summary) out.summary[k] = v;
-        if (part.data.nccl) out.nccl = std::move(part.data.nccl);
-        ParseStats& st = out.stats;
-        const ParseStats& ps = part.data.stats;
-        st.bytes += ps.bytes;
-        st.records += ps.records;
-        st.skipped += ps.skipped;
-        st.corrupt += ps.corrupt;
-        st.truncated_tail = st.truncated_tail || ps.truncated_tail;
-        for (const std::string& w : ps.warnings) warn(st, shift_line(w, label, base));
-        base += part.lines;
+        // (a series new to `out` takes the part's vector over: the first part's has room for the
+        // whole file's points, so the later parts are appended without a copy)
+        merge_series(dst, std::move(s));
     }
+    part.data.series.clear();
+    if (out.step_records.empty())
+        out.step_records = std::move(part.data.step_records);
+    else
+        out.step_records.insert(out.step_records.end(), part.data.step_records.begin(), part.data.step_records.end());
+    std::vector<StepRecord>().swap(part.data.step_records);
+    for (auto& [k, v] : part.data.parameters) out.parameters[k] = std::move(v);
+    for (auto& [k, v] : part.data.summary) out.summary[k] = v;
+    if (part.data.nccl) out.nccl = std::move(part.data.nccl);
+    ParseStats& st = out.stats;
+    const ParseStats& ps = part.data.stats;
+    st.bytes += ps.bytes;
+    st.records += ps.records;
+    st.skipped += ps.skipped;
+    st.corrupt += ps.corrupt;
+    st.truncated_tail = st.truncated_tail || ps.truncated_tail;
+    for (const std::string& w : ps.warnings) warn(st, shift_line(w, label, base));
 }
+
+// The parts merged in file order as they finish, by the thread that finished the next one in
+// order while the other threads go on parsing: only the parts still being parsed when the
+// last one ends are merged after the threads are joined (parts shrink toward the file's end,
+// so that is little). Stops at a part that failed or that must be parsed sequentially.
+class PartMerger {
+public:
+    PartMerger(std::vector<LinePart>& parts, const std::vector<std::exception_ptr>& errors, std::string_view label)
+        : m_parts(parts), m_errors(errors), m_done(parts.size(), 0), m_label(label) {}
+
+    // Part `i` is parsed; merges every part in order that can be, unless another thread is.
+    void finished(std::size_t i) {
+        std::unique_lock lock(m_mutex);
+        m_done[i] = 1;
+        if (m_merging) return;  // that thread sees this part before it stops
+        m_merging = true;
+        while (!m_stopped && m_next < m_parts.size() && m_done[m_next] != 0) {
+            const std::size_t k = m_next;
+            lock.unlock();
+            // (m_parts[k], m_merged and m_base are only touched by the one merging thread)
+            const bool ok = mergeable(k);
+            if (ok) {
+                merge_part(m_parts[k], m_label, m_base, m_merged);
+                m_base += m_parts[k].lines;
+            }
+            lock.lock();
+            if (ok)
+                ++m_next;
+            else
+                m_stopped = true;
+        }
+        m_merging = false;
+    }
+    // After the threads are joined: whether every part was merged.
+    [[nodiscard]] bool complete() const { return m_next == m_parts.size(); }
+    [[nodiscard]] LogData& merged() { return m_merged; }
+
+private:
+    [[nodiscard]] bool mergeable(std::size_t k) const {
+        return !m_errors[k] && (k == 0 || !m_parts[k].order_dependent);
+    }
+
+    std::vector<LinePart>& m_parts;
+    const std::vector<std::exception_ptr>& m_errors;
+    std::vector<char> m_done;
+    std::string_view m_label;
+    std::mutex m_mutex;
+    bool m_merging = false, m_stopped = false;
+    std::size_t m_next = 0;
+    LogData m_merged;
+    std::uint64_t m_base = 0;
+};
 
 }  // namespace
 
@@ -205,6 +243,7 @@ bool parse_split(const std::filesystem::path& path, std::string_view label, cons
     std::vector<LinePart> parts(cuts.size() - 1);
     for (std::size_t i = 0; i < parts.size(); ++i) parts[i].begin = cuts[i];
     std::vector<std::exception_ptr> errors(parts.size());
+    PartMerger merger(parts, errors, label);
     auto work = [&](std::size_t i) {
         try {
             // The first part reserves its series for the whole file (address space only,
@@ -214,6 +253,7 @@ bool parse_split(const std::filesystem::path& path, std::string_view label, cons
         } catch (...) {
             errors[i] = std::current_exception();
         }
+        merger.finished(i);
     };
     // Each thread takes the next part until none is left, in file order.
     std::atomic<std::size_t> next{0};
@@ -228,10 +268,11 @@ bool parse_split(const std::filesystem::path& path, std::string_view label, cons
     for (std::thread& t : pool) t.join();
     for (const std::exception_ptr& e : errors)
         if (e) std::rethrow_exception(e);
-    for (std::size_t i = 1; i < parts.size(); ++i)
-        if (parts[i].order_dependent) return false;
+    if (!merger.complete()) return false;  // an order-dependent part: parse the file sequentially
 
-    merge_parts(parts, label, out);
+    LinePart whole;
+    whole.data = std::move(merger.merged());
+    merge_part(whole, label, 0, out);  // (moves, when `out` holds no other file yet)
     parts.clear();
 #ifdef __GLIBC__
     // The parts' vectors were freed in the helper threads' malloc arenas, which keep freed

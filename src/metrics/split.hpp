@@ -1,10 +1,11 @@
 // Private to metrics: one large file parsed by several threads. The file is
 // cut into byte ranges at record boundaries (line ends; TFRecord starts), each
 // range is parsed into its own LogData by the format's part parser, and the
-// parts are merged in file order so that the result is the one a sequential
-// parse gives: later records win on repeated steps, parameters and summaries;
-// counts add up; warnings keep the first k_max_warnings in file order, with
-// line numbers of the whole file.
+// parts are merged in file order (each by the thread that finishes the next part
+// in order, while the others go on parsing) so that the result is the one a
+// sequential parse gives: later records win on repeated steps, parameters and
+// summaries; counts add up; warnings keep the first k_max_warnings in file order,
+// with line numbers of the whole file.
 #pragma once
 
 #include "metrics/input.hpp"

@@ -132,6 +132,48 @@ TEST(SplitParse, StepRecordsAndLastOnlySeriesGiveTheSequentialResult) {
     }
 }
 
+// Several files go into one LogData one after the other (a report of a run's logs): a split
+// file's parts, merged among themselves while the threads parse, join what the files before it
+// left exactly as a sequential parse does, for points held in memory and spilled ones.
+TEST(SplitParse, AFileSplitIntoWhatEarlierFilesLeftGivesTheSequentialResult) {
+    TempDir dir;
+    const fs::path first = dir.path() / "first.json", second = dir.path() / "second.json";
+    write_all(first, make_log(6000, 4200));
+    write_all(second, make_log(3000, 100));  // its steps start again at 0: they replace the first file's
+    // (a spilled series holds a different share of its points in memory when its parts were
+    // spilled apart: compared as read back, every point in step order)
+    auto points = [](const LogData& d) {
+        std::string s = fmt::format("{}/{}/{}/{}/{};", d.stats.bytes, d.stats.records, d.stats.skipped, d.stats.corrupt,
+                                    d.stats.truncated_tail);
+        for (const auto& [name, series] : d.series) {
+            s += name + "(" + series.source_name + "):";
+            PointReader reader(series);
+            for (Point p; reader.next(p);) s += fmt::format("{}={}@{},", p.step, p.value, p.wall_time);
+        }
+        for (const auto& [k, v] : d.parameters) s += k + "=" + v + ";";
+        for (const auto& [k, v] : d.summary) s += fmt::format("{}={};", k, v);
+        for (const std::string& w : d.stats.warnings) s += w + "|";
+        return s;
+    };
+    for (std::size_t spill_after : {std::size_t{0}, std::size_t{500}}) {
+        ParseOptions o;
+        o.spill_after = spill_after;
+        LogData seq;
+        o.threads = 1;
+        for (const fs::path& f : {first, second}) detail::parse_dllogger_file(f, "log", o, seq);
+        ASSERT_GT(seq.stats.records, 10000u);
+        for (unsigned threads : {2u, 3u}) {
+            LogData par;
+            o.threads = threads;
+            for (const fs::path& f : {first, second})
+                EXPECT_TRUE(detail::parse_lines_split(f, "log", o, par, detail::parse_dllogger_part,
+                                                      detail::SplitPolicy{8192, 8192}));
+            EXPECT_EQ(first_difference(points(par), points(seq)), "")
+                << threads << " threads, spill after " << spill_after;
+        }
+    }
+}
+
 TEST(SplitParse, WarningsCarryLineNumbersOfTheWholeFile) {
     TempDir dir;
     fs::path file = dir.path() / "dllogger.json";
