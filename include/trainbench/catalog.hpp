@@ -170,12 +170,12 @@ struct FrameworkProfile {
 
 struct FrameworkSlot;  // a profile, or the file it is read from on first use (frameworks.cpp)
 
-// The loaded catalog. Later directories override earlier ones by name, so a
-// user's own catalog directory can redefine a shipped target.
 // What Catalog::load reads: everything, or everything but the targets (a report of bare logs
 // needs GPUs and models only; its target files are then neither read nor checked).
 enum class CatalogParts { all, without_targets };
 
+// The loaded catalog. Later directories override earlier ones by name, so a
+// user's own catalog directory can redefine a shipped target.
 class Catalog {
 public:
     // Loads <dir>/catalog/{gpus.yaml,targets/*.yaml,models/*.yaml,frameworks/*.yaml} of every dir.
