@@ -270,8 +270,8 @@ template <typename F>
 bool each_field(od::object obj, const char* end, KeyHints& hints, F&& f) {
     hints.restart();
     for (auto result : obj) {
-        od::field field;
-        if (std::move(result).get(field)) return false;
+        if (result.error()) return false;
+        od::field& field = result.value_unsafe();
         std::string_view key;
         if (!hints.read(field, end, key)) return false;
         if (!f(key, field.value())) return false;
@@ -581,8 +581,8 @@ Outcome DlloggerParser::parse_json(const char* json, std::size_t len, std::size_
     bool has_data = false;
     m_line_keys.restart();
     for (auto result : obj) {
-        od::field field;
-        if (std::move(result).get(field)) return Outcome::error;
+        if (result.error()) return Outcome::error;
+        od::field& field = result.value_unsafe();
         std::string_view key;
         if (!m_line_keys.read(field, m_end, key)) return Outcome::error;
         od::value v = field.value();
