@@ -153,12 +153,18 @@ void parse_buffer(std::string_view format, std::string_view data, const ParseOpt
     out.format = find_row(format)->info.name;
 }
 
-std::optional<std::string> detect_from_content(std::string_view file_name, std::string_view head) {
-    if (file_name.find("tfevents") != std::string_view::npos) return "tensorboard";
-    if (head.size() >= 12) {
-        const auto* h = reinterpret_cast<const unsigned char*>(head.data());
-        if (masked_crc32c(h, 8) == load_u32(h + 8)) return "tensorboard";
-    }
+namespace {
+
+constexpr std::array<std::string_view, 5> k_scored = {"dllogger", "nccl-tests", "metaseq", "nemo", "megatron"};
+
+bool tfrecord_header(std::string_view head) {
+    if (head.size() < 12) return false;
+    const auto* h = reinterpret_cast<const unsigned char*>(head.data());
+    return masked_crc32c(h, 8) == load_u32(h + 8);
+}
+
+// The evidence for each format of k_scored in `head`, line by line.
+std::array<int, 5> score_content(std::string_view head) {
     // The evidence, its needles built once.
     struct Evidence {
         Needle step{"\"step\""}, data{"\"data\""};
@@ -172,7 +178,7 @@ std::optional<std::string> detect_from_content(std::string_view file_name, std::
     };
     static const Evidence e;
     // Count evidence line by line ('\r' separates tqdm updates).
-    std::array<int, 6> score{};  // dllogger, nccl, metaseq, nemo, megatron, (unused)
+    std::array<int, 5> score{};  // in k_scored's order
     std::size_t pos = 0;
     int lines = 0;
     while (pos < head.size() && lines < 200000) {
@@ -202,17 +208,36 @@ std::optional<std::string> detect_from_content(std::string_view file_name, std::
             score[3] += 3;
         if (e.iteration.in(t) && (e.elapsed.in(t) || e.consumed.in(t))) score[4] += 3;
     }
-    static constexpr std::array<std::string_view, 5> names = {"dllogger", "nccl-tests", "metaseq", "nemo", "megatron"};
+    return score;
+}
+
+}  // namespace
+
+std::optional<std::string> detect_from_content(std::string_view file_name, std::string_view head) {
+    if (file_name.find("tfevents") != std::string_view::npos || tfrecord_header(head)) return "tensorboard";
+    const std::array<int, 5> score = score_content(head);
     std::size_t best = 0;
-    for (std::size_t i = 1; i < names.size(); ++i)
+    for (std::size_t i = 1; i < score.size(); ++i)
         if (score[i] > score[best]) best = i;
-    if (score[best] > 0) return std::string(names[best]);
+    if (score[best] > 0) return std::string(k_scored[best]);
     // Nothing conclusive in the content: the file name.
     std::string lower(file_name);
     for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     if (contains(lower, "dllogger")) return "dllogger";
     if (contains(lower, "nccl") || contains(lower, "_perf")) return "nccl-tests";
     return std::nullopt;
+}
+
+std::optional<std::string> detect_decisively(std::string_view head) {
+    if (tfrecord_header(head)) return "tensorboard";
+    const std::array<int, 5> score = score_content(head);
+    std::optional<std::string> found;
+    for (std::size_t i = 0; i < score.size(); ++i) {
+        if (score[i] == 0) continue;
+        if (found || score[i] < 6) return std::nullopt;  // two formats, or under two lines of evidence
+        found = std::string(k_scored[i]);
+    }
+    return found;
 }
 
 }  // namespace detail
@@ -241,26 +266,32 @@ std::optional<std::string> detect_format(const fs::path& path) {
     std::string name = path.filename().string();
     if (name.find("tfevents") != std::string::npos) return "tensorboard";
     detail::FileSource source(path);
-    // Look at up to 8 MiB: Megatron and NeMo print long preambles before the first step.
-    constexpr std::size_t k_chunk = 1 << 20;
-    std::string head(k_chunk, '\0');
-    std::size_t got = 0;
-    while (got < head.size()) {
-        std::size_t n = source.read(head.data() + got, head.size() - got);
-        if (n == 0) break;
-        got += n;
-    }
-    head.resize(got);
-    if (auto f = detail::detect_from_content(name, head)) return f;
-    for (int i = 1; i < 8 && got == k_chunk; ++i) {
-        std::string more(k_chunk, '\0');
-        got = 0;
-        while (got < more.size()) {
-            std::size_t n = source.read(more.data() + got, more.size() - got);
+    // Reads up to `want` more bytes into `buf`; false at the end of the file.
+    auto fill = [&source](std::string& buf, std::size_t want) {
+        const std::size_t start = buf.size();
+        buf.resize(start + want);
+        std::size_t got = 0;
+        while (got < want) {
+            std::size_t n = source.read(buf.data() + start + got, want - got);
             if (n == 0) break;
             got += n;
         }
-        more.resize(got);
+        buf.resize(start + got);
+        return got == want;
+    };
+    // The first 64 KiB decide when they hold evidence (nearly every log: its first lines are
+    // of its format), without scoring a whole MiB before a report can start. Otherwise the
+    // first MiB, then up to 8 MiB: Megatron and NeMo print long preambles before the first step.
+    constexpr std::size_t k_first = 64 << 10, k_chunk = 1 << 20;
+    std::string head;
+    if (!fill(head, k_first)) return detail::detect_from_content(name, head);
+    if (auto f = detail::detect_decisively(head)) return f;
+    bool full = fill(head, k_chunk - k_first);
+    if (auto f = detail::detect_from_content(name, head)) return f;
+    std::string more;
+    for (int i = 1; i < 8 && full; ++i) {
+        more.clear();
+        full = fill(more, k_chunk);
         if (auto f = detail::detect_from_content("", more)) {
             if (*f != "tensorboard") return f;  // a CRC match mid-file is chance, not a format
         }

@@ -48,5 +48,8 @@ void parse_buffer(std::string_view format, std::string_view data, const ParseOpt
 
 // Detection from a file's name and first bytes (exposed for tests).
 [[nodiscard]] std::optional<std::string> detect_from_content(std::string_view file_name, std::string_view head);
+// The format when `head` alone settles it: a TFRecord header, or evidence of one format only,
+// from two lines at least (detect_format's first 64 KiB).
+[[nodiscard]] std::optional<std::string> detect_decisively(std::string_view head);
 
 }  // namespace trainbench::metrics::detail

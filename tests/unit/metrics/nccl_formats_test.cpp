@@ -118,6 +118,35 @@ TEST(Formats, DetectionFromContent) {
               "nemo");
 }
 
+// The first 64 KiB decide alone only when they hold evidence of one format, from two lines at
+// least; otherwise the first MiB is scored as a whole.
+TEST(Formats, DetectionReadsPastTheFirst64KiBOnlyWhenTheyDoNotSettleIt) {
+    const std::string dllogger = "DLLL {\"type\": \"LOG\", \"step\": 1, \"data\": {\"loss\": 1.0}}\n";
+    const std::string megatron = " iteration 1/ 9 | consumed samples: 8 | elapsed time per iteration (ms): 1.0 |\n";
+    const std::string nemo = "Training epoch 0, iteration 1/9 | lr: 1\n";
+    const std::string noise = "[NeMo I] building the model, nothing to score here\n";
+    auto repeat = [](const std::string& line, std::size_t bytes) {
+        std::string out;
+        while (out.size() < bytes) out += line;
+        return out;
+    };
+    TempDir dir;
+    auto detect = [&](const std::string& text) {
+        write_all(dir.path() / "run.log", text);
+        return detect_format(dir.path() / "run.log");
+    };
+    // DLLogger lines fill the first 64 KiB: they decide, though more Megatron lines follow.
+    EXPECT_EQ(detect(repeat(dllogger, 70 << 10) + repeat(megatron, 600 << 10)), "dllogger");
+    // One stray Megatron line in a long preamble: the NeMo lines after 64 KiB outweigh it.
+    EXPECT_EQ(detect(megatron + repeat(noise, 70 << 10) + repeat(nemo, 100 << 10)), "nemo");
+    // Two formats in the first 64 KiB: the first MiB is scored as a whole.
+    EXPECT_EQ(
+        detect(repeat(megatron + megatron + dllogger, 2 << 10) + repeat(noise, 64 << 10) + repeat(dllogger, 100 << 10)),
+        "dllogger");
+    // No evidence in the first MiB: the next MiBs are looked at, as before.
+    EXPECT_EQ(detect(repeat(noise, 1100 << 10) + repeat(nemo, 10 << 10)), "nemo");
+}
+
 TEST(Formats, TableListsEveryFormatAndAliasesWork) {
     std::vector<std::string> names;
     for (const FormatInfo& f : formats()) names.push_back(f.name);
