@@ -13,6 +13,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -180,8 +181,11 @@ class Catalog {
 public:
     // Loads <dir>/catalog/{gpus.yaml,targets/*.yaml,models/*.yaml,frameworks/*.yaml} of every dir.
     // Collects every problem of the parts it reads and throws InputError at the end.
+    // `only_model` (with CatalogParts::without_targets): the one model file read, for a report
+    // that names its model; the other model files are listed by name (model_names()) but
+    // neither read nor checked, and find_model() of one of them throws std::logic_error.
     [[nodiscard]] static Catalog load(const std::vector<std::filesystem::path>& recipe_dirs,
-                                      CatalogParts parts = CatalogParts::all);
+                                      CatalogParts parts = CatalogParts::all, std::string_view only_model = {});
 
     [[nodiscard]] const Gpu* find_gpu(std::string_view name) const;
     [[nodiscard]] const Target* find_target(std::string_view name) const;
@@ -200,7 +204,8 @@ public:
     // (the target accessors throw std::logic_error on a catalog loaded without its targets)
     [[nodiscard]] const std::map<std::string, Target>& targets() const;
     [[nodiscard]] bool has_targets() const { return m_has_targets; }
-    [[nodiscard]] const std::map<std::string, Model>& models() const { return m_models; }
+    // (throws std::logic_error on a catalog loaded with only one of its models)
+    [[nodiscard]] const std::map<std::string, Model>& models() const;
 
     void add_gpu(Gpu g) { m_gpus[g.name] = std::move(g); }
     void add_target(Target t) { m_targets[t.name] = std::move(t); }
@@ -217,6 +222,7 @@ private:
     std::map<std::string, Target> m_targets;
     bool m_has_targets = true;
     std::map<std::string, Model> m_models;
+    std::set<std::string> m_unread_models;                               // listed, not read (load's only_model)
     std::map<std::string, std::shared_ptr<FrameworkSlot>> m_frameworks;  // "<framework>@<version>"
 };
 

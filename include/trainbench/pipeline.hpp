@@ -31,8 +31,9 @@ namespace trainbench::pipeline {
 // (cli/app.cpp) and by tests with a fake process runner.
 struct Services {
     std::function<const catalog::Catalog&()> catalog;  // loaded on first use; may throw InputError
-    // GPUs and models only, for a report of bare logs (unset: `catalog`); may throw InputError
-    std::function<const catalog::Catalog&()> catalog_without_targets;
+    // GPUs and models only, for a report of bare logs (unset: `catalog`); may throw InputError.
+    // `model`: the one model the report needs (its file alone is read), or empty for every model.
+    std::function<const catalog::Catalog&(std::string_view model)> catalog_without_targets;
     std::filesystem::path runs_root;
     DataDirs dirs;
     ProcessRunner* runner = nullptr;  // nullptr: system_process_runner()

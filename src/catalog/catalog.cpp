@@ -337,7 +337,7 @@ std::vector<std::string> keys_of(const Map& m) {
 
 }  // namespace
 
-Catalog Catalog::load(const std::vector<fs::path>& recipe_dirs, CatalogParts parts) {
+Catalog Catalog::load(const std::vector<fs::path>& recipe_dirs, CatalogParts parts, std::string_view only_model) {
     Catalog cat;
     cat.m_has_targets = parts == CatalogParts::all;
     Diagnostics d;
@@ -351,10 +351,16 @@ Catalog Catalog::load(const std::vector<fs::path>& recipe_dirs, CatalogParts par
     for (const fs::path& dir : recipe_dirs) {
         if (cat.m_has_targets)
             for (const fs::path& f : yaml_files(dir / "catalog" / "targets")) load_target(f, gpu_names, cat, d);
-        for (const fs::path& f : yaml_files(dir / "catalog" / "models")) load_model(f, cat, d);
+        for (const fs::path& f : yaml_files(dir / "catalog" / "models")) {
+            if (parts == CatalogParts::without_targets && !only_model.empty() && f.stem() != only_model)
+                cat.m_unread_models.insert(f.stem().string());
+            else
+                load_model(f, cat, d);
+        }
         for (const fs::path& f : yaml_files(dir / "catalog" / "frameworks")) cat.add_framework_file(f);
     }
     d.throw_if_errors("invalid catalog");
+    for (const auto& [name, m] : cat.m_models) cat.m_unread_models.erase(name);
     return cat;
 }
 
@@ -376,7 +382,15 @@ const Target* Catalog::find_target(std::string_view name) const {
 
 const Model* Catalog::find_model(std::string_view name) const {
     auto it = m_models.find(std::string(name));
-    return it == m_models.end() ? nullptr : &it->second;
+    if (it != m_models.end()) return &it->second;
+    if (m_unread_models.count(std::string(name)) != 0)
+        throw std::logic_error(fmt::format("the catalog was loaded without model '{}'", name));
+    return nullptr;
+}
+
+const std::map<std::string, Model>& Catalog::models() const {
+    if (!m_unread_models.empty()) throw std::logic_error("the catalog was loaded with one of its models only");
+    return m_models;
 }
 
 std::vector<std::string> Catalog::gpu_names() const {
@@ -386,7 +400,10 @@ std::vector<std::string> Catalog::target_names() const {
     return keys_of(targets());
 }
 std::vector<std::string> Catalog::model_names() const {
-    return keys_of(m_models);
+    std::vector<std::string> names = keys_of(m_models);
+    names.insert(names.end(), m_unread_models.begin(), m_unread_models.end());
+    std::sort(names.begin(), names.end());
+    return names;
 }
 
 }  // namespace trainbench::catalog

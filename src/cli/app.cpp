@@ -28,11 +28,13 @@ const catalog::Catalog& Context::catalog() {
     return *m_catalog;
 }
 
-const catalog::Catalog& Context::catalog_without_targets() {
+const catalog::Catalog& Context::catalog_without_targets(std::string_view model) {
     if (m_catalog) return *m_catalog;
-    if (!m_catalog_without_targets)
-        m_catalog_without_targets = catalog::Catalog::load(data_dirs().recipes, catalog::CatalogParts::without_targets);
-    return *m_catalog_without_targets;
+    // (a map: a catalog handed out stays where it is when another is loaded)
+    if (auto it = m_catalogs_without_targets.find(""); it != m_catalogs_without_targets.end()) return it->second;
+    if (auto it = m_catalogs_without_targets.find(model); it != m_catalogs_without_targets.end()) return it->second;
+    catalog::Catalog c = catalog::Catalog::load(data_dirs().recipes, catalog::CatalogParts::without_targets, model);
+    return m_catalogs_without_targets.emplace(std::string(model), std::move(c)).first->second;
 }
 
 fs::path Context::runs_root() const {
@@ -44,7 +46,9 @@ fs::path Context::runs_root() const {
 pipeline::Services Context::services() {
     pipeline::Services s;
     s.catalog = [this]() -> const catalog::Catalog& { return catalog(); };
-    s.catalog_without_targets = [this]() -> const catalog::Catalog& { return catalog_without_targets(); };
+    s.catalog_without_targets = [this](std::string_view model) -> const catalog::Catalog& {
+        return catalog_without_targets(model);
+    };
     s.runs_root = runs_root();
     s.dirs = data_dirs();
     return s;

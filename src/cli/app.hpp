@@ -9,8 +9,11 @@
 
 #include <functional>
 #include <iosfwd>
+#include <map>
 #include <memory>
 #include <optional>
+#include <string>
+#include <string_view>
 
 namespace trainbench::cli {
 
@@ -40,8 +43,9 @@ struct Context {
     [[nodiscard]] DataDirs data_dirs() const;
     [[nodiscard]] const catalog::Catalog& catalog();
     // GPUs and models (what a report of bare logs reads): the whole catalog when it is loaded
-    // already, else the catalog without its targets.
-    [[nodiscard]] const catalog::Catalog& catalog_without_targets();
+    // already, else the catalog without its targets, and with only `model`'s file read when
+    // one is named.
+    [[nodiscard]] const catalog::Catalog& catalog_without_targets(std::string_view model = {});
     // The run store root: --runs, else $TRAINBENCH_RUNS, else ./runs.
     [[nodiscard]] std::filesystem::path runs_root() const;
     // What the use cases need (pipeline), built from the options above.
@@ -53,7 +57,7 @@ struct Context {
 
 private:
     std::optional<catalog::Catalog> m_catalog;
-    std::optional<catalog::Catalog> m_catalog_without_targets;
+    std::map<std::string, catalog::Catalog, std::less<>> m_catalogs_without_targets;  // by model ("": all)
 };
 
 using SetupFn = void (*)(CLI::App& root, Context& ctx);

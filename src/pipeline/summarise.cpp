@@ -30,8 +30,9 @@ std::optional<fs::path> find_run_dir(const fs::path& root, const std::string& re
 namespace {
 
 // The catalog of what a report reads (GPUs, models): its targets are not needed.
-const catalog::Catalog& figures_catalog(const Services& services) {
-    return services.catalog_without_targets ? services.catalog_without_targets() : services.catalog();
+// `model`: the model the report is for (only its file is read), or empty.
+const catalog::Catalog& figures_catalog(const Services& services, std::string_view model) {
+    return services.catalog_without_targets ? services.catalog_without_targets(model) : services.catalog();
 }
 
 // The GPU named by a flag: a catalog GPU, or a family the peak table or the catalog knows.
@@ -41,7 +42,7 @@ void apply_gpu(const Services& services, const std::string& name, analysis::Inpu
     const catalog::Catalog* cat = nullptr;
     std::exception_ptr catalog_error;
     try {
-        cat = &figures_catalog(services);
+        cat = &figures_catalog(services, in.model.name);
     } catch (const Error&) {
         catalog_error = std::current_exception();
     }
@@ -77,7 +78,8 @@ void apply_gpu(const Services& services, const std::string& name, analysis::Inpu
 
 std::map<catalog::Precision, double> catalog_peaks(const Services& services, const analysis::Inputs& in) {
     try {
-        if (const catalog::Gpu* g = figures_catalog(services).find_gpu(in.gpu_name)) return g->peak_tflops_dense;
+        if (const catalog::Gpu* g = figures_catalog(services, in.model.name).find_gpu(in.gpu_name))
+            return g->peak_tflops_dense;
     } catch (const Error&) {
     }
     return {};
@@ -94,7 +96,7 @@ void apply_flags(const Services& services, const SummaryOptions& f, analysis::In
         const catalog::Model* m = nullptr;
         std::exception_ptr catalog_error;  // (as for a GPU: said when no table knows the model)
         try {
-            m = figures_catalog(services).find_model(f.model);
+            m = figures_catalog(services, f.model).find_model(f.model);
         } catch (const Error&) {
             catalog_error = std::current_exception();
         }
@@ -107,7 +109,7 @@ void apply_flags(const Services& services, const SummaryOptions& f, analysis::In
             in.model.seq_length = 0;
         } else {
             if (catalog_error) std::rethrow_exception(catalog_error);
-            const std::vector<std::string> names = figures_catalog(services).model_names();
+            const std::vector<std::string> names = figures_catalog(services, f.model).model_names();
             throw UsageError(fmt::format("unknown model '{}'", f.model), did_you_mean(f.model, names));
         }
         in.model_origin = "--model";

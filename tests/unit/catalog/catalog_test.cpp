@@ -211,6 +211,26 @@ TEST_F(CatalogDir, WithoutTargetsNeitherReadsNorChecksTheTargetFiles) {
     }
 }
 
+TEST_F(CatalogDir, WithOnlyOneModelTheOtherModelFilesAreListedNotRead) {
+    write("catalog/models/m1.yaml", "layers: 2\nhidden: 64\nheads: 4\nvocab: 100\nseq_length: 128\n");
+    write("catalog/models/m2.yaml", "layers: two\n");
+    const Catalog cat = Catalog::load({m_dir}, CatalogParts::without_targets, "m1");
+    ASSERT_NE(cat.find_model("m1"), nullptr);
+    EXPECT_EQ(cat.find_model("m1")->layers, 2);
+    EXPECT_NE(cat.find_gpu("g1"), nullptr);
+    // every name is known (for a did-you-mean), a name of no file is unknown
+    EXPECT_EQ(cat.model_names(), (std::vector<std::string>{"m1", "m2"}));
+    EXPECT_EQ(cat.find_model("m3"), nullptr);
+    // asking it for a model it did not read is a programming error, not an unknown model
+    EXPECT_THROW((void)cat.find_model("m2"), std::logic_error);
+    EXPECT_THROW((void)cat.models(), std::logic_error);
+    // a name of no file reads no model at all
+    EXPECT_EQ(Catalog::load({m_dir}, CatalogParts::without_targets, "m3").find_model("m3"), nullptr);
+    // the model named is read and checked; every model is when none is named
+    EXPECT_THROW((void)Catalog::load({m_dir}, CatalogParts::without_targets, "m2"), InputError);
+    EXPECT_THROW((void)Catalog::load({m_dir}, CatalogParts::without_targets), InputError);
+}
+
 TEST_F(CatalogDir, LaterDirectoriesOverrideEarlierOnesByName) {
     write("catalog/targets/aws-p4d-24xlarge.yaml", "scheduler: slurm\ngpu: h100-sxm-80gb\ngpus_per_node: 4\n");
     // the second directory has no gpus.yaml of its own: targets may refer to the GPUs of the first

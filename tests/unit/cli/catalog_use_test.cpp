@@ -54,3 +54,24 @@ TEST(CatalogUse, AReportOfBareLogsStillChecksTheModelsAndGpusItReads) {
     EXPECT_EQ(r.code, static_cast<int>(trainbench::ExitCode::invalid_input)) << r.err;
     EXPECT_NE(r.err.find("gpt3-5b.yaml:1:9"), std::string::npos) << r.err;
 }
+
+TEST(CatalogUse, AReportOfBareLogsReadsOnlyTheModelItNames) {
+    cli_test::TempDir extra;
+    write_catalog_file(extra.path(), "catalog/models/broken-model.yaml", "layers: two\n");
+    auto report = [&](const std::string& model) {
+        return cli_test::run({"--recipes", extra.path().string(), "report", nemo_log(), "--model", model, "--gpus", "8",
+                              "--gpu", "h100", "--window", "0:1"});
+    };
+    cli_test::Result r = report("gpt3-5b");
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("MFU"), std::string::npos) << r.out;
+    // a misspelt model is suggested from every model file, read or not
+    cli_test::Result typo = report("gpt3-5c");
+    EXPECT_EQ(typo.code, static_cast<int>(trainbench::ExitCode::usage)) << typo.err;
+    EXPECT_NE(typo.err.find("unknown model 'gpt3-5c'"), std::string::npos) << typo.err;
+    EXPECT_NE(typo.err.find("gpt3-5b"), std::string::npos) << typo.err;
+    // the broken file is read, and refused, when it is the model named
+    cli_test::Result broken = report("broken-model");
+    EXPECT_EQ(broken.code, static_cast<int>(trainbench::ExitCode::invalid_input)) << broken.err;
+    EXPECT_NE(broken.err.find("broken-model.yaml:1:9"), std::string::npos) << broken.err;
+}
