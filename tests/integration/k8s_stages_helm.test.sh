@@ -40,7 +40,9 @@ cid=$(short_id_of "$(tb --json submit "$WORK/c.yaml" --context tb-test --namespa
 cdir=$(ls -d "$WORK"/runs/it-stages-helm-c/*)
 wait_for_state "$cid" RUNNING 90
 tb cancel "$cid" >"$WORK/cancel.out" 2>&1 || fail "cancel: $(cat "$WORK/cancel.out")"
-left=$(helm_ls | grep -c it-stages-helm-c || true)
+# (anchored, with its hyphen: the first run's releases are it-stages-helm-<id>, and a
+# hexadecimal id may start with c)
+left=$(helm_ls | grep -c '^it-stages-helm-c-' || true)
 [[ $left == 0 ]] || fail "releases left after cancel: $(helm_ls)"
 for ((i = 0; i < 120; i++)); do
     objs=$(kc -n $ns get job,service,configmap,pods -l "trainbench.io/run-id=$(basename "$cdir")" -o name)
