@@ -279,9 +279,10 @@ std::optional<std::string> detect_format(const fs::path& path) {
         buf.resize(start + got);
         return got == want;
     };
-    // The first 64 KiB decide when they hold evidence (nearly every log: its first lines are
-    // of its format), without scoring a whole MiB before a report can start. Otherwise the
-    // first MiB, then up to 8 MiB: Megatron and NeMo print long preambles before the first step.
+    // The first 64 KiB decide when they hold evidence of one format only, from two lines at
+    // least (nearly every log: its first lines are of its format), without scoring a whole MiB
+    // before a report can start. Otherwise the first MiB, then up to 8 MiB: Megatron and NeMo
+    // print long preambles before the first step.
     constexpr std::size_t k_first = 64 << 10, k_chunk = 1 << 20;
     std::string head;
     if (!fill(head, k_first)) return detail::detect_from_content(name, head);
