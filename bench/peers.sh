@@ -6,9 +6,11 @@
 #   parse --json of a 1 GiB DLLogger log (peak RSS)
 #   sweep --dry-run -o of 1,000 and 10,000 points  vs  Ramble `workspace setup --dry-run` of
 #     1,000 experiments (GoogleCloudPlatform/ramble from git, its Python deps in a cached venv)
+#   render of seed 001 (recipes/aws-p4d/gpt3-5b.yaml)  vs  the NeMo launcher 23.07 rendering the
+#     same job in its own dry run (NVIDIA/NeMo-Framework-Launcher from git, NEMO_LAUNCHER_DEBUG=1)
 # Peak RSS from GNU time. Prints a markdown table; hyperfine JSON under OUT/results.
-#   bench/peers.sh [--trainbench PATH] [--out DIR] [--runs N] [--no-ramble] [--no-1g]
-# (RAMBLE_GIT=URL|DIR clones Ramble from elsewhere than GitHub.)
+#   bench/peers.sh [--trainbench PATH] [--out DIR] [--runs N] [--no-ramble] [--no-launcher] [--no-1g]
+# (RAMBLE_GIT=URL|DIR and NEMO_LAUNCHER_GIT=URL|DIR clone from elsewhere than GitHub.)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -16,6 +18,7 @@ tb=$root/build-bench/trainbench
 out=${TMPDIR:-/tmp}/trainbench-peers
 runs=10
 ramble_on=1
+launcher_on=1
 big=1
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -23,8 +26,9 @@ while [ $# -gt 0 ]; do
     --out) out=$2; shift 2 ;;
     --runs) runs=$2; shift 2 ;;
     --no-ramble) ramble_on=0; shift ;;
+    --no-launcher) launcher_on=0; shift ;;
     --no-1g) big=0; shift ;;
-    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
     *) echo "peers.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
 done
@@ -32,6 +36,7 @@ for tool in hyperfine jq python3 c++ /usr/bin/time git; do
   command -v "$tool" >/dev/null || { echo "peers.sh: '$tool' not found" >&2; exit 2; }
 done
 [ -x "$tb" ] || { echo "peers.sh: no trainbench at $tb (bench/run builds build-bench/)" >&2; exit 2; }
+cache=${TRAINBENCH_CACHE:-$HOME/.cache/trainbench}
 gr=${GPU_RECIPES:-$(ls -d "$here"/../../shared/reference/gpu-recipes@*/src/utils/training_metrics 2>/dev/null | head -1)}
 res=$out/results
 mkdir -p "$res"
@@ -101,7 +106,6 @@ rm -rf "$out/sweep-out"
 rss sweep_10000_render "$tb" sweep "$out/sweep-10000.yaml" --dry-run -o "$out/sweep-out"
 rm -rf "$out/sweep-out"
 if (( ramble_on )); then
-  cache=${TRAINBENCH_CACHE:-$HOME/.cache/trainbench}
   rdir=$cache/ramble
   # RAMBLE_GIT: where to clone Ramble from (a local mirror where GitHub is not reachable)
   [ -d "$rdir/.git" ] || git clone -q --depth 1 "${RAMBLE_GIT:-https://github.com/GoogleCloudPlatform/ramble}" "$rdir" \
@@ -120,6 +124,45 @@ if (( ramble_on )); then
   bash -c "$rprep"
   echo "ramble_1000_setup $( { /usr/bin/time -v bash -c "$rcmd" >/dev/null; } 2>&1 | awk -F': ' '/Maximum resident set size/ {print $2}')" >> "$res/rss.txt"
   echo "ramble_version $(cd "$rdir" && git rev-parse --short HEAD)" >> "$res/meta.txt"
+fi
+if (( launcher_on )); then
+  # Seed 001's job: the NeMo launcher at the seed's release (tag 23.07, the commit
+  # ../shared/reference names) renders it in its own dry run, NEMO_LAUNCHER_DEBUG=1: the Hydra
+  # composition and the submission script are written, the sbatch call is faked.
+  echo "peers.sh: one job rendered vs the NeMo launcher" >&2
+  ldir=$cache/nemo-launcher-23.07
+  lcommit=45d6d33bc205f921919bb528625cf0c55a5c10b2
+  if [ ! -d "$ldir/.git" ]; then
+    rm -rf "$ldir"
+    { git clone -q --no-checkout "${NEMO_LAUNCHER_GIT:-https://github.com/NVIDIA/NeMo-Framework-Launcher}" "$ldir" \
+        && git -C "$ldir" checkout -q "$lcommit"; } || { echo "peers.sh: the NeMo launcher is not available" >&2; rm -rf "$ldir"; launcher_on=0; }
+  fi
+fi
+if (( launcher_on )); then
+  # Its requirements.txt pins hydra-core <1.3, which does not import on Python 3.11 (a dataclass
+  # with a mutable default); Hydra 1.3.2 / OmegaConf 2.3.0 (what the conformance tests use) run it.
+  pins="hydra-core==1.3.2 omegaconf==2.3.0 pynvml==11.4.1 requests==2.26.0 tqdm==4.62.3 zstandard==0.25.0"
+  lvenv=$cache/nemo-launcher-venv
+  if [ "$(cat "$lvenv/pins.txt" 2>/dev/null)" != "$pins" ]; then
+    rm -rf "$lvenv"
+    # shellcheck disable=SC2086 # the pins are words
+    python3 -m venv "$lvenv" && "$lvenv/bin/pip" install -q $pins && echo "$pins" > "$lvenv/pins.txt"
+  fi
+  recipe=$root/recipes/aws-p4d/gpt3-5b.yaml
+  overrides=$(sed -n 's/^# seed-command: //p' "$recipe")
+  lcmd="set -f; cd $ldir/launcher_scripts && NEMO_LAUNCHER_DEBUG=1 $lvenv/bin/python main.py stages=[training] cluster_type=bcm launcher_scripts_path=$ldir/launcher_scripts base_results_dir=$out/launcher-out data_dir=$out/launcher-data $overrides"
+  HF_PREPARE="rm -rf $out/launcher-out" hf launcher_render 5 "$lcmd"
+  rm -rf "$out/launcher-out"
+  /usr/bin/time -v -o "$out/launcher.time" bash -c "$lcmd" >/dev/null 2>&1 || echo "peers.sh: the NeMo launcher failed" >&2
+  echo "launcher_render $(awk -F': ' '/Maximum resident set size/ {print $2}' "$out/launcher.time")" >> "$res/rss.txt"
+  [ -s "$out/launcher-out/gpt3_5b/nemo-megatron-gpt3_5b_submission.sh" ] \
+    || echo "peers.sh: the NeMo launcher wrote no submission script" >&2
+  rm -rf "$out/launcher-out"
+  HF_PREPARE="rm -rf $out/render-out" hf render_seed001 "$runs" "$tb render $recipe -o $out/render-out"
+  rm -rf "$out/render-out"
+  rss render_seed001 "$tb" render "$recipe" -o "$out/render-out"
+  rm -rf "$out/render-out"
+  echo "launcher_version 23.07 ($(git -C "$ldir" rev-parse --short HEAD))" >> "$res/meta.txt"
 fi
 echo "load_after $(cut -d' ' -f1-3 /proc/loadavg)" >> "$res/meta.txt"
 python3 "$here/peers_table.py" "$res"

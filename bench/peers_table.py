@@ -29,6 +29,8 @@ print(f"Measured {meta.get('date')} at commit {meta.get('commit')}; load average
 print("| work | tool | median s | min..max s | runs | user+sys s | MB/s (median) | peak RSS MiB | vs peer |")
 print("|---|---|---:|---:|---:|---:|---:|---:|---|")
 rows = [
+    ("one job rendered (seed 001: GPT-3 5B, 2 nodes)", "NeMo launcher 23.07 dry run (`NEMO_LAUNCHER_DEBUG=1`)", "launcher_render", False, None),
+    ("", "`trainbench render -o`", "render_seed001", False, "launcher_render"),
     ("164 MB-class DLLogger, MFU report", "gpu-recipes tool (python3)", "gpu_recipes_tool", True, None),
     ("", "`trainbench report --flops gpu-recipes`", "report_gpu_recipes", True, "gpu_recipes_tool"),
     ("", "`trainbench report --flops megatron`", "report_megatron", True, "gpu_recipes_tool"),
