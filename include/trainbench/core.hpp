@@ -154,7 +154,8 @@ public:
 };
 
 // ---------------------------------------------------------------- strings
-// Levenshtein distance (insert, delete, substitute each cost 1).
+// Edit distance: an insertion, a deletion, a substitution or a swap of two neighbouring
+// characters each count one (optimal string alignment), so "nodse" is one edit from "nodes".
 [[nodiscard]] std::size_t edit_distance(std::string_view a, std::string_view b);
 // A shell/environment variable name: letters, digits and '_', not starting with a digit.
 [[nodiscard]] bool is_variable_name(std::string_view s);

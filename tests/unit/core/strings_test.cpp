@@ -23,6 +23,20 @@ TEST(EditDistance, CountsInsertionsDeletionsAndSubstitutions) {
     EXPECT_EQ(edit_distance("kitten", "sitting"), 3u);
 }
 
+TEST(EditDistance, CountsASwapOfNeighboursAsOneEdit) {
+    EXPECT_EQ(edit_distance("nodse", "nodes"), 1u);
+    EXPECT_EQ(edit_distance("ab", "ba"), 1u);
+    EXPECT_EQ(edit_distance("tesnor", "tensor"), 1u);
+    EXPECT_EQ(edit_distance("ca", "abc"), 3u);  // optimal string alignment: no edit of a swapped pair
+    EXPECT_EQ(edit_distance("abcd", "badc"), 2u);
+}
+
+TEST(ClosestMatch, SuggestsTheKeyForASwappedPairOfLetters) {
+    std::vector<std::string> keys = {"nodes", "name", "model", "steps"};
+    EXPECT_EQ(closest_match("nodse", keys), "nodes");
+    EXPECT_EQ(closest_match("mdoel", keys), "model");
+}
+
 TEST(ClosestMatch, SuggestsANearMissAndNothingForAFarOne) {
     std::vector<std::string> keys = {"tensor", "pipeline", "virtual_pipeline", "context", "sequence_parallel"};
     EXPECT_EQ(closest_match("tensr", keys), "tensor");
