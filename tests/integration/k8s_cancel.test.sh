@@ -14,7 +14,7 @@ selector="trainbench.io/run-id=$run_id"
 # its headless Service and ConfigMap, and a pod per node (2), else "nothing left" proves nothing.
 objects=$(kc -n $ns get job,service,configmap,pods -l "$selector" -o name)
 for kind in job service configmap; do
-    [[ $(grep -c "^$kind[./]" <<<"$objects") == 1 ]] || fail "before cancel, $selector selects no single $kind: $objects"
+    [[ $(grep -c "^${kind}[./]" <<<"$objects") == 1 ]] || fail "before cancel, $selector selects no single $kind: $objects"
 done
 [[ $(grep -c '^pod/' <<<"$objects") == 2 ]] || fail "before cancel, $selector selects not 2 pods: $objects"
 tb cancel "$id" >"$WORK/cancel.out" 2>&1 || fail "cancel: $(cat "$WORK/cancel.out")"
