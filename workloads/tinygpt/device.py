@@ -87,11 +87,18 @@ def gpu_identity(torch, local_rank):
         "gpu_cuda_version": torch.version.cuda,
         "torch_version": torch.__version__,
     }
-    for attribute, key in (("clock_rate", "gpu_clock_max_sm_mhz"), ("uuid", "gpu_uuid")):
+    # cudaDeviceProp's clocks are in kHz (0 where the CUDA version no longer reports them)
+    for attribute, key in (("clock_rate", "gpu_clock_max_sm_mhz"), ("memory_clock_rate", "gpu_clock_max_mem_mhz")):
         value = getattr(props, attribute, None)
-        if value is not None and value != "":
-            # cudaDeviceProp.clockRate is in kHz
-            record[key] = int(value) // 1000 if attribute == "clock_rate" else str(value)
+        if isinstance(value, int) and value > 0:
+            record[key] = value // 1000
+    for attribute, key in (("L2_cache_size", "gpu_l2_cache_bytes"), ("memory_bus_width", "gpu_memory_bus_bits")):
+        value = getattr(props, attribute, None)
+        if isinstance(value, int) and value > 0:
+            record[key] = value
+    uuid = getattr(props, "uuid", None)
+    if uuid:
+        record["gpu_uuid"] = str(uuid)
     cudnn = getattr(torch.backends, "cudnn", None)
     if cudnn is not None and cudnn.is_available():
         record["cudnn_version"] = cudnn.version()
