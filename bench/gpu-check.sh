@@ -8,8 +8,11 @@
 #
 #     bash bench/gpu-check.sh /tmp/gpu-check          # carry: build-bundle   (about 2 minutes)
 #
+# (the session's device tool: command `bash bench/gpu-check.sh "$OUT/gpu-check"`, carry
+# ["build-bundle"], timeout_s 420: the logs come back with the command's $OUT)
+#
 # Prepare the carried bundle on the build machine first (a self-contained trainbench: the
-# binary, every shared library ldd lists and the dynamic loader; about 10 MiB):
+# binary, every shared library ldd lists and the dynamic loader; 13 MiB):
 #
 #     scripts/build.sh && scripts/bundle.sh build-bundle
 #
@@ -70,10 +73,11 @@ step "1. identity"
     echo "host: $(hostname) $(uname -srm)"
     echo "trainbench: ${tb[*]:-none} -> $([[ $tb_ok -eq 1 ]] && "${tb[@]}" --version 2>&1 | head -1 || echo 'does not start')"
     echo "python: $(command -v "$python") $("$python" --version 2>&1)"
-    timeout 120 "$python" - "$cpu" <<'EOF' 2>&1
+    timeout 90 "$python" - "$cpu" "$out/cuda-count" <<'EOF' 2>&1
 import sys
 import torch
 print(f"torch {torch.__version__}, built for CUDA {torch.version.cuda}, cuda available: {torch.cuda.is_available()}")
+open(sys.argv[2], "w").write(str(torch.cuda.device_count() if torch.cuda.is_available() else 0))
 if torch.cuda.is_available():
     for i in range(torch.cuda.device_count()):
         p = torch.cuda.get_device_properties(i)
@@ -93,6 +97,13 @@ EOF
     fi
 } | tee "$out/identity.txt"
 [[ $tb_ok -eq 1 ]] || fail "trainbench does not start (${tb[*]:-not found}): carry build-bundle/ (scripts/bundle.sh)"
+# trainbench counts the GPUs by their device nodes; where PyTorch sees GPUs that have none in /dev,
+# say how many (TRAINBENCH_LOCAL_GPUS) rather than fail the run.
+cuda_count=$(cat "$out/cuda-count" 2>/dev/null || echo 0)
+if [[ $cpu -eq 0 && $cuda_count -gt 0 ]] && ! ls /dev/nvidia[0-9]* >/dev/null 2>&1; then
+    echo "gpu-check: PyTorch sees $cuda_count GPU(s) but /dev has no nvidia<N> node: TRAINBENCH_LOCAL_GPUS=$cuda_count"
+    export TRAINBENCH_LOCAL_GPUS=$cuda_count
+fi
 
 step "2. validate and render $recipe"
 if [[ $tb_ok -eq 1 ]]; then
@@ -125,7 +136,7 @@ report_run() {  # the run directory of the last run of recipe name $1: its repor
 
 step "3. the run"
 if [[ $cpu -eq 0 && $tb_ok -eq 1 ]]; then
-    timeout 300 "${tb[@]}" run "$recipe"; rc=$?
+    timeout 240 "${tb[@]}" run "$recipe"; rc=$?
     [[ $rc -eq 0 ]] || fail "trainbench run $recipe exited $rc"
     report_run gpt-gpu-local ""
 elif [[ $cpu -eq 0 ]]; then
@@ -162,7 +173,7 @@ if [[ $cpu -eq 1 ]]; then  # the same family at a size two CPU cores count in se
 fi
 if [[ $tb_ok -eq 1 ]]; then
     if timeout 60 "${tb[@]}" --json plan "$recipe" "${overrides[@]}" > "$out/plan-flops.json"; then
-        timeout 300 "$python" workloads/tinygpt/flops_check.py --plan-json "$out/plan-flops.json" "${shape[@]}" \
+        timeout 150 "$python" workloads/tinygpt/flops_check.py --plan-json "$out/plan-flops.json" "${shape[@]}" \
             --batch "$batch" --device "$device" --precision "$precision" --json "$out/flops-check.json" \
             | tee "$out/flops-check.txt"
         [[ ${PIPESTATUS[0]} -eq 0 ]] || fail "the FLOPs check"

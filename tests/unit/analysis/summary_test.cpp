@@ -158,6 +158,7 @@ TEST(Analyse, AGpuRunShowsItsMeasuredPeakBesideTheDatasheetPeak) {
     r.inputs.global_batch = 32;
     r.inputs.gpu_family = "h100";
     r.inputs.precision = catalog::Precision::bf16;
+    r.inputs.precision_origin = "--precision";
     r.inputs.convention = "megatron";
     RunSummary s = analyse(r);
     EXPECT_DOUBLE_EQ(s.peak.tflops, 989);  // the datasheet's dense peak stays the MFU denominator

@@ -36,9 +36,13 @@ TEST(DeviceNames, TheShippedCatalogNamesTheDataCentreGpus) {
     };
     for (const auto& [device, gpu] : expected) EXPECT_EQ(shipped().gpu_for_device(device, "test").name, gpu) << device;
     // Each GPU's own names map back to it alone (no two GPUs share a name).
-    for (const auto& [name, gpu] : shipped().gpus())
-        for (const std::string& pattern : gpu.device_names)
-            if (pattern.find('*') == std::string::npos) EXPECT_EQ(shipped().gpu_for_device(pattern, "test").name, name);
+    for (const auto& [name, gpu] : shipped().gpus()) {
+        for (const std::string& pattern : gpu.device_names) {
+            if (pattern.find('*') == std::string::npos) {
+                EXPECT_EQ(shipped().gpu_for_device(pattern, "test").name, name);
+            }
+        }
+    }
     // The PCIe and NVL H100/H200 have peaks of their own, not the SXM's.
     EXPECT_DOUBLE_EQ(shipped().find_gpu("h100-pcie-80gb")->peak_tflops_dense.at(Precision::bf16), 756.5);
     EXPECT_DOUBLE_EQ(shipped().find_gpu("h100-nvl-94gb")->peak_tflops_dense.at(Precision::bf16), 835.5);
