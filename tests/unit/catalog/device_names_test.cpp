@@ -29,8 +29,8 @@ TEST(DeviceNames, MatchIgnoringCaseAndBlanksWithStars) {
 TEST(DeviceNames, TheShippedCatalogNamesTheDataCentreGpus) {
     const std::vector<std::pair<std::string, std::string>> expected = {
         {"NVIDIA H100 80GB HBM3", "h100-sxm-80gb"},  {"NVIDIA H100 PCIe", "h100-pcie-80gb"},
-        {"NVIDIA H100 NVL", "h100-nvl-94gb"},        {"NVIDIA H200", "h200-sxm-141gb"},
-        {"NVIDIA H200 NVL", "h200-nvl-141gb"},       {"NVIDIA A100-SXM4-40GB", "a100-sxm-40gb"},
+        {"NVIDIA H100 NVL", "h100-nvl-pcie-94gb"},   {"NVIDIA H200", "h200-sxm-141gb"},
+        {"NVIDIA H200 NVL", "h200-nvl-pcie-141gb"},  {"NVIDIA A100-SXM4-40GB", "a100-sxm-40gb"},
         {"NVIDIA A100-SXM4-80GB", "a100-sxm-80gb"},  {"NVIDIA A100-PCIE-40GB", "a100-pcie-40gb"},
         {"NVIDIA A100 80GB PCIe", "a100-pcie-80gb"},
     };
@@ -45,7 +45,7 @@ TEST(DeviceNames, TheShippedCatalogNamesTheDataCentreGpus) {
     }
     // The PCIe and NVL H100/H200 have peaks of their own, not the SXM's.
     EXPECT_DOUBLE_EQ(shipped().find_gpu("h100-pcie-80gb")->peak_tflops_dense.at(Precision::bf16), 756.5);
-    EXPECT_DOUBLE_EQ(shipped().find_gpu("h100-nvl-94gb")->peak_tflops_dense.at(Precision::bf16), 835.5);
+    EXPECT_DOUBLE_EQ(shipped().find_gpu("h100-nvl-pcie-94gb")->peak_tflops_dense.at(Precision::bf16), 835.5);
     EXPECT_NE(shipped().find_gpu("h100-pcie-80gb")->family, "h100");
 }
 
