@@ -74,6 +74,10 @@ struct Peak {
     std::string precision;  // "bf16", "fp8", ...
     double tflops = 0;      // dense TFLOPS per GPU used as the MFU denominator
     std::string source;     // where the number comes from, said in every report
+    // A GPU run's own calibration (the log's peak_tflops_measured, in this precision), shown
+    // beside the datasheet's: MFU is given against both. Unset for CPU runs, whose peak is it.
+    std::optional<double> measured_tflops;
+    std::string measured_source;
 };
 
 struct PeakRequest {
@@ -164,6 +168,7 @@ struct Inputs {
     std::string gpus_origin;
     std::string gpu_family;  // "h100", "cpu"
     std::string gpu_name;    // catalog name or the family
+    std::string gpu_origin;  // where the GPU came from when not the recipe/flags: "log gpu_device_name ..."
     catalog::Precision precision = catalog::Precision::bf16;
     std::string precision_origin;
     int global_batch = 0;
@@ -229,6 +234,7 @@ struct Derived {
     double flops_per_step = 0;
     double tflops_per_gpu = 0;
     double mfu = 0;
+    std::optional<double> mfu_measured;  // tflops_per_gpu / Peak::measured_tflops, when measured
     double train_tokens = 0;
     double days_to_train = 0;
 };

@@ -40,10 +40,17 @@ struct Gpu {
     double memory_gib = 0;     // usable device memory
     double memory_bandwidth_gbs = 0;
     std::map<Precision, double> peak_tflops_dense;  // vendor dense values; absent = unsupported
+    // The names the CUDA driver gives this GPU ("NVIDIA H100 80GB HBM3"), as patterns
+    // (device_name_matches): how a log that names its device is mapped to the catalog.
+    std::vector<std::string> device_names;
     SourceLocation where;
 
     [[nodiscard]] bool supports(Precision p) const { return peak_tflops_dense.count(p) != 0; }
 };
+
+// Whether the device name a driver reports matches a device_names pattern: case-insensitive,
+// leading/trailing blanks ignored and runs of blanks equal, '*' matching any text.
+[[nodiscard]] bool device_name_matches(std::string_view pattern, std::string_view device_name);
 
 struct SlurmDefaults {
     std::string partition;  // empty: let the cluster choose
@@ -188,6 +195,10 @@ public:
                                       CatalogParts parts = CatalogParts::all, std::string_view only_model = {});
 
     [[nodiscard]] const Gpu* find_gpu(std::string_view name) const;
+    // The GPU whose device_names matches `device_name` (as the CUDA driver names it). Throws
+    // InputError naming the name seen (`seen_in` says where) and the names the catalog knows
+    // when no GPU lists it, or when two do: never another GPU's peak.
+    [[nodiscard]] const Gpu& gpu_for_device(std::string_view device_name, std::string_view seen_in) const;
     [[nodiscard]] const Target* find_target(std::string_view name) const;
     [[nodiscard]] const Model* find_model(std::string_view name) const;
     // The profile of `framework` at `version`; null when there is none. Shared, so

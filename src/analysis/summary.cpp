@@ -81,6 +81,25 @@ std::optional<catalog::Precision> precision_from_log(const std::string& text) {
     return std::nullopt;
 }
 
+// A GPU run's own matmul calibration (the log's peak_tflops_measured) beside the datasheet peak,
+// when it was measured in the report's precision. (A CPU run's peak is that calibration.)
+void attach_measured_peak(const DeclaredConfig& declared, Peak& peak, std::vector<Finding>& findings) {
+    if (peak.gpu == "cpu") return;
+    const std::optional<double> measured = declared.number("peak_tflops_measured");
+    if (!measured || !(*measured > 0)) return;
+    if (declared.values.count("precision")) {
+        const auto p = precision_from_log(declared.values.at("precision"));
+        if (p && catalog::to_string(*p) != peak.precision) {
+            findings.push_back({Severity::note, fmt::format("the log's measured peak ({:g} TFLOPS) is for {}, the "
+                                                            "report's precision is {}: it is not shown",
+                                                            *measured, catalog::to_string(*p), peak.precision)});
+            return;
+        }
+    }
+    peak.measured_tflops = *measured;
+    peak.measured_source = "measured on this GPU by the workload's matmul calibration, log peak_tflops_measured";
+}
+
 }  // namespace
 
 std::optional<double> DeclaredConfig::number(const std::string& key) const {
@@ -225,7 +244,7 @@ const std::vector<std::string>& expectation_figures() {
         "step_time_s",          "step_time_median_s", "step_time_min_s",    "step_time_max_s",
         "step_time_p10_s",      "step_time_p90_s",    "step_time_stddev_s", "tokens_per_s",
         "tokens_per_s_per_gpu", "samples_per_s",      "tflops_per_gpu",     "mfu",
-        "days_to_train",        "final_loss",
+        "days_to_train",        "final_loss",         "mfu_measured",
     };
     return names;
 }
@@ -243,6 +262,7 @@ std::optional<double> RunSummary::figure(std::string_view name) const {
     if (name == "samples_per_s") return derived.samples_per_s;
     if (name == "tflops_per_gpu") return derived.tflops_per_gpu;
     if (name == "mfu") return derived.mfu;
+    if (name == "mfu_measured") return derived.mfu_measured;
     if (name == "days_to_train") return derived.days_to_train;
     if (name == "final_loss") {
         if (loss.empty()) return std::nullopt;
@@ -402,6 +422,7 @@ RunSummary analyse(AnalysisRequest request) {
     }
     if (auto it = in.catalog_peaks.find(pr.precision); it != in.catalog_peaks.end()) pr.catalog_tflops = it->second;
     s.peak = resolve_peak(pr);
+    attach_measured_peak(declared, s.peak, s.findings);
 
     s.stats = step_statistics(request.step_records, in.window);
     if (s.stats.window_includes_warmup)
@@ -413,6 +434,7 @@ RunSummary analyse(AnalysisRequest request) {
                                                           s.stats.last_step, in.window.end)});
     s.derived =
         derive(s.stats.mean, s.flops.per_sample, in.global_batch, in.seq_len, in.gpus, s.peak.tflops, in.train_tokens);
+    if (s.peak.measured_tflops) s.derived.mfu_measured = s.derived.tflops_per_gpu / *s.peak.measured_tflops;
 
     // Series for plots: one point per step (the later record wins).
     if (request.plot_series) {

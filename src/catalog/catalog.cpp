@@ -244,6 +244,7 @@ void load_gpu(const yaml::Node& node, std::string name, const SourceLocation& na
         }
         pr.finish();
     }
+    r.read("device_names", g.device_names);
     r.finish();
     if (g.family.empty()) d.error(g.where, yaml::join_key(g.name, "family"), "required key is missing", "e.g. 'h100'");
     cat.add_gpu(std::move(g));

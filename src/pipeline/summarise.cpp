@@ -85,6 +85,23 @@ std::map<catalog::Precision, double> catalog_peaks(const Services& services, con
     return {};
 }
 
+// A log that names its GPU (the tinygpt workload on CUDA: gpu_device_name) was measured on that
+// GPU: the catalog GPU whose device_names has the name, unless --gpu names one. A name the
+// catalog does not know is an error naming it (gpu_for_device), never another GPU's peak.
+void apply_log_device(const Services& services, const metrics::LogData& log, const SummaryOptions& flags,
+                      analysis::Inputs& in) {
+    const std::optional<std::string> device = log.parameter_text("gpu_device_name");
+    if (!flags.gpu.empty() || !device || device->empty()) return;
+    const catalog::Gpu& g =
+        figures_catalog(services, in.model.name).gpu_for_device(*device, "the log's gpu_device_name");
+    const std::string before = in.gpu_name;
+    in.gpu_name = g.name;
+    in.gpu_family = g.family;
+    in.gpu_origin = fmt::format("GPU from the log's gpu_device_name '{}'", *device);
+    if (!before.empty() && before != g.name) in.gpu_origin += fmt::format(", not the recipe's '{}'", before);
+    in.catalog_peaks = g.peak_tflops_dense;
+}
+
 catalog::Precision parse_precision_flag(const std::string& text) {
     if (auto p = catalog::parse_precision(text)) return *p;
     throw UsageError(fmt::format("unknown precision '{}'", text), did_you_mean(text, catalog::precision_names()));
@@ -255,6 +272,7 @@ analysis::RunSummary summarise_run(const Services& services, const fs::path& run
         files, report_parse_options(flags.format != "auto" ? flags.format : (format.empty() ? "auto" : format),
                                     in.convention, false));
 
+    apply_log_device(services, log, flags, in);
     req.log = &log;
     std::string source;
     req.step_records = step_records(log, in.convention, source);
@@ -288,11 +306,12 @@ analysis::RunSummary summarise_logs(const Services& services, const std::vector<
     metrics::ParseOptions po = report_parse_options(format, in.convention, flags.figures_only);
     metrics::LogData log = metrics::parse_logs(paths, po);
     req.plot_series = !flags.figures_only;
+    apply_log_device(services, log, flags, in);
     if (in.gpu_family.empty()) {
         // A log from the local workload declares its measured peak: that is a CPU run.
         if (log.parameters.count("peak_tflops_measured")) apply_gpu(services, "cpu", in, "log peak_tflops_measured");
     }
-    in.catalog_peaks = catalog_peaks(services, in);
+    if (in.gpu_origin.empty()) in.catalog_peaks = catalog_peaks(services, in);
 
     req.log = &log;
     std::string source;

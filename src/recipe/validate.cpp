@@ -16,8 +16,9 @@ constexpr double k_gib = 1024.0 * 1024.0 * 1024.0;
 
 bool uses_fused_attention(const Recipe& r) {
     // NeMo and Megatron-LM (Transformer Engine / flash attention) never store
-    // the a*s*s attention scores; the 2022 stacks (metaseq) and unknown ones do.
-    return r.framework == "nemo" || r.framework == "megatron-lm";
+    // the a*s*s attention scores; the 2022 stacks (metaseq) and unknown ones do. The
+    // shipped workload on a GPU calls scaled_dot_product_attention (flash kernels).
+    return r.framework == "nemo" || r.framework == "megatron-lm" || (r.framework == "tinygpt" && r.gpu.family != "cpu");
 }
 
 double ceil_div(double a, double b) {
@@ -324,6 +325,12 @@ void validate_recipe(const Recipe& r, Diagnostics& d) {
     }
     validate_framework_profile(r, d);
     validate_run_outputs(r, d);
+    // The shipped workload on a GPU: fp32 or bf16 autocast (train.py --precision).
+    if (r.framework == "tinygpt" && r.gpu.family != "cpu" && r.precision != catalog::Precision::fp32 &&
+        r.precision != catalog::Precision::bf16)
+        d.error(at("precision"), "precision",
+                fmt::format("the tinygpt workload trains in fp32 or bf16, not {}", catalog::to_string(r.precision)),
+                "bf16 or fp32");
     if (r.framework == "metaseq") {
         if (par.pipeline != 1)
             d.error(at("parallelism.pipeline"), "parallelism.pipeline", "metaseq has no pipeline parallelism", "1");

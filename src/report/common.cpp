@@ -51,7 +51,8 @@ const std::vector<FigureInfo>& summary_figures() {
 std::string format_figure(std::string_view key, std::optional<double> value) {
     if (!value || !std::isfinite(*value)) return "-";
     const double v = *value;
-    if (key == "step_time_s" || key == "tflops_per_gpu" || key == "mfu") return fmt::format("{:.8f}", v);
+    if (key == "step_time_s" || key == "tflops_per_gpu" || key == "mfu" || key == "mfu_measured")
+        return fmt::format("{:.8f}", v);
     if (key.substr(0, 9) == "step_time") return fmt::format("{:.4f}", v);
     if (key == "tokens_per_s" || key == "tokens_per_s_per_gpu") return fmt::format("{:.2f}", v);
     if (key == "samples_per_s") return fmt::format("{:.3f}", v);
@@ -79,6 +80,7 @@ nlohmann::ordered_json origins_json(const analysis::Inputs& in) {
     o["seq_len"] = in.seq_len_origin;
     o["window"] = in.window_origin;
     o["flops_convention"] = in.convention_origin;
+    if (!in.gpu_origin.empty()) o["gpu"] = in.gpu_origin;
     return o;
 }
 
@@ -142,6 +144,11 @@ nlohmann::ordered_json to_json(const RunSummary& s) {
     j["samples_per_s"] = s.derived.samples_per_s;
     j["tflops_per_gpu"] = s.derived.tflops_per_gpu;
     j["mfu"] = s.derived.mfu;
+    if (s.peak.measured_tflops) {  // a GPU run's calibration beside the datasheet peak
+        j["mfu_measured"] = number_or_null(s.derived.mfu_measured);
+        j["peak_measured_tflops"] = *s.peak.measured_tflops;
+        j["peak_measured_source"] = s.peak.measured_source;
+    }
     j["train_tokens"] = s.derived.train_tokens;
     j["days_to_train"] = s.derived.days_to_train;
     j["final_loss"] = number_or_null(s.figure("final_loss"));
@@ -216,8 +223,8 @@ std::vector<InputRow> input_rows(const RunSummary& s) {
                                           in.model.layers, in.model.hidden, in.model.heads)
                             : in.model.name;
     rows.push_back({"model", shape, in.model_origin});
-    rows.push_back(
-        {"GPUs", fmt::format("{} x {}", in.gpus, in.gpu_name.empty() ? in.gpu_family : in.gpu_name), in.gpus_origin});
+    rows.push_back({"GPUs", fmt::format("{} x {}", in.gpus, in.gpu_name.empty() ? in.gpu_family : in.gpu_name),
+                    in.gpu_origin.empty() ? in.gpus_origin : in.gpus_origin + "; " + in.gpu_origin});
     rows.push_back({"precision", s.peak.precision, in.precision_origin});
     rows.push_back({"global batch", std::to_string(in.global_batch), in.global_batch_origin});
     rows.push_back({"sequence length", std::to_string(in.seq_len), in.seq_len_origin});
@@ -226,6 +233,9 @@ std::vector<InputRow> input_rows(const RunSummary& s) {
                     in.convention_origin});
     rows.push_back({"FLOPs per sample", fmt::format("{:.6e}  {}", s.flops.per_sample, s.flops.formula), ""});
     rows.push_back({"peak", describe_peak(s.peak), ""});
+    if (s.peak.measured_tflops)
+        rows.push_back(
+            {"measured peak", fmt::format("{:g} TFLOPS ({})", *s.peak.measured_tflops, s.peak.measured_source), ""});
     std::string window =
         fmt::format("{}..{} inclusive: {} records", s.stats.window.start, s.stats.window.end, s.stats.count);
     rows.push_back({"step window", window, in.window_origin});
@@ -246,6 +256,15 @@ std::string steps_text(const std::vector<std::int64_t>& steps) {
         if (!out.empty()) out += ", ";
         out += j > i ? fmt::format("{}-{}", steps[i], steps[j]) : fmt::format("{}", steps[i]);
         i = j + 1;
+    }
+    return out;
+}
+
+std::vector<FigureInfo> report_figures(const RunSummary& s) {
+    std::vector<FigureInfo> out;
+    for (const FigureInfo& f : summary_figures()) {
+        out.push_back(f);
+        if (f.key == "mfu" && s.derived.mfu_measured) out.push_back({"mfu_measured", "MFU (measured peak)", ""});
     }
     return out;
 }

@@ -20,6 +20,9 @@ struct InputRow {
 
 [[nodiscard]] std::string steps_text(const std::vector<std::int64_t>& steps);  // "0-2, 5"
 [[nodiscard]] std::string figure_label(const analysis::RunSummary& s, const FigureInfo& f);
+// The figures one run's table and markdown show: summary_figures(), and right after MFU the
+// MFU against the measured peak when the run has one (a GPU run's calibration).
+[[nodiscard]] std::vector<FigureInfo> report_figures(const analysis::RunSummary& s);
 
 // The SVG plot of a series over steps, the step window shaded and the
 // warm-up steps marked.

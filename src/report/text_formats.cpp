@@ -42,7 +42,8 @@ std::string pad(std::string_view s, std::size_t width) {
 
 std::string figure_value_with_unit(const RunSummary& s, const FigureInfo& f) {
     std::string v = format_figure(f.key, s.figure(f.key));
-    if (f.key == "mfu" && s.figure("mfu")) return fmt::format("{} ({:.2f}%)", v, *s.figure("mfu") * 100);
+    if ((f.key == "mfu" || f.key == "mfu_measured") && s.figure(f.key))
+        return fmt::format("{} ({:.2f}%)", v, *s.figure(f.key) * 100);
     if (!f.unit.empty() && v != "-" && f.unit != "tokens/s" && f.unit != "samples/s") v += " " + std::string(f.unit);
     return v;
 }
@@ -63,8 +64,9 @@ public:
         }
         out += "\n" + m_style.bold("figures") + "\n";
         std::size_t fw = 0;
-        for (const auto& f : summary_figures()) fw = std::max(fw, display_width(figure_label(s, f)));
-        for (const auto& f : summary_figures())
+        const std::vector<FigureInfo> figures = report_figures(s);
+        for (const auto& f : figures) fw = std::max(fw, display_width(figure_label(s, f)));
+        for (const auto& f : figures)
             out += "  " + pad(figure_label(s, f), fw) + "  " + figure_value_with_unit(s, f) + "\n";
         if (!s.expectations.empty()) {
             out += "\n" + m_style.bold("expectations") + "\n";
@@ -225,7 +227,7 @@ public:
         for (const auto& r : input_rows(s))
             out += "| " + md_escape(r.label) + " | " + md_escape(r.value) + " | " + md_escape(r.origin) + " |\n";
         out += "\n| figure | value |\n|---|---:|\n";
-        for (const auto& f : summary_figures())
+        for (const auto& f : report_figures(s))
             out += "| " + md_escape(figure_label(s, f)) + " | " + figure_value_with_unit(s, f) + " |\n";
         if (!s.expectations.empty()) {
             out += "\n| expectation | result | actual | rule |\n|---|---|---:|---|\n";
