@@ -10,7 +10,9 @@ counts them as failures.
 
 Under CI=true (or with --ci) a skipped test fails the run unless a pattern of the allow-list
 (default tests/skip-allowlist.txt: `GLOB  REASON` lines, GLOB an fnmatch pattern over the
-full ctest name) names it.
+full ctest name) names it. A REASON that starts with `[when: REGEX]` allows the skip only when
+the reason the test printed matches REGEX (a test allowed to skip for one cause, say a missing
+folder, still fails CI when it skips for another).
 
 Usage: test-summary.py JUNIT_XML [--allowlist FILE] [--ci]
 Exit 0, or 1 when CI mode finds a skip that is not allowed (or the file cannot be read).
@@ -37,8 +39,11 @@ def reason_of(output):
     return reason if len(reason) <= 300 else reason[:297] + "..."
 
 
+WHEN = re.compile(r"^\[when: (.+?)\]\s*(.*)$")
+
+
 def read_allowlist(path):
-    """[(glob, reason)]; raises ValueError on a line without a reason."""
+    """[(glob, condition regex or None, reason)]; raises ValueError on a line without a reason."""
     entries = []
     if not path.exists():
         return entries
@@ -48,7 +53,17 @@ def read_allowlist(path):
         fields = line.split(None, 1)
         if len(fields) < 2:
             raise ValueError(f"{path}:{number}: want 'GLOB  REASON', got: {line}")
-        entries.append((fields[0], fields[1].strip()))
+        reason, condition = fields[1].strip(), None
+        when = WHEN.match(reason)
+        if when:
+            try:
+                condition = re.compile(when.group(1))
+            except re.error as e:
+                raise ValueError(f"{path}:{number}: bad [when: REGEX]: {e}") from e
+            reason = when.group(2)
+            if not reason:
+                raise ValueError(f"{path}:{number}: want a reason after [when: REGEX], got: {line}")
+        entries.append((fields[0], condition, reason))
     return entries
 
 
@@ -92,7 +107,8 @@ def main():
     if skipped:
         print(f"skipped ({len(skipped)}), each with its reason:")
     for name, why in skipped:
-        allowed = next((r for g, r in allow if fnmatch.fnmatchcase(name, g)), None)
+        allowed = next((r for g, c, r in allow
+                        if fnmatch.fnmatchcase(name, g) and (c is None or c.search(why))), None)
         print(f"  SKIPPED  {name}: {why}")
         if allowed is not None:
             print(f"           allowed to skip in CI ({pathlib.Path(a.allowlist).name}): {allowed}")
