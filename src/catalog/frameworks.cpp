@@ -53,6 +53,70 @@ void read_choices(yaml::MapReader& r, FrameworkProfile& p) {
     }
 }
 
+// One `values:` entry: "TYPE" or "action=NAME", then "nargs=N", "nullable", "choices=A|B|C"
+// (one scalar per key: a profile of a thousand arguments stays quick to read).
+std::optional<ValueRule> parse_value_rule(std::string_view spec) {
+    ValueRule rule;
+    bool first = true;
+    while (!spec.empty()) {
+        std::size_t space = spec.find(' ');
+        std::string_view token = spec.substr(0, space);
+        spec = space == std::string_view::npos ? std::string_view{} : spec.substr(space + 1);
+        if (token.empty()) continue;
+        if (token.rfind("action=", 0) == 0) {
+            rule.action = token.substr(7);
+        } else if (token.rfind("nargs=", 0) == 0) {
+            rule.nargs = token.substr(6);
+        } else if (token == "nullable") {
+            rule.nullable = true;
+        } else if (token.rfind("choices=", 0) == 0) {
+            for (std::string_view rest = token.substr(8); !rest.empty();) {
+                std::size_t bar = rest.find('|');
+                rule.choices.emplace_back(rest.substr(0, bar));
+                rest = bar == std::string_view::npos ? std::string_view{} : rest.substr(bar + 1);
+            }
+        } else if (first) {
+            rule.type = token;
+        } else {
+            return std::nullopt;
+        }
+        first = false;
+    }
+    return rule;
+}
+
+// values: |
+//   NAME SPEC      (one line per argument or key; a block scalar: one YAML node for the table)
+void read_values(yaml::MapReader& r, FrameworkProfile& p) {
+    const yaml::Node* n = r.get("values");
+    if (!n) return;
+    Diagnostics& d = r.diagnostics();
+    if (!n->is_scalar()) {
+        yaml::type_error(d, *n, "values", "a block of lines 'NAME TYPE nargs=N nullable choices=A|B'");
+        return;
+    }
+    std::string_view text = n->scalar;
+    int line = n->where.line;
+    while (!text.empty()) {
+        std::size_t end = text.find('\n');
+        std::string_view row = text.substr(0, end);
+        text = end == std::string_view::npos ? std::string_view{} : text.substr(end + 1);
+        ++line;
+        if (row.empty()) continue;
+        std::size_t space = row.find(' ');
+        std::optional<ValueRule> rule =
+            space == std::string_view::npos ? std::nullopt : parse_value_rule(row.substr(space + 1));
+        if (!rule) {
+            d.error(
+                SourceLocation{n->where.file, line, 3, {}}, "values",
+                fmt::format("'{}' is not 'NAME TYPE [nargs=N] [nullable] [choices=A|B]' or 'NAME action=NAME'", row),
+                "a rule per line");
+            continue;
+        }
+        p.values.emplace(std::string(row.substr(0, space)), std::move(*rule));
+    }
+}
+
 void read_config(yaml::MapReader& r, FrameworkProfile& p) {
     const yaml::Node* n = r.get("config");
     if (!n) return;
@@ -89,7 +153,11 @@ FrameworkProfile read_framework(const fs::path& file, Diagnostics& d) {
     read_config(r, p);
     read_string_list(r, "keys", p.keys);
     read_string_list(r, "open_keys", p.open_keys);
+    read_string_list(r, "positionals", p.positionals);
+    std::string parser;
+    if (r.read("parser", parser)) p.getopt = parser == "getopt";
     read_choices(r, p);
+    read_values(r, p);
     r.finish();
     std::string want = p.framework + "-" + p.version;
     if (!p.framework.empty() && file.stem().string() != want)
@@ -111,12 +179,12 @@ bool FrameworkProfile::knows(std::string_view key, const std::map<std::string, s
     if (std::binary_search(keys.begin(), keys.end(), key, std::less<>())) return true;
     for (const std::string& open : open_keys)
         if (key.size() > open.size() && key.substr(0, open.size()) == open && key[open.size()] == '.') return true;
-    for (const auto& [flag, values] : choices) {
+    for (const auto& [flag, by_value] : choices) {
         auto c = chosen.find(flag);
         std::string value =
             c != chosen.end() ? c->second : (choice_defaults.count(flag) ? choice_defaults.at(flag) : "");
-        auto v = values.find(value);
-        if (v != values.end() && std::binary_search(v->second.begin(), v->second.end(), key, std::less<>()))
+        auto v = by_value.find(value);
+        if (v != by_value.end() && std::binary_search(v->second.begin(), v->second.end(), key, std::less<>()))
             return true;
     }
     return false;
@@ -124,8 +192,8 @@ bool FrameworkProfile::knows(std::string_view key, const std::map<std::string, s
 
 std::vector<std::string> FrameworkProfile::all_keys() const {
     std::vector<std::string> out = keys;
-    for (const auto& [flag, values] : choices)
-        for (const auto& [value, args] : values) out.insert(out.end(), args.begin(), args.end());
+    for (const auto& [flag, by_value] : choices)
+        for (const auto& [value, args] : by_value) out.insert(out.end(), args.begin(), args.end());
     std::sort(out.begin(), out.end());
     out.erase(std::unique(out.begin(), out.end()), out.end());
     return out;

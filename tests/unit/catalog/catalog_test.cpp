@@ -120,11 +120,13 @@ TEST(Catalog, ShipsTheFrameworkProfilesOfTheSeedVersions) {
     // Megatron-Core 2026: flags generated from config dataclasses (ArgumentGroupFactory), renamed ones
     auto d98 = cat.find_framework("megatron-lm", "d98e8a64");
     ASSERT_TRUE(d98);
-    for (const char* a : {"--num-experts", "--moe-router-topk", "--expert-tensor-parallel-size", "--multi-latent-attention",
-                          "--mtp-num-layers", "--fp8-recipe", "--norm-epsilon", "--disable-bias-linear"})
+    for (const char* a :
+         {"--num-experts", "--moe-router-topk", "--expert-tensor-parallel-size", "--multi-latent-attention",
+          "--mtp-num-layers", "--fp8-recipe", "--norm-epsilon", "--disable-bias-linear"})
         EXPECT_TRUE(d98->knows(a)) << a;
     EXPECT_FALSE(d98->knows("--layernorm-epsilon")) << "renamed to --norm-epsilon by argparse_meta";
-    EXPECT_FALSE(e958->knows("--mtp-num-layers"));
+    EXPECT_FALSE(e958->knows("--moe-flex-dispatcher-backend"));
+    EXPECT_TRUE(d98->knows("--moe-flex-dispatcher-backend"));
     auto metaseq = cat.find_framework("metaseq", "f7ffa5f");
     ASSERT_TRUE(metaseq);
     EXPECT_EQ(metaseq->choice_defaults.at("--task"), "translation");
