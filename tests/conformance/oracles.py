@@ -1591,7 +1591,6 @@ def profile_yaml(program: str, version: str, reference: Path | None = None) -> s
     positionals = sorted({o.dest for o in options if not o.strings})
     if positionals:
         out.append(f"positionals: [{', '.join(_yaml_str(p) for p in positionals)}]")
-    out += _values_yaml(options)
     if choices:
         out.append("choices:")
         for flag, entry in choices.items():
@@ -1604,6 +1603,7 @@ def profile_yaml(program: str, version: str, reference: Path | None = None) -> s
                 else:
                     out.append(f"    {_yaml_str(name)}:")
                     out += [f"      - {_yaml_str(k)}" for k in value]
+    out += _values_yaml(options)  # last: trainbench reads this block itself, without the YAML parser
     return "\n".join(out) + "\n"
 
 

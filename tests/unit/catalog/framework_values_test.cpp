@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <unistd.h>
+
 namespace fs = std::filesystem;
 
 namespace trainbench::catalog {
@@ -79,6 +82,34 @@ TEST(FrameworkValues, NemoConfigValuesAgainstTheUpstreamDefaults) {
     EXPECT_FALSE(p->check_config("model.activation", "swiglu"));
     EXPECT_FALSE(profile("nemo", "22.06")->check_config("trainer.precision", 16));
     EXPECT_TRUE(profile("nemo", "22.06")->check_config("trainer.precision", "bf16-mixed")) << "Lightning 1.x";
+}
+
+TEST(FrameworkValues, AValuesBlockIsReadWhereverItIsAndABadLineIsLocated) {
+    fs::path dir = fs::temp_directory_path() / ("tb-values-" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    // last in the file (read without the YAML parser) and in the middle (read by it): the same rules
+    std::ofstream(dir / "x-1.yaml") << "framework: x\nversion: \"1\"\nkeys: [--a, --b]\nvalues: |\n"
+                                       "  --a int nargs=2\n  --b action=store_true\n";
+    std::ofstream(dir / "y-1.yaml") << "framework: y\nversion: \"1\"\nvalues: |\n  --a int nargs=2\n"
+                                       "  --b action=store_true\nkeys: [--a, --b]\n";
+    std::ofstream(dir / "z-1.yaml") << "framework: z\nversion: \"1\"\nkeys: [--a]\nvalues: |\n  --a\n";
+    Catalog cat;
+    for (const char* f : {"x-1.yaml", "y-1.yaml", "z-1.yaml"}) cat.add_framework_file(dir / f);
+    for (const char* name : {"x", "y"}) {
+        auto p = cat.find_framework(name, "1");
+        ASSERT_TRUE(p) << name;
+        ASSERT_NE(p->rule("--a"), nullptr) << name;
+        EXPECT_EQ(p->rule("--a")->nargs, "2");
+        EXPECT_FALSE(p->rule("--b")->takes_value());
+    }
+    try {
+        (void)cat.find_framework("z", "1");
+        ADD_FAILURE() << "a line without a rule was accepted";
+    } catch (const InputError& e) {
+        EXPECT_NE(e.diagnostics().format().find("z-1.yaml:5:3: error: 'values': '--a' is not"), std::string::npos)
+            << e.diagnostics().format();
+    }
+    fs::remove_all(dir);
 }
 
 }  // namespace trainbench::catalog
