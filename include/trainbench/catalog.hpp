@@ -59,8 +59,8 @@ struct Gpu {
     // The names the CUDA driver gives this GPU ("NVIDIA H100 80GB HBM3"), as patterns
     // (device_name_matches): how a log that names its device is mapped to the catalog.
     std::vector<std::string> device_names;
-    std::map<Precision, PeakNote> peak_notes;       // the source and clock of each dense value
-    std::map<std::string, ToolPeaks> tool_peaks;    // tool name -> the peaks that tool uses
+    std::map<Precision, PeakNote> peak_notes;     // the source and clock of each dense value
+    std::map<std::string, ToolPeaks> tool_peaks;  // tool name -> the peaks that tool uses
     SourceLocation where;
 
     [[nodiscard]] bool supports(Precision p) const { return peak_tflops_dense.count(p) != 0; }
@@ -233,11 +233,40 @@ struct LogFormat {
 // The FLOPs conventions analysis implements.
 [[nodiscard]] const std::vector<std::string>& flops_convention_names();
 
+// What one argument or config key takes (a profile's `values:` entry), as the upstream
+// parser or config reader of that version reads it.
+struct ValueRule {
+    // "int", "float" (argparse: Python's int()/float() of the word; NeMo: the YAML/Hydra type of
+    // the upstream default, an int being a float too), "str", "bool", "list", "size" (nccl-tests'
+    // parsesize: a number with an optional K/M/G suffix), "strtol" (an integer C's strtol reads
+    // whole), "any" (NeMo: a scalar or a list, not a map); another name is a converter that is
+    // not checked (Megatron-LM's moe_freq_type, an enum the sources do not define).
+    std::string type;
+    std::vector<std::string> choices;  // the values allowed, as text; empty = any of the type
+    std::string action;                // an argparse action that takes no value ("store_true"); empty = a value
+    std::string nargs;                 // argparse nargs ("?", "*", "+", "3"); empty = exactly one value
+    bool nullable = false;             // NeMo: null is allowed (the upstream default is null)
+
+    [[nodiscard]] bool takes_value() const { return action.empty(); }
+};
+
+// Why a value does not fit a ValueRule.
+struct ValueProblem {
+    std::string message;   // "'banana' is not an int"
+    std::string expected;  // "an int (argparse type=int)"
+    std::string hint;      // a did-you-mean for choices, or ""
+};
+
+// Whether Python's int() / float() takes the text (as argparse type=int/float converts a word;
+// Hydra's integers and floats are the same texts).
+[[nodiscard]] bool is_python_int(std::string_view text);
+[[nodiscard]] bool is_python_float(std::string_view text);
+
 // What one version of a training framework accepts (recipes/catalog/frameworks/
-// <framework>-<version>.yaml), written from reading its sources: the config keys
-// (NeMo) or command-line arguments (Megatron-LM, metaseq, nccl-tests) that exist
-// in that version, and for NeMo the seed's configuration that the job's config
-// file starts from. `validate` checks every rendered launch line against it.
+// <framework>-<version>.yaml), generated from its sources by tests/conformance/oracles.py:
+// the config keys (NeMo) or command-line arguments (Megatron-LM, metaseq, nccl-tests) that
+// exist in that version with what each takes, and for NeMo the seed's configuration that
+// the job's config file starts from. `validate` checks every rendered launch line against it.
 struct FrameworkProfile {
     std::string framework;                              // "nemo", "megatron-lm", "metaseq", "nccl-tests"
     std::string version;                                // "22.06", "e958b2ca", ...
@@ -252,12 +281,23 @@ struct FrameworkProfile {
     // Arguments that exist only with a choice: "--task" -> "dummy_lm" -> its arguments (metaseq).
     std::map<std::string, std::map<std::string, std::vector<std::string>>> choices;
     std::map<std::string, std::string> choice_defaults;  // "--arch" -> the value used when absent
+    std::map<std::string, ValueRule> values;             // argument or key -> what it takes (absent: not known)
+    std::vector<std::string> positionals;                // argparse positionals (a left-over word may fill one)
+    bool getopt = false;                                 // a C getopt_long parser (nccl-tests), not argparse
     SourceLocation where;
 
     // Whether `key` exists in this version (directly, under an open map, or with one of `chosen`).
     [[nodiscard]] bool knows(std::string_view key, const std::map<std::string, std::string>& chosen = {}) const;
     // The keys a near miss is suggested from (keys plus every choice's arguments).
     [[nodiscard]] std::vector<std::string> all_keys() const;
+    // The rule of an argument or key; null when the profile has none.
+    [[nodiscard]] const ValueRule* rule(std::string_view key) const;
+    // A command-line word given to `key`, converted as the parser converts it (no problem when
+    // the word holds a shell variable: its value is known at run time only).
+    [[nodiscard]] std::optional<ValueProblem> check_word(std::string_view key, std::string_view word) const;
+    // A config value (framework_config's YAML, a Hydra override's value) for `key`.
+    [[nodiscard]] std::optional<ValueProblem> check_config(std::string_view key,
+                                                           const nlohmann::ordered_json& value) const;
 };
 
 struct FrameworkSlot;  // a profile, or the file it is read from on first use (frameworks.cpp)

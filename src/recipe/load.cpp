@@ -785,9 +785,8 @@ void record_origins(const Node& n, const std::string& key, std::map<std::string,
         return;
     }
     out[key] = n.where;
-    if (n.is_sequence())
-        for (std::size_t i = 0; i < n.items.size(); ++i)
-            if (n.items[i].is_map()) record_origins(n.items[i], fmt::format("{}[{}]", key, i), out);
+    if (n.is_sequence())  // each item too: an error about one word of launch.extra_args points at it
+        for (std::size_t i = 0; i < n.items.size(); ++i) record_origins(n.items[i], fmt::format("{}[{}]", key, i), out);
 }
 
 void fill_from(const nlohmann::ordered_json& j, const std::string& key, const SourceLocation& where,

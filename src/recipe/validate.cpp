@@ -147,7 +147,13 @@ void validate_framework_profile(const Recipe& r, Diagnostics& d) {
     if (!p) return;
     std::vector<std::string> known;
     for (const auto& [key, value] : r.framework_config.items()) {
-        if (p->knows(key)) continue;
+        if (p->knows(key)) {
+            // the value against the type of the upstream default and the version's enumeration
+            if (auto bad = p->check_config(key, value))
+                d.error(at("framework_config." + key), "framework_config." + key,
+                        fmt::format("{}: {} ({})", key, bad->message, p->schema), bad->expected, bad->hint);
+            continue;
+        }
         if (known.empty()) known = p->all_keys();
         d.error(at("framework_config." + key), "framework_config." + key,
                 fmt::format("'{}' is not a key of {}", key, p->schema), "a key this version reads",
