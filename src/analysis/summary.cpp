@@ -370,8 +370,10 @@ RunSummary analyse(AnalysisRequest request) {
     if (in.gpu_family.empty()) throw UsageError("the GPU is unknown", "give it with --gpu NAME (e.g. h100, a100, cpu)");
 
     const FlopsConvention& conv = find_flops_convention(in.convention);
+    if (find_flops_alias(in.convention)) s.convention_alias = in.convention;
     s.convention = std::string(conv.name);
     s.convention_description = std::string(conv.description);
+    s.convention_dates = conv.date_range();
     s.hardware_flops_like = conv.hardware_flops_like;
 
     FlopsInput fi;
@@ -380,7 +382,7 @@ RunSummary analyse(AnalysisRequest request) {
     fi.tensor_parallel = std::max(in.tensor_parallel, 1);
     if (auto div = declared.number("vocab_divisible_by")) fi.vocab_divisible_by = static_cast<int>(*div);
     s.flops = conv.per_sample(fi);
-    if (conv.name == "gpu-recipes" && in.model.seq_length > 0 && in.seq_len != in.model.seq_length)
+    if (is_gpu_recipes_convention(conv.name) && in.model.seq_length > 0 && in.seq_len != in.model.seq_length)
         s.findings.push_back(
             {Severity::warning,
              fmt::format("gpu-recipes' constant assumes the model's sequence length {}, the run used {}",
@@ -391,7 +393,7 @@ RunSummary analyse(AnalysisRequest request) {
                               "hardware-FLOPs-like and overstate model FLOPs utilisation"});
 
     PeakRequest pr;
-    pr.convention = s.convention;
+    pr.convention = peak_convention(s.convention);
     pr.gpu_family = in.gpu_family;
     pr.precision = in.precision;
     pr.override_tflops = in.peak_override;

@@ -36,7 +36,7 @@ analysis::FlopsInput flops_input(const recipe::Recipe& r) {
 
 std::optional<analysis::Peak> peak_of(const recipe::Recipe& r, const std::string& convention) {
     analysis::PeakRequest req;
-    req.convention = convention;
+    req.convention = analysis::peak_convention(convention);
     req.gpu_family = r.gpu.family;
     req.precision = r.precision;
     auto it = r.gpu.peak_tflops_dense.find(r.precision);

@@ -113,6 +113,8 @@ nlohmann::ordered_json to_json(const RunSummary& s) {
     j["tensor_parallel"] = in.tensor_parallel;
     j["pipeline_parallel"] = in.pipeline_parallel;
     j["flops_convention"] = s.convention;
+    j["flops_convention_given"] = s.convention_alias.empty() ? s.convention : s.convention_alias;
+    j["flops_convention_dates"] = s.convention_dates;
     j["flops_convention_description"] = s.convention_description;
     j["hardware_flops_like"] = s.hardware_flops_like;
     j["flops_formula"] = s.flops.formula;
@@ -175,6 +177,8 @@ nlohmann::ordered_json to_json(const RunSummary& s) {
                        {"step_source", p.step_source},   {"run_dir", p.run_dir},         {"run_id", p.run_id},
                        {"recipe_name", p.recipe_name},   {"recipe_file", p.recipe_file}, {"created", p.created},
                        {"git_commit", p.git_commit}};
+    if (!s.conventions.empty()) j["conventions"] = detail::conventions_json(s);
+    if (s.reference) j["reference"] = detail::reference_json(*s.reference);
     j["series"] = {{"step_time_s", series_json(s.step_times)}, {"loss", series_json(s.loss)}};
     return j;
 }
@@ -222,8 +226,10 @@ std::vector<InputRow> input_rows(const RunSummary& s) {
     rows.push_back({"global batch", std::to_string(in.global_batch), in.global_batch_origin});
     rows.push_back({"sequence length", std::to_string(in.seq_len), in.seq_len_origin});
     rows.push_back({"parallelism", fmt::format("TP {} PP {}", in.tensor_parallel, in.pipeline_parallel), ""});
-    rows.push_back({"FLOPs convention", s.convention + (s.hardware_flops_like ? " (hardware-FLOPs-like)" : ""),
-                    in.convention_origin});
+    std::string convention = fmt::format("{} ({})", s.convention, s.convention_dates);
+    if (!s.convention_alias.empty()) convention += fmt::format(", given as '{}'", s.convention_alias);
+    if (s.hardware_flops_like) convention += " (hardware-FLOPs-like)";
+    rows.push_back({"FLOPs convention", convention, in.convention_origin});
     rows.push_back({"FLOPs per sample", fmt::format("{:.6e}  {}", s.flops.per_sample, s.flops.formula), ""});
     rows.push_back({"peak", describe_peak(s.peak), ""});
     std::string window =
