@@ -26,7 +26,9 @@ FlopsResult narayanan(const FlopsInput& in);
 }  // namespace conventions
 
 std::string FlopsConvention::date_range() const {
-    return fmt::format("{} .. {}", from.empty() ? "?" : from, until.empty() ? "" : until);
+    if (until.empty()) return fmt::format("since {}", from);
+    if (from.empty()) return fmt::format("until {}", until);
+    return fmt::format("{} .. {}", from, until);
 }
 
 namespace {

@@ -83,9 +83,10 @@ std::string known(int v, int unknown = 0) {
 
 std::vector<ConfigDifference> differences(const Inputs& in, const catalog::Reference& row) {
     const std::string precision(catalog::to_string(in.precision));
-    const std::string vp_run =
-        in.virtual_pipeline < 0 ? "" : (in.virtual_pipeline == 0 ? "-" : std::to_string(in.virtual_pipeline));
-    const std::string vp_row = row.virtual_pipeline == 0 ? "-" : std::to_string(row.virtual_pipeline);
+    // VP 0 and 1 both mean "not interleaved" (tables print 1 or n/a).
+    auto vp = [](int v) { return v <= 1 ? std::string("-") : std::to_string(v); };
+    const std::string vp_run = in.virtual_pipeline < 0 ? "" : vp(in.virtual_pipeline);
+    const std::string vp_row = vp(row.virtual_pipeline);
     const bool same_gpu = row.gpu == in.gpu_family || row.gpu == in.gpu_name;
     const std::vector<ConfigDifference> all = {
         {"model", in.model.name, row.model},

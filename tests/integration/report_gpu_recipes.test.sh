@@ -16,7 +16,8 @@ out=$("$bin" report "$tmp/dllogger.json" "${flags[@]}" --window 47:47)
 grep -q "25.11555099 s" <<<"$out" && grep -q "700.76105452 TFLOPS" <<<"$out" && grep -q "0.35427758" <<<"$out" \
   || { echo "seed step figures differ"; echo "$out"; exit 1; }
 json=$("$bin" report "$tmp/dllogger.json" "${flags[@]}" --json)
-grep -q '"flops_convention": "gpu-recipes"' <<<"$json" && grep -q '"peak_tflops": 1978' <<<"$json" || { echo "json lacks convention/peak"; exit 1; }
+grep -q '"flops_convention": "gpu-recipes-2025-05"' <<<"$json" && grep -q '"flops_convention_given": "gpu-recipes"' <<<"$json" \
+  && grep -q '"peak_tflops": 1978' <<<"$json" || { echo "json lacks convention/peak"; exit 1; }
 # A window outside the log is an input error (exit 3), not a crash.
 set +e; "$bin" report "$tmp/dllogger.json" "${flags[@]}" --window 100:200 >/dev/null 2>&1; rc=$?; set -e
 [ "$rc" = 3 ] || { echo "expected exit 3, got $rc"; exit 1; }
