@@ -21,6 +21,7 @@ std::vector<int> FlopsShape::moe_pattern() const {
     return pattern;
 }
 
+// The one mapping from the catalog's model to what the formulas read.
 FlopsShape flops_shape(const catalog::Model& model) {
     FlopsShape s;
     s.name = model.name;
@@ -28,18 +29,34 @@ FlopsShape flops_shape(const catalog::Model& model) {
     s.layers = model.layers;
     s.hidden = model.hidden;
     s.heads = model.heads;
-    s.kv_heads = model.kv_heads;
+    s.kv_heads = model.is_mla() ? 0 : model.kv_heads;
+    s.head_dim = model.head_dim;
     s.ffn = model.layers > 0 ? model.ffn_size() : model.ffn;
     s.vocab = model.vocab;
     s.gated_mlp = model.activation == "swiglu";
     s.tied_embeddings = model.tied_embeddings;
-    // GPT-3 and OPT: learned positions, LayerNorm and biases; the RoPE models: RMSNorm, no biases.
+    s.rms_norm = model.norm == "rmsnorm";
+    s.linear_bias = model.linear_bias;
+    s.qkv_bias = !model.linear_bias && model.qkv_bias;
     s.learned_positions = model.position == "learned";
-    s.linear_bias = s.learned_positions;
-    s.rms_norm = !s.learned_positions;
-    s.max_positions = model.seq_length;
-    s.experts = model.experts;
-    s.top_k = model.experts > 0 ? std::max(model.moe_top_k, 1) : 0;
+    s.max_positions = model.max_positions();
+    s.qk_norm = model.qk_norm && !model.is_mla();  // MLA's latent norms are part of its own count
+    if (model.is_moe()) {
+        s.experts = model.experts;
+        s.top_k = std::max(model.moe_top_k, 1);
+        s.moe_ffn = model.expert_ffn_size();
+        s.shared_ffn = model.moe_shared_experts * model.shared_expert_ffn_size();
+        s.dense_first = model.moe_dense_layers;
+        s.moe_every = model.moe_layer_freq;
+    }
+    if (model.is_mla()) {
+        s.q_lora_rank = model.q_lora_rank;
+        s.kv_lora_rank = model.kv_lora_rank;
+        s.qk_head_dim = model.qk_head_dim;
+        s.qk_rope_head_dim = model.qk_rope_head_dim;
+        s.v_head_dim = model.v_head_dim;
+    }
+    s.mtp_layers = model.mtp_layers;
     return s;
 }
 

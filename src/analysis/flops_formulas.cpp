@@ -181,6 +181,7 @@ Exact attention_params(const FlopsShape& m) {
     Exact p = h * n * d + 2 * h * g * d + n * d * h;  // wq, wk, wv, wo
     if (m.qk_norm) p += 2 * d;
     if (m.linear_bias) p += n * d + 2 * g * d + h;
+    if (m.qkv_bias) p += n * d + 2 * g * d;
     return p;
 }
 

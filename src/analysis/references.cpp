@@ -62,8 +62,7 @@ std::vector<ConventionFigures> figures_under_every_convention(const RunSummary& 
             pr.precision = s.inputs.precision;
             pr.override_tflops = s.inputs.peak_override;
             if (s.inputs.gpu_family == "cpu") pr.measured_tflops = s.peak.tflops;
-            if (auto it = s.inputs.catalog_peaks.find(s.inputs.precision); it != s.inputs.catalog_peaks.end())
-                pr.catalog_tflops = it->second;
+            if (s.inputs.catalog_gpu) pr.gpu = &*s.inputs.catalog_gpu;
             try {
                 f.peak = resolve_peak(pr);
                 f.mfu = f.tflops_per_gpu / f.peak->tflops;

@@ -42,13 +42,15 @@ NEMO_REFS = {"22.06": "NeMo@v1.11.0", "23.07": "NeMo@v1.20.0", "24.07": "NeMo@r2
 NEMO_CROSS_CHECK = {"24.07": "NeMo@v2.0.0"}
 # Container tags that have no checkout of their own: the nearest one stands in, and says so.
 NEMO_NEAREST = {"24.05": "24.07"}
-MEGATRON_REFS = {"e958b2ca": "Megatron-LM@e958b2ca", "878d65f": "Megatron-LM@878d65f"}
+MEGATRON_REFS = {"e958b2ca": "Megatron-LM@e958b2ca", "878d65f": "Megatron-LM@878d65f",
+                 "d98e8a64": "Megatron-LM@d98e8a64"}
 METASEQ_REFS = {"f7ffa5f": "metaseq@f7ffa5f"}
 NCCL_TESTS_REFS = {"2.19.6": "nccl-tests@v2.19.6", "v2.19.6": "nccl-tests@v2.19.6"}
 # Upstream repository and ref of each reference folder (reference/README.md), for profile headers.
 UPSTREAM = {
     "Megatron-LM@e958b2ca": ("NVIDIA/Megatron-LM", "e958b2ca145172d5816a755b02d61a3ae0a8b3e4"),
     "Megatron-LM@878d65f": ("NVIDIA/Megatron-LM", "878d65fe006b07ccef715ccc5ab521afb94e78a8"),
+    "Megatron-LM@d98e8a64": ("NVIDIA/Megatron-LM", "d98e8a64ddf34856e74b24714e3bedb2f5a39553"),
     "metaseq@f7ffa5f": ("facebookresearch/metaseq", "f7ffa5fd61cf90f498a36d365c13dd7f1a912ff7"),
     "nccl-tests@v2.19.6": ("NVIDIA/nccl-tests", "tag v2.19.6, a0b82b2260cf5152b9f8c061bbf7eaf0ba096432"),
 }
@@ -97,7 +99,12 @@ def _where(path: Path, node: ast.AST, root: Path | None = None) -> str:
 # ---------------------------------------------------------------------------------------------
 # argparse options, as a parser built from the source would have them
 
-ZERO_ARG_ACTIONS = {"store_true", "store_false", "store_const", "append_const", "count", "help", "version"}
+ZERO_ARG_ACTIONS = {"store_true", "store_false", "store_const", "append_const", "count", "help", "version",
+                    "BooleanOptionalAction"}
+# The value types a check can verify (argparse type=, a dataclass field's type, the C parser's
+# reader): the text must convert. Other types (a custom function, an enum the reference lacks) are
+# recorded by name and not checked.
+CHECKED_TYPES = {"int", "float", "str", "bool", "size", "strtol"}
 
 
 @dataclasses.dataclass
@@ -111,6 +118,8 @@ class Option:
     choices: tuple[str, ...] | None = None
     origin: str = ""                  # file:line of the call or field
     required: bool = False
+    type: str | None = None           # 'int', 'float', 'str', ... as the parser converts the value
+
 
     @property
     def takes_value(self) -> bool:
@@ -195,6 +204,7 @@ class _CallWalker:
         self.unresolved: list[str] = []
         self.seen: set[tuple[Path, str]] = set()
         self.on_call = on_call  # extra hook: (walker, path, call) -> bool (handled)
+        self.function: ast.FunctionDef | None = None  # the function being walked (for the hook)
 
     def module_functions(self, path: Path) -> dict[str, tuple[Path, ast.FunctionDef]]:
         tree = _parse(path)
@@ -223,6 +233,13 @@ class _CallWalker:
         self.seen.add((path, fn.name))
         funcs = self.module_functions(path)
         side_parsers = _side_parsers(fn)
+        outer, self.function = self.function, fn
+        try:
+            self._walk_body(path, fn, funcs, side_parsers)
+        finally:
+            self.function = outer
+
+    def _walk_body(self, path: Path, fn: ast.FunctionDef, funcs, side_parsers: set[str]) -> None:
         for node in _in_source_order(fn):
             if not isinstance(node, ast.Call):
                 continue
@@ -246,20 +263,36 @@ class _CallWalker:
                 return
         kw = {k.arg: k.value for k in call.keywords if k.arg}
         action = _literal(kw.get("action"))
+        if action is None and kw.get("action") is not None:
+            action = _dotted(kw["action"]).split(".")[-1] or "custom"  # argparse.BooleanOptionalAction
+        if action == "BooleanOptionalAction":  # argparse adds the --no- form of each long string
+            strings += ["--no-" + s[2:] for s in strings if s.startswith("--")]
         nargs = _literal(kw.get("nargs"))
+        type_name = _type_name(kw.get("type"))
         choices = _literal(kw.get("choices"))
         if not isinstance(choices, (list, tuple)):
             choices = None
         dest = _literal(kw.get("dest"))
         origin = _where(path, call, self.root)
         if strings and not strings[0].startswith("-"):
-            self.positionals.append(Option((), dest or strings[0], action, nargs, _strs(choices), origin))
+            self.positionals.append(Option((), dest or strings[0], action, nargs, _strs(choices), origin,
+                                           type=type_name))
             return
         if dest is None:
             longs = [s for s in strings if s.startswith("--")]
             dest = (longs or strings)[0].lstrip("-").replace("-", "_")
         required = _literal(kw.get("required")) is True
-        self.options.append(Option(tuple(strings), dest, action, nargs, _strs(choices), origin, required))
+        self.options.append(Option(tuple(strings), dest, action, nargs, _strs(choices), origin, required,
+                                   None if action in ZERO_ARG_ACTIONS else type_name or "str"))
+
+
+def _type_name(node: ast.AST | None) -> str | None:
+    """argparse's type= as a name: 'int', 'float', 'str', a function's name, 'lambda'."""
+    if node is None:
+        return None
+    if isinstance(node, ast.Lambda):
+        return "lambda"
+    return _dotted(node) or ast.unparse(node)
 
 
 def _side_parsers(fn: ast.FunctionDef) -> set[str]:
@@ -336,37 +369,249 @@ def _argparse_oracle(root: Path, program: str, version: str, path: Path, func: s
 @functools.lru_cache(maxsize=None)
 def megatron_args(version: str, reference: Path | None = None) -> ArgOracle:
     """pretrain_gpt.py: megatron.training.arguments.parse_args() with pretrain_gpt's
-    extra_args_provider (if it passes one) and allow_abbrev as the parser sets it."""
+    extra_args_provider (if it passes one) and allow_abbrev as the parser sets it. From d98e8a64
+    on, most groups are made by ArgumentGroupFactory(Config).build_group() from dataclass fields
+    (megatron_factory_options() emulates it on the ast)."""
     ref = reference or reference_dir()
     root = ref / MEGATRON_REFS[version]
     args_py = _need(root / "megatron/training/arguments.py")
-    oracle = _argparse_oracle(root, "megatron-lm", version, args_py, "parse_args")
-    # parse_args(extra_args_provider=...) adds the entry script's own options. e958b2ca passes
-    # none; 878d65f passes `add_modelopt_args if has_nvidia_modelopt else None`, imported from
+    factory = _MegatronFactory(root)
+    walker = _CallWalker(root, factory.on_call)
+    walker.walk(args_py, "parse_args")
+    if walker.unresolved:
+        raise OracleError(f"add_argument calls with non-literal option strings: {walker.unresolved}")
+    kwargs = _parser_kwargs(args_py, "parse_args")
+    oracle = ArgOracle("megatron-lm", version, _help_option(kwargs) + walker.options, walker.positionals,
+                       allow_abbrev=kwargs.get("allow_abbrev", True) is not False,
+                       sources=[str(args_py.relative_to(root.parent))])
+    oracle.notes += factory.notes
+    oracle.sources += sorted(factory.files_used)
+    # The entry script's extra_args_provider adds its own options: passed to pretrain() (e958b2ca,
+    # 878d65f) or to parse_and_validate_args() (d98e8a64). e958b2ca passes none; 878d65f and
+    # d98e8a64 pass `add_modelopt_args if has_nvidia_modelopt else None`, imported from
     # megatron/post_training/arguments.py, which is not in the reference: the oracle then accepts
     # only arguments.py's options (conservative: it may reject a ModelOpt flag, never accept a
     # flag that does not exist) and says so.
     entry = _need(root / "pretrain_gpt.py")
     for node in ast.walk(_parse(entry)):
-        if isinstance(node, ast.Call) and _dotted(node.func) == "pretrain":
-            if len(node.args) > 5:
+        if isinstance(node, ast.Call) and _dotted(node.func) in ("pretrain", "parse_and_validate_args"):
+            if _dotted(node.func) == "pretrain" and len(node.args) > 5:
                 raise OracleError(f"{entry}: pretrain() passes extra_args_provider by position; extend megatron_args()")
             provider = next((k.value for k in node.keywords if k.arg == "extra_args_provider"), None)
             if provider is None:
                 continue
-            walker = _CallWalker(root)
-            funcs = walker.module_functions(entry)
+            extra = _CallWalker(root)
+            funcs = extra.module_functions(entry)
             for name in sorted({n.id for n in ast.walk(provider) if isinstance(n, ast.Name)}):
                 if name in funcs:
-                    walker._walk_function(*funcs[name])
+                    extra._walk_function(*funcs[name])
                 elif name[0].islower() and not name.startswith("has_"):
-                    oracle.notes.append(f"{entry.relative_to(ref)}: pretrain(extra_args_provider=...) may add the "
-                                        f"options of {name}(), which is not in the reference; they are not accepted here")
-            oracle.options += walker.options
-    # parse_args() is strict (parser.parse_args()) unless ignore_unknown_args, which pretrain()
-    # does not pass through from pretrain_gpt.py.
+                    oracle.notes.append(f"{entry.relative_to(ref)}: {_dotted(node.func)}(extra_args_provider=...) may add "
+                                        f"the options of {name}(), which is not in the reference; they are not accepted here")
+            oracle.options += extra.options
+    # parse_args() is strict (parser.parse_args()) unless ignore_unknown_args, which the entry
+    # script does not pass.
     oracle.sources.append(str(entry.relative_to(ref)))
     return oracle
+
+
+class _TypeInference(Exception):
+    """ArgumentGroupFactory._extract_type raises TypeInferenceError for this annotation."""
+
+
+class _MegatronFactory:
+    """ArgumentGroupFactory (megatron/training/argument_utils.py, d98e8a64), emulated on the ast:
+    `ArgumentGroupFactory(Config, exclude=[...]).build_group(parser, ...)` adds one argument per
+    dataclass field of Config (bases first, `init=False` and excluded fields skipped):
+    `--field-name` (dest field_name), the type from the annotation (Optional[X] -> X, list[X] ->
+    nargs '+', Literal[...] -> choices and the choices' type, an Enum -> its member names), a bool
+    field is `store_true` when its default == False, else `store_false` named `--no-X` and
+    `--disable-X`; the field's metadata["argparse_meta"] (arg_names, dest, type, nargs, choices,
+    ...) overrides all of that. The dataclasses are read from every megatron/**/*.py in the
+    reference checkout."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        self.notes: list[str] = []
+        self.files_used: set[str] = set()
+        self._index: DataclassIndex | None = None
+        self._enums: dict[str, tuple[str, ...]] = {}
+
+    def index(self) -> DataclassIndex:
+        if self._index is None:
+            files = sorted(p for p in self.root.glob("megatron/**/*.py"))
+            self._index = DataclassIndex(files, self.root)
+            for path in files:
+                for node in _parse(path).body:
+                    if isinstance(node, ast.ClassDef) and any(_dotted(b).split(".")[-1] in ("Enum", "IntEnum", "StrEnum")
+                                                              for b in node.bases):
+                        self._enums[node.name] = tuple(
+                            t.id for st in node.body if isinstance(st, ast.Assign)
+                            for t in st.targets if isinstance(t, ast.Name) and not t.id.startswith("_"))
+        return self._index
+
+    def on_call(self, walker: _CallWalker, path: Path, call: ast.Call) -> bool:
+        f = call.func
+        if not (isinstance(f, ast.Attribute) and f.attr == "build_group"):
+            return False
+        made = f.value
+        if isinstance(made, ast.Name) and walker.function is not None:
+            made = _assigned(walker.function, made.id)
+        if not (isinstance(made, ast.Call) and _dotted(made.func).split(".")[-1] == "ArgumentGroupFactory"):
+            raise OracleError(f"{_where(path, call, self.root)}: build_group() on something that is not an "
+                              "ArgumentGroupFactory(...); extend _MegatronFactory")
+        cls = _dotted(made.args[0]) if made.args else ""
+        exclude_node = next((k.value for k in made.keywords if k.arg == "exclude"), None)
+        if isinstance(exclude_node, ast.Name) and walker.function is not None:
+            exclude_node = _assigned(walker.function, exclude_node.id)
+        exclude = _literal(exclude_node) if exclude_node is not None else []
+        if not isinstance(exclude, (list, tuple)):
+            raise OracleError(f"{_where(path, made, self.root)}: exclude= is not a literal list")
+        walker.options += self.options(cls.split(".")[-1], set(exclude))
+        return True
+
+    def options(self, cls: str, exclude: set[str]) -> list[Option]:
+        index = self.index()
+        if cls not in index.classes:
+            raise OracleError(f"dataclass {cls} (ArgumentGroupFactory) is not in the reference files under {self.root}")
+        out = []
+        for f in index.all_fields(cls):
+            if f.name in exclude or _literal(f.field_kwargs().get("init")) is False:
+                continue
+            self.files_used.add(f"{self.root.name}/{f.origin.rsplit(':', 1)[0]}")
+            out.append(self.field_option(cls, f))
+        return out
+
+    def field_option(self, cls: str, f: Field) -> Option:
+        kw: dict[str, Any] = {"arg_names": ["--" + f.name.replace("_", "-")], "dest": f.name}
+        meta = _argparse_meta(f)
+        try:
+            kw.update(self.extract_type(f.annotation))
+            if kw.get("type") == "bool":
+                kw["action"] = "store_true" if _default_is_false(f) else "store_false"
+                kw.pop("type")
+                if kw["action"] == "store_false":
+                    kw["arg_names"] = ["--no-" + f.name.replace("_", "-"), "--disable-" + f.name.replace("_", "-")]
+        except _TypeInference as e:
+            if meta is None:
+                raise OracleError(f"{f.origin}: {cls}.{f.name}: ArgumentGroupFactory cannot infer an argparse type "
+                                  f"from {ast.unparse(f.annotation)} ({e}) and the field has no argparse_meta") from e
+        for key, value in (meta or {}).items():
+            if key == "type":
+                kw["type"] = _type_name(value) if isinstance(value, ast.AST) else str(value)
+            elif key == "choices":
+                kw["choices"] = tuple(str(c) for c in value) if isinstance(value, (list, tuple)) else "unknown"
+            else:
+                kw[key] = value
+        names = kw["arg_names"]
+        if not isinstance(names, (list, tuple)) or not all(isinstance(n, str) for n in names):
+            raise OracleError(f"{f.origin}: argparse_meta arg_names is not a literal list of strings")
+        action = kw.get("action")
+        choices = kw.get("choices")
+        type_name = None if action in ZERO_ARG_ACTIONS else kw.get("type", "str")
+        if choices == "unknown":
+            choices = None
+            self.notes.append(f"{f.origin}: the choices of {names[0]} are computed at run time; its values are "
+                              "not checked")
+        elif type_name and type_name.startswith("enum:") and choices is None:
+            self.notes.append(f"{f.origin}: {names[0]} takes a member name of {type_name[5:]}, which is not in the "
+                              "reference; its values are not checked")
+        return Option(tuple(names), str(kw.get("dest", f.name)), action, kw.get("nargs"),
+                      choices if isinstance(choices, tuple) else None, f.origin,
+                      _literal(kw.get("required")) is True if isinstance(kw.get("required"), ast.AST) else bool(kw.get("required")),
+                      type_name)
+
+    def extract_type(self, node: ast.AST | None) -> dict[str, Any]:
+        """ArgumentGroupFactory._extract_type on an annotation."""
+        self.index()
+        if node is None:
+            raise _TypeInference("no annotation")
+        members = _union_members(node)
+        if members is not None:  # Optional[X], Union[...], X | None
+            if len(members) >= 2 and _is_none(members[1]):
+                return self.extract_type(members[0])
+            raise _TypeInference(f"Unions not supported by argparse: {ast.unparse(node)}")
+        if isinstance(node, ast.Subscript):
+            head = _dotted(node.value).split(".")[-1]
+            args = list(node.slice.elts) if isinstance(node.slice, ast.Tuple) else [node.slice]
+            if head in ("list", "List"):
+                if len(args) != 1:
+                    raise _TypeInference("Multi-type lists not supported by argparse")
+                kw = self.extract_type(args[0])
+                kw["nargs"] = "+"
+                return kw
+            if head == "Literal":
+                values = [_literal(a) for a in args]
+                kinds = {type(v).__name__ for v in values}
+                if len(kinds) != 1:
+                    raise OracleError(f"Literal with choices of several types: {ast.unparse(node)}")
+                return {"type": kinds.pop(), "choices": tuple(str(v) for v in values)}
+            raise _TypeInference(f"Unsupported type: {ast.unparse(node)}")
+        name = _dotted(node)
+        short = name.split(".")[-1]
+        if short in self._enums:
+            return {"type": f"enum:{short}", "choices": self._enums[short]}
+        if short in ("int", "float", "str", "bool"):
+            return {"type": short}
+        # a class the reference does not define (an Enum such as AttnBackend, or torch.dtype):
+        # argparse converts with it, and the oracle cannot tell which texts convert
+        return {"type": f"enum:{short}" if short[:1].isupper() and "." not in name else name or ast.unparse(node)}
+
+
+def _union_members(node: ast.AST) -> list[ast.AST] | None:
+    """The members of Optional[X] (X, None), Union[A, B] or A | B, in order; None otherwise."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        return (_union_members(node.left) or [node.left]) + (_union_members(node.right) or [node.right])
+    if isinstance(node, ast.Subscript):
+        head = _dotted(node.value).split(".")[-1]
+        args = list(node.slice.elts) if isinstance(node.slice, ast.Tuple) else [node.slice]
+        if head == "Optional":
+            return [args[0], ast.Constant(None)]
+        if head == "Union":
+            return args
+    return None
+
+
+def _is_none(node: ast.AST) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None or _dotted(node) == "NoneType"
+
+
+def _default_is_false(f: Field) -> bool:
+    """`attribute.default == False` as ArgumentGroupFactory tests it: a default_factory or no
+    default leaves MISSING (not False); None is not False; 0 is."""
+    kw = f.field_kwargs()
+    if kw and "default" not in kw:
+        return False
+    node = f.default_node()
+    if node is None:
+        return False
+    value = _literal(node)
+    return value is not None and not isinstance(value, str) and value == False  # noqa: E712
+
+
+def _argparse_meta(f: Field) -> dict[str, Any] | None:
+    """field(metadata={"argparse_meta": {...}}) with literal values, or the ast of a value that is
+    not a literal (type=str is a Name, choices=[... for ...] a comprehension)."""
+    meta = f.field_kwargs().get("metadata")
+    if not isinstance(meta, ast.Dict):
+        return None
+    for k, v in zip(meta.keys, meta.values):
+        if _literal(k) == "argparse_meta" and isinstance(v, ast.Dict):
+            out = {}
+            for mk, mv in zip(v.keys, v.values):
+                value = _literal(mv)
+                out[str(_literal(mk))] = value if value is not None or _is_none(mv) else mv
+            return out
+    return None
+
+
+def _assigned(fn: ast.FunctionDef, name: str) -> ast.AST | None:
+    """The value last assigned to a local name in a function."""
+    value = None
+    for node in _in_source_order(fn):
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
+            value = node.value
+    return value
 
 
 @functools.lru_cache(maxsize=None)
@@ -1064,6 +1309,7 @@ PROFILE_TEXT = {
 PROFILE_ABOUT = {
     ("megatron-lm", "e958b2ca"): "Seed 002: the commit ai-infrastructure-on-azure 2d36da6's 00-setup_environment.sh checks out.",
     ("megatron-lm", "878d65f"): "The commit the SHARP update (ai-infrastructure-on-azure 77e7526) checks out; it adds --use-sharp.",
+    ("megatron-lm", "d98e8a64"): "Megatron-Core 0.20 (main of 2026-08-22): today's workloads (Llama 3.1, Mixtral, DeepSeek-V3, Qwen3 MoE).",
     ("metaseq", "f7ffa5f"): "Seed 003: metaseq HEAD of 2023-06-08, which contains the a1a4e733 the document asks for.",
     ("nccl-tests", "2.19.6"): "The validate stages' nccl-tests (the newest tag); their commands are checked against it.",
 }
@@ -1128,7 +1374,10 @@ def profile_yaml(program: str, version: str, reference: Path | None = None) -> s
         keys, notes = _option_names(oracle.options), list(oracle.notes)
         sources = [str(Path(f).relative_to(folder)) for f in oracle.sources]
         how = {"megatron-lm": ["keys:    every add_argument reachable from arguments.py parse_args() (a strict",
-                               "         ArgumentParser(allow_abbrev=False)) and pretrain_gpt.py's extra_args_provider"],
+                               "         ArgumentParser(allow_abbrev=False)) and pretrain_gpt.py's extra_args_provider",
+                               *(["         and every field ArgumentGroupFactory(Config).build_group() turns into a flag",
+                                  "         (--field-name; --no-X/--disable-X for a bool defaulting True; argparse_meta",
+                                  "         arg_names; minus the exclude lists)"] if len(sources) > 2 else [])],
                "nccl-tests": ["keys:    the getopt_long option string (short options) and longopts[] (long options)"]}[program]
     about = PROFILE_ABOUT.get((program, version))
     out = [f"# {title}: a framework profile, {what}.",

@@ -8,6 +8,8 @@ ones: a check that cannot fail proves nothing. Prints one line per failed expect
 """
 from __future__ import annotations
 
+import re
+import shlex
 import sys
 import tempfile
 from pathlib import Path
@@ -44,6 +46,76 @@ def accepts(argv: list[str], oracle: oracles.ArgOracle) -> list[str]:
     return check.check_args(argv, oracle)
 
 
+# --- the upstream example scripts' pretrain_gpt.py argv, read statically (never run) -----------
+
+def _logical_lines(text: str) -> list[str]:
+    out, buf = [], ""
+    for line in text.splitlines():
+        if line.rstrip().endswith("\\"):
+            buf += line.rstrip()[:-1] + " "
+            continue
+        out.append(buf + line)
+        buf = ""
+    return out
+
+
+def _shell_arrays(text: str) -> dict[str, list[str]]:
+    """NAME=( ... ) and NAME+=( ... ): the words of every assignment of each array, every branch
+    of an if included (shell words: quotes removed, `#` comments dropped)."""
+    found: dict[str, list[str]] = {}
+    name, body = None, []
+    for line in text.splitlines():
+        if name is None:
+            m = re.match(r"^\s*(\w+)\+?=\((.*)$", line)
+            if not m:
+                continue
+            name, rest = m.group(1), m.group(2)
+            if re.search(r"\)\s*$", rest) and rest.count("(") < rest.count(")"):
+                body = [rest[:rest.rindex(")")]]
+            else:
+                body = [rest]
+                continue
+        elif line.strip() != ")":
+            body.append(line)
+            continue
+        lex = shlex.shlex("\n".join(b.rstrip("\\") for b in body), posix=True)
+        lex.whitespace_split = True
+        lex.commenters = "#"
+        found.setdefault(name, []).extend(list(lex))
+        name = None
+    return found
+
+
+def _expand(words: list[str], arrays: dict[str, list[str]], seen: tuple[str, ...] = ()) -> list[str]:
+    out: list[str] = []
+    for w in words:
+        m = re.fullmatch(r'"?\$\{(\w+)\[@\]\}"?', w)
+        if m:
+            if m.group(1) in arrays and m.group(1) not in seen:
+                out += _expand(arrays[m.group(1)], arrays, seen + (m.group(1),))
+            continue
+        out += w.split()  # an unquoted ${ARRAY[@]} is split into words again
+    return out
+
+
+def example_argv(path: Path) -> list[str]:
+    """The pretrain_gpt.py argv of an upstream example script: the ${ARRAY[@]} words after the
+    entry (pretrain_gpt.py, or a variable holding it) with every assignment of each array."""
+    text = path.read_text(encoding="utf-8")
+    arrays = _shell_arrays(text)
+    entry = [r"\S*pretrain_gpt\.py\S*"] + [r'"?\$\{?' + v + r'\}?"?' for v in
+                                           re.findall(r'^\s*(\w+)="?[^"\s]*pretrain_gpt\.py"?\s*$', text, re.M)]
+    for line in _logical_lines(text):
+        m = re.search(r"(" + "|".join(entry) + r")\s+(.*)$", line)
+        if m and "[@]}" in m.group(2):
+            return ["pretrain_gpt.py"] + _expand(re.findall(r"\$\{\w+\[@\]\}", m.group(2)), arrays)
+    raise SystemExit(f"{path}: no pretrain_gpt.py command")
+
+
+MEGATRON_EXAMPLES = ["examples/llama/train_llama3_8b_h100_fp8.sh", "examples/mixtral/train_mixtral_8x7b_distributed.sh",
+                     "examples/megatron_fsdp/sbatch_mfsdp_deepseek_v3.sh"]
+
+
 def main() -> int:
     ref = oracles.reference_dir()
 
@@ -70,6 +142,37 @@ def main() -> int:
     expect(accepts(["x", "--input", "i", "--output-pre", "o", "--workers", "1"], pre) == [],
            "argparse abbreviations are accepted where allow_abbrev is on")
     expect(rejects(["x", "--input", "i", "--output-prefix", "o"], pre, "--workers is required"), "required options")
+
+    # --- Megatron-LM d98e8a64: flags generated from config dataclasses (ArgumentGroupFactory)
+    m3 = oracles.megatron_args("d98e8a64", ref)
+    f3 = flags(m3)
+    for flag in ("--num-layers", "--hidden-size", "--num-query-groups", "--norm-epsilon", "--disable-bias-linear",
+                 "--fp8-format", "--fp8-recipe", "--fp4-format", "--fp4-recipe", "--moe-router-topk",
+                 "--expert-model-parallel-size", "--expert-tensor-parallel-size", "--mtp-num-layers", "--q-lora-rank",
+                 "--no-gradient-accumulation-fusion", "--te-rng-tracker", "--profile", "--save-interval",
+                 "--persistent-save-interval", "--tokenizer-metadata", "--inference-wandb-logging",
+                 "--no-inference-wandb-logging", "--no-fp8-wgrad", "--disable-fp8-wgrad"):
+        expect(flag in f3, f"Megatron-LM d98e8a64 accepts {flag}")
+    for flag in ("--layernorm-epsilon", "--add-bias-linear", "--fp8", "--num-moe-experts", "--timers",
+                 "--moe-layer-freq-x", "--use-nsys-profiler", "--fp8-wgrad"):
+        expect(flag not in f3, f"Megatron-LM d98e8a64 has no {flag} (renamed, excluded or never there)")
+    expect(m3.table()["--fp8-recipe"].choices == ("tensorwise", "delayed", "mxfp8", "blockwise", "custom"),
+           f"--fp8-recipe: the Literal's choices ({m3.table()['--fp8-recipe'].choices})")
+    expect(m3.table()["--disable-bias-linear"].action == "store_false", "--disable-bias-linear: store_false")
+    expect(m3.table()["--num-layers"].type == "int", "--num-layers: int")
+    expect(m3.table()["--rampup-batch-size"].nargs == 3, "--rampup-batch-size: nargs 3 from argparse_meta")
+    for rel in MEGATRON_EXAMPLES:
+        argv = example_argv(ref / "Megatron-LM@d98e8a64" / rel)
+        words = [w for w in argv if w.startswith("--")]
+        problems = accepts(argv, m3)
+        expect(len(words) > 50 and problems == [],
+               f"Megatron-LM d98e8a64 accepts every flag of {rel} ({len(words)} flags): {problems}")
+        if "megatron_fsdp" in rel:  # Megatron-FSDP, the flex dispatcher, ... came after e958b2ca
+            expect(rejects(argv, m1, "'--use-megatron-fsdp' is not an argument"),
+                   f"Megatron-LM e958b2ca rejects {rel}'s --use-megatron-fsdp")
+    expect(rejects(["p", "--moe-router-top-k", "2"], m3, "'--moe-router-top-k' is not an argument"),
+           "Megatron-LM d98e8a64 rejects a misspelled flag")
+    expect(rejects(["p", "--fp8-recipe", "mxfp4"], m3, "choices"), "Megatron-LM d98e8a64 checks --fp8-recipe's choices")
 
     # --- metaseq: options.py + dataclasses, by component
     comps = {"task": "dummy_lm", "arch": "transformer_lm_megatron", "optimizer": "adam",
