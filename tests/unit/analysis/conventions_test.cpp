@@ -4,6 +4,7 @@
 // tests/integration/flops_oracle.test.sh, which runs them).
 #include "analysis/flops_detail.hpp"
 #include "unit/analysis/test_models.hpp"
+#include "unit/shipped_gpus.hpp"
 
 #include <trainbench/catalog.hpp>
 
@@ -18,15 +19,9 @@ namespace {
 
 using testing::gpt3_175b;
 
-catalog::Model llama31_70b() {
-    catalog::Model m = testing::gpt_model("llama3.1-70b", 80, 8192, 64, 8192, "llama");
-    m.kv_heads = 8;
-    m.ffn = 28672;
-    m.vocab = 128256;
-    m.activation = "swiglu";
-    m.position = "rope";
-    m.tied_embeddings = false;
-    return m;
+// The shipped catalog's Llama 3.1 70B (recipes/catalog/models/llama3.1-70b.yaml).
+const catalog::Model& llama31_70b() {
+    return trainbench::testing::shipped_model("llama3.1-70b");
 }
 
 FlopsShape moe_shape() {
@@ -124,14 +119,42 @@ TEST(FlopsShape, MoeLayersFollowDenseFirstAndMoeLayerFreq) {
 }
 
 TEST(FlopsShape, TheCatalogModelMapsToIt) {
-    const FlopsShape g = flops_shape(gpt3_175b());
+    const FlopsShape g = flops_shape(trainbench::testing::shipped_model("gpt3-175b"));
     EXPECT_EQ(g.ffn, 4 * 12288);
     EXPECT_FALSE(g.gated_mlp);
-    EXPECT_TRUE(g.learned_positions && g.linear_bias && !g.rms_norm);
+    EXPECT_TRUE(g.learned_positions && g.linear_bias && !g.rms_norm && g.tied_embeddings);
+    EXPECT_EQ(g.max_positions, 2048);
     const FlopsShape l = flops_shape(llama31_70b());
     EXPECT_EQ(l.groups(), 8);
     EXPECT_EQ(l.kv_channels(), 128);
-    EXPECT_TRUE(l.gated_mlp && l.rms_norm && !l.linear_bias && !l.tied_embeddings);
+    EXPECT_TRUE(l.gated_mlp && l.rms_norm && !l.linear_bias && !l.tied_embeddings && !l.learned_positions);
+    EXPECT_EQ(l.experts, 0);
+    // Qwen3: head_dim 128 where hidden / heads is 64, QK-norm, every layer MoE.
+    const FlopsShape q = flops_shape(trainbench::testing::shipped_model("qwen3-30b-a3b"));
+    EXPECT_EQ(q.kv_channels(), 128);
+    EXPECT_TRUE(q.qk_norm && !q.qkv_bias);
+    EXPECT_EQ(q.experts, 128);
+    EXPECT_EQ(q.top_k, 8);
+    EXPECT_EQ(q.expert_ffn(), 768);
+    EXPECT_EQ(q.shared_ffn, 0);
+    const std::vector<int> qp = q.moe_pattern();
+    EXPECT_EQ(std::accumulate(qp.begin(), qp.end(), 0), 48);
+    // DeepSeek-V3: MLA (no query groups; its latent norms are part of MLA's own count), one
+    // shared expert, three dense-first layers, MTP.
+    const FlopsShape d = flops_shape(trainbench::testing::shipped_model("deepseek-v3"));
+    EXPECT_TRUE(d.mla());
+    EXPECT_EQ(d.kv_heads, 0);
+    EXPECT_FALSE(d.qk_norm);
+    EXPECT_EQ(d.q_lora_rank, 1536);
+    EXPECT_EQ(d.kv_lora_rank, 512);
+    EXPECT_EQ(d.qk_head_dim + d.qk_rope_head_dim + d.v_head_dim, 128 + 64 + 128);
+    EXPECT_EQ(d.moe_ffn, 2048);
+    EXPECT_EQ(d.shared_ffn, 2048);
+    EXPECT_EQ(d.dense_first, 3);
+    EXPECT_EQ(d.mtp_layers, 1);
+    const std::vector<int> dp = d.moe_pattern();
+    EXPECT_EQ(std::accumulate(dp.begin(), dp.end(), 0), 58);
+    EXPECT_EQ(dp.front() + dp[2], 0);
 }
 
 TEST(MegatronConventions, The2024FormCountsEveryLayerAsMoeAndFullAttention) {
