@@ -7,6 +7,7 @@
 #include <trainbench/analysis.hpp>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cctype>
@@ -343,6 +344,18 @@ FlopsResult palm(const FlopsInput& in) {
 FlopsResult narayanan(const FlopsInput& in) {
     const FlopsShape m = in.architecture();
     require_shape(in, m, "narayanan2021", true);
+    // The paper's Eq. 3 is derived for GPT layers: multi-head attention and a 4h, ungated MLP.
+    std::vector<std::string> beyond;
+    if (m.experts > 0) beyond.emplace_back("experts");
+    if (m.mla()) beyond.emplace_back("multi-latent attention");
+    if (m.groups() != m.heads) beyond.emplace_back("grouped-query attention");
+    if (m.gated_mlp) beyond.emplace_back("a gated MLP");
+    if (m.ffn_size() != 4 * m.hidden) beyond.emplace_back(fmt::format("an FFN of {} (not 4h)", m.ffn_size()));
+    if (m.kv_channels() * m.heads != m.hidden) beyond.emplace_back("heads of kv_channels * heads != hidden");
+    if (!beyond.empty())
+        throw InputError(fmt::format("narayanan2021 is the paper's formula for GPT layers; model '{}' has {}", m.name,
+                                     fmt::join(beyond, ", ")),
+                         "count it with a framework's convention (megatron-2025-03, nemo-2024, ...)");
     const int v = padded_vocab(m.vocab, 1024, 1);
     FlopsResult r;
     r.per_sample = detail::narayanan2021(1, in.seq(), m.layers, m.hidden, v);
