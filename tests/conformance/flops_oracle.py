@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """FLOPs conventions against the upstream functions that define them, run on the same shapes.
 
-For each shape below (GPT-3 175B, Llama 3.1 70B and 405B, Mixtral 8x7B, Qwen3-30B-A3B,
-DeepSeek-V3 and two synthetic MoE models), this script
-  1. writes the shape as a catalog model (recipes/catalog/models/<name>.yaml in a temporary
-     recipe directory), asks `trainbench --recipes DIR flops --model NAME --seq S --tp T --json`
-     for its FLOPs per sample under every dated convention, and
+For each shipped catalog model in CATALOG_RUNS (GPT-3 175B at TP 4 and 8, Llama 3.1 8B/70B/405B,
+Mixtral 8x7B and 8x22B, Qwen3-30B-A3B and 235B-A22B, DeepSeek-V3: recipes/catalog/models/*.yaml,
+read by this script and by trainbench alike) and two synthetic MoE models, this script
+  1. asks `trainbench flops --model NAME --seq S --tp T --json` for its FLOPs per sample under
+     every dated convention (a synthetic model is written as a catalog model to a temporary
+     directory given with --recipes), and
   2. imports the unmodified upstream files in shared/reference/ (README "Today's workloads")
      with stand-ins for the modules they import but the FLOPs code never uses (a catch-all
      import finder) or that are not in the reference (NeMo's vocabulary map, Megatron's
@@ -22,9 +23,6 @@ convention and both numbers. Exit 125: shared/reference is absent (the test is s
 from __future__ import annotations
 
 import argparse
-import importlib.abc
-import importlib.machinery
-import importlib.util
 import json
 import logging
 import os
@@ -38,29 +36,21 @@ HERE = pathlib.Path(__file__).resolve().parent
 TOLERANCE = 1e-15  # a few units in the last place: the same number, as two float orders compute it
 
 # ---------------------------------------------------------------- shapes (catalog model keys)
-# Architecture values from each model's published configuration (the catalog files cite them);
-# the two synthetic models exercise what no published one does (moe_layer_freq 2, tied
-# embeddings with shared experts, no q LoRA rank).
-GPT = dict(activation="gelu", position="learned", norm="layernorm", linear_bias=True, tied_embeddings=True)
+# The shipped catalog models, read from recipes/catalog/models/<name>.yaml (each file cites the
+# published configuration it comes from), at the TP given here (Megatron pads the vocabulary with
+# it) and the model's own sequence length. trainbench reads the same files.
+CATALOG = HERE.parents[1] / "recipes"
+CATALOG_RUNS = [("gpt3-175b", 4), ("gpt3-175b", 8), ("llama3.1-8b", 1), ("llama3.1-70b", 4),
+                ("llama3.1-405b", 8), ("mixtral-8x7b", 1), ("mixtral-8x22b", 2), ("qwen3-30b-a3b", 1),
+                ("qwen3-235b-a22b", 4), ("deepseek-v3", 1)]
+# catalog::Model's defaults for keys a model file leaves out (include/trainbench/catalog.hpp).
+CATALOG_DEFAULTS = dict(activation="gelu", position="learned", norm="layernorm", linear_bias=True,
+                        tied_embeddings=True, seq_length=2048, attention="mha", moe_layer_freq=1)
+# Two synthetic models exercise what no published one does (moe_layer_freq 2, tied embeddings
+# with shared experts and MTP, MLA without a q LoRA rank); they are written to a temporary
+# catalog directory given to trainbench with --recipes.
 LLAMA = dict(activation="swiglu", position="rope", norm="rmsnorm", linear_bias=False, tied_embeddings=False)
-SHAPES = [
-    dict(name="gpt3-175b", family="gpt3", layers=96, hidden=12288, heads=96, ffn=49152, vocab=50257,
-         seq_length=2048, tp=4, **GPT),
-    dict(name="gpt3-175b", family="gpt3", layers=96, hidden=12288, heads=96, ffn=49152, vocab=50257,
-         seq_length=2048, tp=8, **GPT),
-    dict(name="llama3.1-70b", family="llama", layers=80, hidden=8192, heads=64, kv_heads=8, ffn=28672,
-         vocab=128256, seq_length=8192, tp=4, **LLAMA),
-    dict(name="llama3.1-405b", family="llama", layers=126, hidden=16384, heads=128, kv_heads=8, ffn=53248,
-         vocab=128256, seq_length=8192, tp=8, **LLAMA),
-    dict(name="mixtral-8x7b", family="mixtral", layers=32, hidden=4096, heads=32, kv_heads=8, ffn=14336,
-         vocab=32000, seq_length=4096, tp=1, experts=8, moe_top_k=2, moe_ffn=14336, **LLAMA),
-    dict(name="qwen3-30b-a3b", family="qwen3", layers=48, hidden=2048, heads=32, kv_heads=4, head_dim=128,
-         ffn=6144, vocab=151936, seq_length=4096, tp=1, experts=128, moe_top_k=8, moe_ffn=768, qk_norm=True,
-         **LLAMA),
-    dict(name="deepseek-v3", family="deepseek", layers=61, hidden=7168, heads=128, ffn=18432, vocab=129280,
-         seq_length=4096, tp=1, experts=256, moe_top_k=8, moe_ffn=2048, moe_shared_experts=1, moe_shared_ffn=2048,
-         moe_dense_layers=3, attention="mla", q_lora_rank=1536, kv_lora_rank=512, qk_head_dim=128,
-         qk_rope_head_dim=64, v_head_dim=128, mtp_layers=1, qk_norm=True, **LLAMA),
+SYNTHETIC = [
     dict(name="testmoe-every2", family="qwen3", layers=12, hidden=1024, heads=16, kv_heads=4, ffn=4096,
          vocab=32000, seq_length=2048, tp=2, experts=16, moe_top_k=4, moe_ffn=512, moe_shared_experts=2,
          moe_shared_ffn=512, moe_layer_freq=2, mtp_layers=2,
@@ -70,6 +60,22 @@ SHAPES = [
          moe_dense_layers=1, attention="mla", kv_lora_rank=512, qk_head_dim=128, qk_rope_head_dim=64,
          v_head_dim=128, qk_norm=True, **LLAMA),
 ]
+
+
+def catalog_shape(name, tp):
+    """A shipped catalog model as the upstream calls below read it: its file, catalog defaults filled in."""
+    import yaml  # PyYAML (Debian python3-yaml), only here: the synthetic shapes need none
+
+    model = yaml.safe_load((CATALOG / "catalog" / "models" / f"{name}.yaml").read_text())
+    shape = dict(CATALOG_DEFAULTS, **model, tp=tp, catalog=True)
+    shape.setdefault("ffn", 4 * shape["hidden"])
+    if shape.get("experts"):
+        shape.setdefault("moe_ffn", shape["ffn"])
+    return shape
+
+
+def all_shapes():
+    return [catalog_shape(name, tp) for name, tp in CATALOG_RUNS] + [dict(s, catalog=False) for s in SYNTHETIC]
 
 
 def g(shape, key, default=0):
@@ -97,78 +103,8 @@ def padded(vocab, divisor, tp):  # Megatron's vocabulary padding (not in the ref
 
 
 # ---------------------------------------------------------------- importing upstream files
-class _Any:
-    """A stand-in for whatever an upstream module imports that its FLOPs code never touches."""
-
-    def __init__(self, *a, **k):
-        pass
-
-    def __call__(self, *a, **k):
-        return _Any()
-
-    def __getattr__(self, name):
-        if name.startswith("__"):
-            raise AttributeError(name)
-        return _Any()
-
-    def __mro_entries__(self, bases):
-        return (object,)
-
-    def __getitem__(self, key):
-        return _Any()
-
-    def __or__(self, other):
-        return _Any()
-
-    __ror__ = __or__
-
-    def __iter__(self):
-        return iter(())
-
-
-class _StubModule(types.ModuleType):
-    def __getattr__(self, name):
-        if name.startswith("__"):
-            raise AttributeError(name)
-        return _Any()
-
-
-class _StubFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    def __init__(self, prefixes, skip, overrides):
-        self.prefixes, self.skip, self.overrides = prefixes, skip, overrides
-
-    def find_spec(self, name, path, target=None):
-        if name not in self.skip and any(name == p or name.startswith(p + ".") for p in self.prefixes):
-            return importlib.machinery.ModuleSpec(name, self, is_package=True)
-        return None
-
-    def create_module(self, spec):
-        return _StubModule(spec.name)
-
-    def exec_module(self, module):
-        module.__path__ = []
-        for key, value in self.overrides.get(module.__name__, {}).items():
-            setattr(module, key, value)
-
-
-STUBBED = ["megatron", "nemo", "torch", "torchtitan", "transformer_engine", "apex", "wandb", "einops",
-           "nvidia_resiliency_ext", "onelogger", "one_logger_utils", "opentelemetry", "numpy", "tensorstore"]
-
-
-def load_upstream(path: pathlib.Path, module_name: str, overrides=None):
-    """Imports one upstream file as `module_name`, its imports answered by stand-ins."""
-    for key in [k for k in sys.modules if k.split(".")[0] in STUBBED]:
-        del sys.modules[key]
-    sys.meta_path[:] = [f for f in sys.meta_path if not isinstance(f, _StubFinder)]
-    sys.meta_path.insert(0, _StubFinder(STUBBED, {module_name}, overrides or {}))
-    spec = importlib.util.spec_from_file_location(module_name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[module_name] = module
-    root = logging.getLogger()
-    handlers, level = list(root.handlers), root.level
-    spec.loader.exec_module(module)
-    root.handlers, root.level = handlers, level  # (Megatron's training.py installs a handler at import)
-    return module
+sys.path.insert(0, str(HERE))
+from upstream_stubs import load_upstream  # noqa: E402  (the stand-in import machinery)
 
 
 class Silu:  # torch.nn.functional.silu, compared by identity only
@@ -404,28 +340,63 @@ def upstream_values(mods, shape):
 
 # ---------------------------------------------------------------- trainbench
 def model_yaml(shape):
-    lines = []
-    for key, value in shape.items():
-        if key == "tp":
-            continue
-        if isinstance(value, bool):
-            value = "true" if value else "false"
-        lines.append(f"{key}: {value}")
-    return "\n".join(lines) + "\n"
+    text = lambda v: ("true" if v else "false") if isinstance(v, bool) else v  # noqa: E731
+    return "".join(f"{k}: {text(v)}\n" for k, v in shape.items() if k not in ("tp", "catalog"))
 
 
 def trainbench_values(binary, shape, recipes):
+    """trainbench's FLOPs per sample under every convention: a shipped model from the repository's
+    catalog, a synthetic one from `recipes` (a temporary catalog directory holding only it)."""
     models = recipes / "catalog" / "models"
     models.mkdir(parents=True, exist_ok=True)
     for old in models.glob("*.yaml"):
         old.unlink()
-    (models / f"{shape['name']}.yaml").write_text(model_yaml(shape))
-    out = subprocess.run([binary, "--recipes", str(recipes), "flops", "--model", shape["name"], "--seq",
+    if not shape["catalog"]:
+        (models / f"{shape['name']}.yaml").write_text(model_yaml(shape))
+    extra = CATALOG if shape["catalog"] else recipes
+    out = subprocess.run([binary, "--recipes", str(extra), "flops", "--model", shape["name"], "--seq",
                           str(shape["seq_length"]), "--tp", str(shape["tp"]), "--json"],
                          capture_output=True, text=True)
     if out.returncode != 0:
         raise SystemExit(f"trainbench flops failed for {shape['name']}: {out.stderr}")
     return {c["name"]: c.get("flops_per_sample") for c in json.loads(out.stdout)["conventions"]}
+
+
+def compare_shape(mods, binary, shape, tmp, verbose):
+    """(failures, compared, worst, line): one shape under every convention against upstream."""
+    failures, compared, worst, agreed, refused = [], 0, 0.0, [], []
+    ours = trainbench_values(binary, shape, tmp)
+    for conv, answers in upstream_values(mods, shape).items():
+        ok = True
+        for who, theirs in answers:
+            mine = ours.get(conv)
+            label = f"{shape['name']} (s {shape['seq_length']}, TP {shape['tp']}) {conv} vs {who}"
+            if theirs is None:  # upstream has no formula for it: trainbench must refuse too
+                if mine is not None:
+                    failures.append(f"{label}: upstream has no value, trainbench gives {mine!r}")
+                else:
+                    refused.append(conv)
+                ok = False
+                continue
+            if mine is None:
+                failures.append(f"{label}: trainbench gives no value, upstream {theirs!r}")
+                ok = False
+                continue
+            diff = abs(mine - theirs) / abs(theirs)
+            worst = max(worst, diff)
+            compared += 1
+            if verbose:
+                print(f"{label}: {theirs!r} / {mine!r} ({diff:.1e})")
+            if diff > TOLERANCE:
+                failures.append(f"{label}: upstream {theirs!r}, trainbench {mine!r} (relative {diff:.3e})")
+                ok = False
+        if ok:
+            agreed.append(conv)
+    where = "catalog" if shape["catalog"] else "synthetic"
+    line = f"{shape['name']} ({where}, s {shape['seq_length']}, TP {shape['tp']}): equal under {', '.join(agreed)}"
+    if refused:
+        line += f"; no formula upstream nor in trainbench: {', '.join(sorted(set(refused)))}"
+    return failures, compared, worst, line
 
 
 def main():
@@ -440,31 +411,18 @@ def main():
         print(f"skipped: no upstream reference at {ref}")
         return 125
     mods = load_all(ref)
+    shapes = all_shapes()
     failures, compared, worst = [], 0, 0.0
     with tempfile.TemporaryDirectory() as tmp:
-        for shape in SHAPES:
-            ours = trainbench_values(a.binary, shape, pathlib.Path(tmp))
-            for conv, answers in upstream_values(mods, shape).items():
-                for who, theirs in answers:
-                    mine = ours.get(conv)
-                    label = f"{shape['name']} (s {shape['seq_length']}, TP {shape['tp']}) {conv} vs {who}"
-                    if theirs is None:  # upstream has no formula for it: trainbench must refuse too
-                        if mine is not None:
-                            failures.append(f"{label}: upstream has no value, trainbench gives {mine!r}")
-                        continue
-                    if mine is None:
-                        failures.append(f"{label}: trainbench gives no value, upstream {theirs!r}")
-                        continue
-                    diff = abs(mine - theirs) / abs(theirs)
-                    worst = max(worst, diff)
-                    compared += 1
-                    if a.verbose:
-                        print(f"{label}: {theirs!r} / {mine!r} ({diff:.1e})")
-                    if diff > TOLERANCE:
-                        failures.append(f"{label}: upstream {theirs!r}, trainbench {mine!r} (relative {diff:.3e})")
+        for shape in shapes:
+            f, n, w, line = compare_shape(mods, a.binary, shape, pathlib.Path(tmp), a.verbose)
+            failures += f
+            compared += n
+            worst = max(worst, w)
+            print(line)
     for f in failures:
         print("DIFFERS:", f)
-    print(f"{compared} values compared on {len(SHAPES)} shapes, largest relative difference {worst:.1e}; "
+    print(f"{compared} values compared on {len(shapes)} shapes, largest relative difference {worst:.1e}; "
           f"{len(failures)} problem(s)")
     return 1 if failures else 0
 
