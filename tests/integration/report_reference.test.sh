@@ -7,6 +7,8 @@
 # says the difference is explained), and `flops` names the conventions of a published pair.
 set -euo pipefail
 bin=${TRAINBENCH_BINARY:?}
+here=$(cd "$(dirname "$0")" && pwd)
+src=${TRAINBENCH_SOURCE_DIR:-$here/../..}
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 row=nemo-24.07-llama3-70b-h100x64-fp8
 
@@ -57,10 +59,22 @@ set +e; err=$("$bin" report "$tmp/train.log" "${flags[@]/$row/nemo-24.07-llama3-
 "$bin" list references --json | python3 -c '
 import json, sys
 rows = json.load(sys.stdin)
-assert len(rows) >= 8, len(rows)
+ids = {r["id"] for r in rows}
+for want in ("nemo-24.07-gpt3-175b-h100x512-fp8", "nemo-24.07-llama3-70b-h100x64-fp8",
+             "bridge-26.08-deepseek-v3-gb200x256-mxfp8", "bridge-26.08-qwen3-30b-a3b-gb200x8-mxfp8"):
+    assert want in ids, want
 for r in rows:
     assert r["reproduced"] or r["explained"], r["id"]
-print(len(rows), "published rows reproduced")'
+    if r["reproduced"]:
+        assert abs(r["reproduced_difference"]) <= 0.005, r
+    if r["framework"] == "nemo":
+        assert r["convention"] == "nemo-2024", r  # the convention NeMo 24.07 prints
+print(sum(r["reproduced"] for r in rows), "of", len(rows), "published rows reproduced within 0.5 %")'
+
+# docs/metrics.md's table of the shipped rows is what `list references` prints.
+update=(); [ "${TRAINBENCH_UPDATE_GOLDEN:-}" = 1 ] && update=(--update)
+python3 "$here/references_table.py" "$bin" "$src/docs/metrics.md" "${update[@]}" \
+  || { echo "docs/metrics.md's references table differs (TRAINBENCH_UPDATE_GOLDEN=1 rewrites it)"; exit 1; }
 
 # A pair without a stated convention: NeMo 24.07 GPT-3 175B (782 tokens/s/GPU, 842 TFLOPS/GPU).
 out=$("$bin" flops --model gpt3-175b --tp 4 --tokens-per-gpu 782 --tflops-per-gpu 842)
