@@ -141,7 +141,7 @@ if [[ $cpu -eq 0 && $tb_ok -eq 1 ]]; then
     report_run gpt-gpu-local ""
 elif [[ $cpu -eq 0 ]]; then
     echo "trainbench cannot start: running the workload directly; report it elsewhere with"
-    echo "  trainbench report $out/direct/dllogger.json --model gpt2-medium --flops megatron --window 10:55"
+    echo "  trainbench report $out/direct/dllogger.json --model gpt2-medium --flops megatron-2025-03 --window 10:55"
     run_direct || fail "the workload run directly"
     tail -3 "$out/direct/stdout.log"
 elif [[ $tb_ok -eq 1 ]]; then

@@ -29,10 +29,11 @@ run_pkgs=(python3-torch python3-numpy libopenblas0-openmp)
 # package), so the local test cluster starts `srun --mpi=pmix` steps (slurm_validate_mpi).
 # openmpi-bin, libopenmpi-dev: the Kubernetes validation's mpirun across pods, run for real
 # (kubernetes_validate_mpi, k8s_validate_report).
+# python3-yaml: the FLOPs oracle (tests/conformance/flops_oracle.py) reads the catalog's model files.
 test_pkgs=(
   slurm-wlm munge libpmix-dev openmpi-bin libopenmpi-dev zstd git shellcheck jq hyperfine gcovr clang clang-format clang-tidy
-  libclang-rt-14-dev libbenchmark-dev unzip bash-completion
-  curl ca-certificates time dpkg-dev file man-db stress-ng python3-venv openssl
+  libclang-rt-14-dev libbenchmark-dev unzip help2man bash-completion
+  curl ca-certificates time dpkg-dev file man-db stress-ng python3-venv python3-yaml openssl
   postgresql sqlite3 chromium
 )
 # The Kubernetes tests (label k8s) also need Go >= 1.24, which Debian 12 does not have (golang

@@ -230,8 +230,11 @@ struct LogFormat {
 [[nodiscard]] const std::vector<LogFormat>& log_formats();
 [[nodiscard]] const LogFormat* find_log_format(std::string_view name);
 [[nodiscard]] std::vector<std::string> log_format_names();
-// The FLOPs conventions analysis implements.
+// The FLOPs conventions analysis implements: the dated names, then the undated aliases.
 [[nodiscard]] const std::vector<std::string>& flops_convention_names();
+// The FLOPs convention a framework version prints (its own formula at its date), the
+// metrics.flops of a recipe that names none; the kind's default for a version not listed.
+[[nodiscard]] std::string_view default_flops_convention(std::string_view framework, std::string_view version);
 
 // What one argument or config key takes (a profile's `values:` entry), as the upstream
 // parser or config reader of that version reads it.
@@ -375,5 +378,41 @@ void read_model_fields(yaml::MapReader& r, Model& m);
 void check_model(const Model& m, const SourceLocation& where, const std::string& key, Diagnostics& d);
 // The container runtimes a target or recipe may name (for messages and docs).
 [[nodiscard]] const std::vector<std::string>& container_runtime_names();
+
+// ---------------------------------------------------------------- published references
+// A published training-throughput figure (recipes/catalog/references/*.yaml): one row of a
+// vendor's performance table, with the configuration it ran and the FLOPs convention its
+// TFLOPS column used. `report --reference ID` compares a run with it (docs/metrics.md).
+struct Reference {
+    std::string id;               // "nemo-24.07-gpt3-175b-h100x512-fp8"
+    std::string source;           // where it is published: a URL, or repository@commit:file
+    std::string publisher;        // "NVIDIA"
+    std::string release;          // "NeMo 24.07", "Megatron-Bridge 26.08 (NeMo container 26.08)"
+    std::string framework;        // the framework that ran it ("nemo", "megatron-bridge")
+    std::string model;            // catalog model
+    std::string published_model;  // the name in the table ("GPT3-175B")
+    std::string system;           // "DGX-H100"
+    std::string gpu;              // catalog GPU name or family ("h100", "gb200")
+    int gpus = 0;
+    std::string precision;  // as trainbench names it ("fp8", "mxfp8")
+    int global_batch = 0;
+    int micro_batch = 0;
+    int seq_length = 0;
+    int tensor = 1, pipeline = 1, context = 1, virtual_pipeline = 0, expert = 1;  // 0 VP = not interleaved
+    double tokens_per_s_per_gpu = 0;
+    double tflops_per_gpu = 0;
+    std::string convention;  // the FLOPs convention of its TFLOPS column, as trainbench names it
+    std::string why;         // how that convention was decided (the release's date, a formula that reproduces it)
+    std::string explained;   // when trainbench does not reproduce it within 0.5 %: why (docs/metrics.md)
+    std::string note;
+    SourceLocation where;
+};
+
+// Every reference row of <dir>/catalog/references/*.yaml of every dir (a later directory's
+// row replaces an earlier one of the same id). Checks the model against the catalog, the
+// convention against flops_convention_names() and the numbers; throws InputError with
+// every problem located.
+[[nodiscard]] std::vector<Reference> load_references(const std::vector<std::filesystem::path>& recipe_dirs,
+                                                     const Catalog& catalog);
 
 }  // namespace trainbench::catalog

@@ -363,8 +363,47 @@ std::vector<std::string> log_format_names() {
 }
 
 const std::vector<std::string>& flops_convention_names() {
-    static const std::vector<std::string> names = {"gpu-recipes", "megatron", "megatron-2024", "nemo", "narayanan2021"};
+    static const std::vector<std::string> names = {
+        "megatron-2025-03",
+        "megatron-2024",
+        "megatron-bridge-2026",
+        "nemo-2025-08",
+        "nemo-2024",
+        "gpu-recipes-2025-05",
+        "gpu-recipes-2024-10",
+        "torchtitan-2026-08",
+        "torchtitan-2026-02",
+        "palm-2022",
+        "narayanan2021",
+        "megatron",
+        "nemo",
+        "gpu-recipes",
+        "megatron-bridge",
+        "torchtitan",
+        "palm",
+    };
     return names;
+}
+
+std::string_view default_flops_convention(std::string_view framework, std::string_view version) {
+    struct Row {
+        std::string_view framework, version, flops;
+    };
+    // NeMo: flops_formulas.py halved causal attention on 2025-08-09 (6251117f), after every NeMo
+    // version listed here. Megatron-LM halved it on 2025-03-06 (8873b55d): fdfcef87 is its parent.
+    static const std::vector<Row> rows = {
+        {"nemo", "22.06", "nemo-2024"},
+        {"nemo", "23.07", "nemo-2024"},
+        {"nemo", "24.07", "nemo-2024"},
+        {"megatron-lm", "fdfcef87", "megatron-2024"},
+        {"megatron-lm", "e958b2ca", "megatron-2025-03"},
+        {"megatron-lm", "878d65f", "megatron-2025-03"},
+        {"megatron-lm", "d98e8a64", "megatron-2025-03"},
+    };
+    for (const Row& r : rows)
+        if (r.framework == framework && r.version == version) return r.flops;
+    const FrameworkKind* kind = find_framework_kind(framework);
+    return kind ? kind->flops : std::string_view{};
 }
 
 }  // namespace trainbench::catalog

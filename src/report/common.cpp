@@ -95,6 +95,32 @@ nlohmann::ordered_json number_or_null(std::optional<double> v) {
     return *v;
 }
 
+// The cross-checks, findings and expectations of a report, each as an array.
+void add_checks_json(const RunSummary& s, nlohmann::ordered_json& j) {
+    auto checks = nlohmann::ordered_json::array();
+    for (const auto& c : s.cross_checks)
+        checks.push_back({{"key", c.key},
+                          {"log_key", c.log_key},
+                          {"logged", c.logged},
+                          {"given", c.given},
+                          {"origin", c.origin},
+                          {"match", c.match}});
+    j["cross_checks"] = checks;
+    auto findings = nlohmann::ordered_json::array();
+    for (const auto& f : s.findings)
+        findings.push_back({{"severity", std::string(severity_name(f.severity))}, {"message", f.message}});
+    j["findings"] = findings;
+    auto expectations = nlohmann::ordered_json::array();
+    for (const auto& e : s.expectations)
+        expectations.push_back({{"figure", e.figure},
+                                {"actual", number_or_null(e.actual)},
+                                {"passed", e.passed},
+                                {"rule", e.rule},
+                                {"message", e.message},
+                                {"where", e.where.to_string()}});
+    j["expectations"] = expectations;
+}
+
 }  // namespace
 
 nlohmann::ordered_json to_json(const RunSummary& s) {
@@ -115,6 +141,8 @@ nlohmann::ordered_json to_json(const RunSummary& s) {
     j["tensor_parallel"] = in.tensor_parallel;
     j["pipeline_parallel"] = in.pipeline_parallel;
     j["flops_convention"] = s.convention;
+    j["flops_convention_given"] = s.convention_alias.empty() ? s.convention : s.convention_alias;
+    j["flops_convention_dates"] = s.convention_dates;
     j["flops_convention_description"] = s.convention_description;
     j["hardware_flops_like"] = s.hardware_flops_like;
     j["flops_formula"] = s.flops.formula;
@@ -153,28 +181,7 @@ nlohmann::ordered_json to_json(const RunSummary& s) {
     j["days_to_train"] = s.derived.days_to_train;
     j["final_loss"] = number_or_null(s.figure("final_loss"));
     j["origins"] = origins_json(in);
-    auto checks = nlohmann::ordered_json::array();
-    for (const auto& c : s.cross_checks)
-        checks.push_back({{"key", c.key},
-                          {"log_key", c.log_key},
-                          {"logged", c.logged},
-                          {"given", c.given},
-                          {"origin", c.origin},
-                          {"match", c.match}});
-    j["cross_checks"] = checks;
-    auto findings = nlohmann::ordered_json::array();
-    for (const auto& f : s.findings)
-        findings.push_back({{"severity", std::string(severity_name(f.severity))}, {"message", f.message}});
-    j["findings"] = findings;
-    auto expectations = nlohmann::ordered_json::array();
-    for (const auto& e : s.expectations)
-        expectations.push_back({{"figure", e.figure},
-                                {"actual", number_or_null(e.actual)},
-                                {"passed", e.passed},
-                                {"rule", e.rule},
-                                {"message", e.message},
-                                {"where", e.where.to_string()}});
-    j["expectations"] = expectations;
+    add_checks_json(s, j);
     j["expectations_passed"] = s.expectations_passed();
     const analysis::Provenance& p = s.provenance;
     j["provenance"] = {{"tool_version", p.tool_version}, {"log_format", p.log_format},   {"log_files", p.log_files},
@@ -182,6 +189,8 @@ nlohmann::ordered_json to_json(const RunSummary& s) {
                        {"step_source", p.step_source},   {"run_dir", p.run_dir},         {"run_id", p.run_id},
                        {"recipe_name", p.recipe_name},   {"recipe_file", p.recipe_file}, {"created", p.created},
                        {"git_commit", p.git_commit}};
+    if (!s.conventions.empty()) j["conventions"] = detail::conventions_json(s);
+    if (s.reference) j["reference"] = detail::reference_json(*s.reference);
     j["series"] = {{"step_time_s", series_json(s.step_times)}, {"loss", series_json(s.loss)}};
     return j;
 }
@@ -229,8 +238,10 @@ std::vector<InputRow> input_rows(const RunSummary& s) {
     rows.push_back({"global batch", std::to_string(in.global_batch), in.global_batch_origin});
     rows.push_back({"sequence length", std::to_string(in.seq_len), in.seq_len_origin});
     rows.push_back({"parallelism", fmt::format("TP {} PP {}", in.tensor_parallel, in.pipeline_parallel), ""});
-    rows.push_back({"FLOPs convention", s.convention + (s.hardware_flops_like ? " (hardware-FLOPs-like)" : ""),
-                    in.convention_origin});
+    std::string convention = fmt::format("{} ({})", s.convention, s.convention_dates);
+    if (!s.convention_alias.empty()) convention += fmt::format(", given as '{}'", s.convention_alias);
+    if (s.hardware_flops_like) convention += " (hardware-FLOPs-like)";
+    rows.push_back({"FLOPs convention", convention, in.convention_origin});
     rows.push_back({"FLOPs per sample", fmt::format("{:.6e}  {}", s.flops.per_sample, s.flops.formula), ""});
     rows.push_back({"peak", describe_peak(s.peak), ""});
     if (s.peak.measured_tflops)

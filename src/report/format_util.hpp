@@ -30,6 +30,13 @@ struct InputRow {
                                    const std::string& unit, const analysis::StepWindow& window,
                                    const std::vector<std::int64_t>& warmup_steps, double clip_above = 0);
 
+// report --conventions and --reference sections (conventions.cpp): rows with a header row first.
+[[nodiscard]] std::vector<std::vector<std::string>> conventions_rows(const analysis::RunSummary& s);
+[[nodiscard]] std::vector<std::vector<std::string>> reference_rows(const analysis::RunSummary& s);  // s.reference set
+[[nodiscard]] std::string differences_text(const analysis::ReferenceComparison& c);
+[[nodiscard]] nlohmann::ordered_json conventions_json(const analysis::RunSummary& s);
+[[nodiscard]] nlohmann::ordered_json reference_json(const analysis::ReferenceComparison& c);
+
 std::unique_ptr<Reporter> make_table(const ReportOptions& o);
 std::unique_ptr<Reporter> make_json(const ReportOptions& o);
 std::unique_ptr<Reporter> make_csv(const ReportOptions& o);

@@ -15,7 +15,8 @@ bash "$here/../golden/report/make_dllogger.sh" > "$tmp/dllogger.json"
 flags=(--model gpt3-175b --gpus 256 --gpu h100 --precision fp8 --global-batch 2048 --flops gpu-recipes)
 
 json=$("$bin" report "$tmp/dllogger.json" "${flags[@]}" --json)
-grep -q '"flops_convention": "gpu-recipes"' <<<"$json" || fail "json lacks the convention: $json"
+grep -q '"flops_convention": "gpu-recipes-2025-05"' <<<"$json" || fail "json lacks the dated convention: $json"
+grep -q '"flops_convention_given": "gpu-recipes"' <<<"$json" || fail "json lacks the convention given: $json"
 grep -q '"peak_tflops": 1978' <<<"$json" || fail "json lacks the peak: $json"
 # A window outside the log is an input error (exit 3), not a crash.
 set +e; "$bin" report "$tmp/dllogger.json" "${flags[@]}" --window 100:200 >/dev/null 2>&1; rc=$?; set -e

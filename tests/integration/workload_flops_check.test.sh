@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # trainbench's FLOPs per step (from the binary: `trainbench plan --json`) against PyTorch's own
 # count of one training step of the tinygpt model (workloads/tinygpt/flops_check.py; issue 38):
-# megatron-2024 = the model FLOPs with full attention, megatron and nemo = with the causal half,
+# megatron-2024 and nemo-2024 = the model FLOPs with full attention, megatron-2025-03 and
+# nemo-2025-08 = with the causal half,
 # narayanan2021 = with full recompute, each to 1e-9. FlopCounterMode where PyTorch has it
 # (2.1+), else (Debian 12's python3-torch 1.13) the autograd profiler's matmul FLOPs; with
 # written-out attention, and with scaled_dot_product_attention where PyTorch has it. A plan
@@ -21,7 +22,7 @@ tb --json plan "$src/recipes/local/tinygpt.yaml" -s model.layers=2 -s model.hidd
 "$PY" "$check" --plan-json "$WORK/plan.json" "${shape[@]}" --json "$WORK/check.json" >"$WORK/out" 2>&1 ||
     fail "the check failed: $(cat "$WORK/out")"
 cat "$WORK/out"
-for c in megatron-2024 megatron nemo narayanan2021; do
+for c in megatron-2024 megatron-2025-03 nemo-2024 nemo-2025-08 narayanan2021; do
     grep -Eq "^  $c +[0-9.e+]+ +[0-9.e+]+ +1\.000000000 .* ok$" "$WORK/out" || fail "$c is not ok: $(cat "$WORK/out")"
 done
 jq -e '.ok and (.attention.math.parts.A > 0) and (.head > 0)' "$WORK/check.json" >/dev/null || fail "$(cat "$WORK/check.json")"
@@ -34,16 +35,16 @@ else
 fi
 
 # The check can fail: one convention's FLOPs 1e-6 too high, one missing.
-jq '(.flops[] | select(.convention == "megatron") | .per_step) |= . * (1 + 1e-6)' "$WORK/plan.json" >"$WORK/off.json"
+jq '(.flops[] | select(.convention == "megatron-2025-03") | .per_step) |= . * (1 + 1e-6)' "$WORK/plan.json" >"$WORK/off.json"
 rc=0
 "$PY" "$check" --plan-json "$WORK/off.json" "${shape[@]}" --attention math >"$WORK/off.out" 2>&1 || rc=$?
 [[ $rc -eq 1 ]] || fail "a plan off by 1e-6 passed (exit $rc): $(cat "$WORK/off.out")"
-grep -Eq "^  megatron .* 1\.000001000 .* DIFF$" "$WORK/off.out" || fail "$(cat "$WORK/off.out")"
-grep -Eq "^  nemo .* ok$" "$WORK/off.out" || fail "$(cat "$WORK/off.out")"
-jq 'del(.flops[] | select(.convention == "nemo"))' "$WORK/plan.json" >"$WORK/missing.json"
+grep -Eq "^  megatron-2025-03 .* 1\.000001000 .* DIFF$" "$WORK/off.out" || fail "$(cat "$WORK/off.out")"
+grep -Eq "^  nemo-2025-08 .* ok$" "$WORK/off.out" || fail "$(cat "$WORK/off.out")"
+jq 'del(.flops[] | select(.convention == "nemo-2025-08"))' "$WORK/plan.json" >"$WORK/missing.json"
 rc=0
 "$PY" "$check" --plan-json "$WORK/missing.json" "${shape[@]}" --attention math >"$WORK/missing.out" 2>&1 || rc=$?
-[[ $rc -eq 1 ]] && grep -q "has no FLOPs for 'nemo'" "$WORK/missing.out" || fail "$(cat "$WORK/missing.out")"
+[[ $rc -eq 1 ]] && grep -q "has no FLOPs for 'nemo-2025-08'" "$WORK/missing.out" || fail "$(cat "$WORK/missing.out")"
 # A plan for another shape is refused.
 rc=0
 "$PY" "$check" --plan-json "$WORK/plan.json" --layers 3 --hidden 64 --heads 4 --ffn 256 --seq-len 64 --vocab 2048 \

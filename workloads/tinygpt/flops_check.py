@@ -35,8 +35,9 @@ import sys
 # what each one counts, in the terms of the docstring above.
 CONVENTIONS = {
     "megatron-2024": "full",      # Megatron-LM 2024: full s^2 attention, no recompute
-    "megatron": "causal",         # Megatron-LM today: causal attention halved
-    "nemo": "causal",             # NeMo's gpt3 formula since 2025-08 (f = 4h, MHA: the shapes here)
+    "megatron-2025-03": "causal",  # Megatron-LM since 2025-03-06: causal attention halved
+    "nemo-2025-08": "causal",     # NeMo's gpt3 formula since 2025-08-09 (f = 4h, MHA: the shapes here)
+    "nemo-2024": "full",          # NeMo's gpt3 formula before 2025-08-09: full s^2 attention
     "narayanan2021": "recompute",  # Narayanan et al. 2021: full attention, full activation recompute
 }
 # Conventions with no formula of the shape: not compared, for this reason.

@@ -66,7 +66,8 @@ TEST(Analyse, FillsGapsFromTheLogAndReproducesTheSeedFigures) {
     EXPECT_EQ(s.peak.tflops, 1978);
     EXPECT_NEAR(s.derived.tflops_per_gpu, 700.76105452, 5e-9);
     EXPECT_NEAR(s.derived.mfu, 0.35427758, 5e-9);
-    EXPECT_EQ(s.convention, "gpu-recipes");
+    EXPECT_EQ(s.convention, "gpu-recipes-2025-05");
+    EXPECT_EQ(s.convention_alias, "gpu-recipes");
     EXPECT_EQ(s.loss.size(), 50U);
     EXPECT_EQ(s.step_times.size(), 50U);
     for (const CrossCheck& c : s.cross_checks) EXPECT_TRUE(c.match) << c.key;
