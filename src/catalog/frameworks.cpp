@@ -146,12 +146,12 @@ std::pair<std::string, std::string> split_values_block(const fs::path& file, std
     in.seekg(0, std::ios::beg);
     in.read(text.data(), size);
     std::size_t at = text.rfind("\nvalues: |");
-    if (at == std::string::npos) return {std::move(text), {}};
+    if (at == std::string::npos) return {std::move(text), std::string()};
     std::size_t body = text.find('\n', at + 1);
     std::string block = body == std::string::npos ? std::string() : text.substr(body + 1);
     // the block runs to the end: every line after it is indented (or empty)
     for (std::size_t i = 0; i < block.size(); i = block.find('\n', i) + 1) {
-        if (block[i] != ' ' && block[i] != '\n' && block[i] != '\r') return {std::move(text), {}};
+        if (block[i] != ' ' && block[i] != '\n' && block[i] != '\r') return {std::move(text), std::string()};
         if (block.find('\n', i) == std::string::npos) break;
     }
     text.resize(at + 1);
