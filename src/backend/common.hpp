@@ -1,5 +1,5 @@
-// Private helpers shared by the backends: text splitting and a process runner
-// wrapper with timeouts and bounded exponential backoff.
+// Private helpers shared by the backends: the status files a job script writes, text
+// splitting, and a process runner wrapper with timeouts and bounded exponential backoff.
 #pragma once
 
 #include <trainbench/backend.hpp>
@@ -11,6 +11,11 @@
 #include <vector>
 
 namespace trainbench::backend {
+
+// The status files a job script writes (docs/runs.md): a status for a job the
+// scheduler has forgotten. `job_id` is copied into the result.
+[[nodiscard]] JobStatus status_from_files(const std::filesystem::path& run_dir, const std::string& stage,
+                                          const std::string& job_id);
 
 [[nodiscard]] std::string first_line_of(const std::filesystem::path& path);
 [[nodiscard]] std::string trim(std::string_view s);

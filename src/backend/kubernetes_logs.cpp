@@ -5,6 +5,8 @@
 // (ttlSecondsAfterFinished); what was streamed stays.
 #include "backend/kubernetes_logs.hpp"
 
+#include "backend/parsers.hpp"
+
 #include <trainbench/core.hpp>
 
 #include <fmt/format.h>

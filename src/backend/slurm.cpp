@@ -3,6 +3,7 @@
 // enabled, the job's status files when it is not, and scancel. Transient
 // controller errors are retried with bounded exponential backoff.
 #include "backend/common.hpp"
+#include "backend/parsers.hpp"
 
 #include <trainbench/backend.hpp>
 

@@ -60,18 +60,18 @@ struct Framework {
     std::string_view template_key;  // framework_is.<key>: the partial the templates include
     // Started once per GPU by the scheduler (srun tasks, the local rank loop),
     // rather than once per node by torchrun.
-    bool one_task_per_gpu;
+    bool one_task_per_gpu = false;
     // The interpreter that starts the program ("" = not a Python program: no launcher words,
     // start-up checks with python3).
-    std::string_view python;
-    bool torchrun_per_node;       // on Slurm and locally torchrun starts the GPU ranks (one task per node)
-    bool torchrun_on_kubernetes;  // on Kubernetes one torchrun per pod starts them
-    bool own_rank_loop;           // the shipped workload: the local script starts the ranks itself
-    bool nsys;                    // profiling.nsys runs it under `nsys profile`
-    bool hydra;                   // takes Hydra overrides (check_launch checks keys, not options)
+    std::string_view python = {};
+    bool torchrun_per_node = false;       // on Slurm and locally torchrun starts the GPU ranks (one task per node)
+    bool torchrun_on_kubernetes = false;  // on Kubernetes one torchrun per pod starts them
+    bool own_rank_loop = false;           // the shipped workload: the local script starts the ranks itself
+    bool nsys = false;                    // profiling.nsys runs it under `nsys profile`
+    bool hydra = false;                   // takes Hydra overrides (check_launch checks keys, not options)
     // Environment set after the target's and before the recipe's; null when none.
-    catalog::EnvList (*env)(const recipe::Recipe& r);
-    FrameworkLaunch (*launch)(const Facts& facts);
+    catalog::EnvList (*env)(const recipe::Recipe& r) = nullptr;
+    FrameworkLaunch (*launch)(const Facts& facts) = nullptr;
 };
 
 // The framework table (table.cpp); nullptr for an unknown name.

@@ -7,15 +7,38 @@ namespace trainbench::render {
 
 namespace {
 
-// name, template_key, one_task_per_gpu, python, torchrun_per_node, torchrun_on_kubernetes,
-// own_rank_loop, nsys, hydra, env, launch
+// Each row names its fields (framework.hpp says what each means); a field left out is false,
+// empty or null. A new framework is one more row here, never a branch elsewhere.
 constexpr std::array<Framework, 5> k_frameworks{{
-    {"nemo", "nemo", true, "python3", false, true, false, true, true, &nemo_env, &nemo_launch},
-    {"megatron-lm", "megatron_lm", false, "python3", true, true, false, false, false, &megatron_lm_env,
-     &megatron_lm_launch},
-    {"metaseq", "metaseq", true, "python3", false, true, false, false, false, nullptr, &metaseq_launch},
-    {"tinygpt", "tinygpt", true, "/usr/bin/python3", false, false, true, false, false, nullptr, &tinygpt_launch},
-    {"custom", "custom", false, "", false, false, false, false, false, nullptr, &custom_launch},
+    {.name = "nemo",
+     .template_key = "nemo",
+     .one_task_per_gpu = true,
+     .python = "python3",
+     .torchrun_on_kubernetes = true,
+     .nsys = true,
+     .hydra = true,
+     .env = &nemo_env,
+     .launch = &nemo_launch},
+    {.name = "megatron-lm",
+     .template_key = "megatron_lm",
+     .python = "python3",
+     .torchrun_per_node = true,
+     .torchrun_on_kubernetes = true,
+     .env = &megatron_lm_env,
+     .launch = &megatron_lm_launch},
+    {.name = "metaseq",
+     .template_key = "metaseq",
+     .one_task_per_gpu = true,
+     .python = "python3",
+     .torchrun_on_kubernetes = true,
+     .launch = &metaseq_launch},
+    {.name = "tinygpt",
+     .template_key = "tinygpt",
+     .one_task_per_gpu = true,
+     .python = "/usr/bin/python3",
+     .own_rank_loop = true,
+     .launch = &tinygpt_launch},
+    {.name = "custom", .template_key = "custom", .launch = &custom_launch},
 }};
 
 }  // namespace

@@ -1,10 +1,12 @@
 // The Kubernetes backend against a FAKE kubectl (a recorded command-line fake:
 // canned JSON in tests/unit/backend/data/fake_kubectl_*.json; no live API
 // server was used). The "no cluster" messages are the real kubectl client's.
+#include "backend/parsers.hpp"
 #include "unit/backend/fake_process_runner.hpp"
 
 #include <trainbench/backend.hpp>
 #include <trainbench/core.hpp>
+#include <trainbench/yaml.hpp>
 
 #include <gtest/gtest.h>
 
@@ -96,6 +98,27 @@ TEST(KubernetesParsers, OnlyKubernetesObjectsCountAsManifests) {
     EXPECT_FALSE(kubernetes::is_manifest_yaml("run:\n  name: gpt3\ntrainer:\n  num_nodes: 16\n"));
     EXPECT_FALSE(kubernetes::is_manifest_yaml("model:\n  kind: gpt\n  apiVersion: 2\n"));
     EXPECT_FALSE(kubernetes::is_manifest_yaml(""));
+}
+
+// The release comes from the chart's values read as YAML: a top-level key only, quoting and
+// comments as YAML has them, and nothing Helm would refuse as a release name.
+TEST(KubernetesParsers, TheReleaseIsTheTopLevelReleaseKeyOfTheValues) {
+    auto release = [](std::string_view text) {
+        Diagnostics d;
+        const yaml::Node values = yaml::parse(text, "values.yaml", d);
+        EXPECT_FALSE(d.has_errors()) << text;
+        return kubernetes::release_in_values(values);
+    };
+    EXPECT_EQ(release("release: gpt3-126m-ab12cd-train\nafter: x\n"), "gpt3-126m-ab12cd-train");
+    EXPECT_EQ(release("image: x\nrelease: \"quoted-1\"  # a comment\n"), "quoted-1");
+    // Not at the top level, not a scalar, absent, not a DNS label, longer than Helm's 53.
+    EXPECT_EQ(release("job:\n  release: nested\n"), "");
+    EXPECT_EQ(release("release: [a, b]\n"), "");
+    EXPECT_EQ(release("image: x\n"), "");
+    EXPECT_EQ(release("release: Upper_Case\n"), "");
+    EXPECT_EQ(release("release: $(touch /tmp/x)\n"), "");
+    EXPECT_EQ(release("release: " + std::string(54, 'a') + "\n"), "");
+    EXPECT_EQ(release("release: " + std::string(53, 'a') + "\n"), std::string(53, 'a'));
 }
 
 TEST(KubernetesParsers, RealKubectlMessagesWithoutAClusterAreRecognised) {

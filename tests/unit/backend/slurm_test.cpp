@@ -1,5 +1,6 @@
 // The Slurm backend: parsers fed with text captured from the real local Slurm
 // (tests/unit/backend/data), and the command paths driven by a fake runner.
+#include "backend/parsers.hpp"
 #include "unit/backend/fake_process_runner.hpp"
 
 #include <trainbench/backend.hpp>
