@@ -36,8 +36,10 @@ struct Services {
     std::function<const catalog::Catalog&(std::string_view model)> catalog_without_targets;
     std::filesystem::path runs_root;
     DataDirs dirs;
-    ProcessRunner* runner = nullptr;  // nullptr: system_process_runner()
-    [[nodiscard]] ProcessRunner& processes() const { return runner ? *runner : system_process_runner(); }
+    // Every process a use case starts (schedulers, kubectl, helm, the job script) goes through
+    // it. Required: the CLI sets it in one place (cli/app.cpp), tests set a fake.
+    ProcessRunner* runner = nullptr;
+    [[nodiscard]] ProcessRunner& processes() const;
 };
 
 // ---------------------------------------------------------------- submit
@@ -114,6 +116,8 @@ struct SweepSubmitOptions {
     std::chrono::milliseconds poll_interval{5000};
     // Asks which of the sweep's runs are still active (not final); default: run::refresh.
     std::function<std::size_t(const std::vector<std::string>& run_dirs)> count_active;
+    // The process runner of that default (run::refresh asks the schedulers through it).
+    ProcessRunner* processes = nullptr;
     std::function<void(const SubmitProgress&, const std::string& message)> on_progress;
     std::function<void(std::chrono::milliseconds)> sleep;
     // Another invocation holds the sweep's lock: with no_wait, BusyError at once; otherwise

@@ -51,7 +51,12 @@ pipeline::Services Context::services() {
     };
     s.runs_root = runs_root();
     s.dirs = data_dirs();
+    s.runner = &processes();
     return s;
+}
+
+ProcessRunner& Context::processes() const {
+    return process_override ? *process_override : system_process_runner();
 }
 
 bool Context::out_colour() const {
@@ -127,8 +132,11 @@ std::string command_word(const std::vector<std::string>& args) {
 }
 }  // namespace
 
-int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+namespace {
+
+int run_with(const std::vector<std::string>& args, std::ostream& out, std::ostream& err, ProcessRunner* processes) {
     Context ctx(out, err);
+    ctx.process_override = processes;
     ctx.err_is_tty = (&err == &std::cerr) && ::isatty(2);
     CLI::App app{
         "trainbench: declarative LLM pre-training benchmarks on GPU clusters.\n"
@@ -202,6 +210,16 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
         print_error(ctx, fmt::format("internal error: {}", e.what()), "please report this as a bug");
         return static_cast<int>(ExitCode::internal);
     }
+}
+
+}  // namespace
+
+int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+    return run_with(args, out, err, nullptr);
+}
+
+int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err, ProcessRunner& processes) {
+    return run_with(args, out, err, &processes);
 }
 
 }  // namespace trainbench::cli

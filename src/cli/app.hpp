@@ -50,6 +50,10 @@ struct Context {
     [[nodiscard]] std::filesystem::path runs_root() const;
     // What the use cases need (pipeline), built from the options above.
     [[nodiscard]] pipeline::Services services();
+    // The process runner every command uses: `process_override` when a test sets one, else
+    // the system's (this is the one place that names system_process_runner()).
+    [[nodiscard]] ProcessRunner& processes() const;
+    ProcessRunner* process_override = nullptr;
     // Colour on stdout: a TTY, and no NO_COLOR (report::use_colour).
     [[nodiscard]] bool out_colour() const;
     // "warning: ..." on stderr (respects -q).

@@ -78,7 +78,7 @@ int run_logs(const LogsOptions& opts, Context& ctx) {
                          did_you_mean(opts.stage, names));
     }
     auto provider = backend_provider();
-    std::unique_ptr<backend::Backend> b = provider(r, system_process_runner());
+    std::unique_ptr<backend::Backend> b = provider(r, ctx.processes());
     std::vector<fs::path> files = collect(r, *b, opts.stage);
     if (opts.list) {
         for (const fs::path& f : files) ctx.out << f.string() << '\n';
@@ -97,7 +97,7 @@ int run_logs(const LogsOptions& opts, Context& ctx) {
         std::this_thread::sleep_for(std::chrono::milliseconds(500));
         if (std::chrono::steady_clock::now() - last_refresh > std::chrono::seconds(2)) {
             std::vector<run::RunInfo> one{r};
-            run::refresh(one, provider, system_process_runner());
+            run::refresh(one, provider, ctx.processes());
             r = one.front();
             last_refresh = std::chrono::steady_clock::now();
             files = collect(r, *b, opts.stage);

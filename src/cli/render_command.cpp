@@ -113,7 +113,7 @@ int run_render(const RenderCliOptions& opts, Context& ctx) {
     bool invalid = false, rejected = false, differs = false;
     std::size_t n_ok = 0, n_failed = 0;
     ordered_json results = ordered_json::array();
-    pipeline::render_recipes(rq, ctx.catalog(), system_process_runner(), [&](const pipeline::RenderOutcome& o) {
+    pipeline::render_recipes(rq, ctx.catalog(), ctx.processes(), [&](const pipeline::RenderOutcome& o) {
         if (ctx.options.json)
             results.push_back(outcome_json(o));
         else

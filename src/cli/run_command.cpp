@@ -33,7 +33,7 @@ int run_run(const RunOptions& opts, Context& ctx) {
     } catch (const InterruptedError&) {
         // A local job runs in the foreground: Ctrl-C ends it. Cluster jobs keep running.
         if (info.backend == "local") {
-            run::cancel(info, backend_provider(), system_process_runner());
+            run::cancel(info, backend_provider(), ctx.processes());
             ctx.err << fmt::format("\ntrainbench: cancelled local run {}\n", info.short_id);
         } else {
             ctx.err << fmt::format("\ntrainbench: stopped waiting; run {} continues ('trainbench wait {}')\n",
@@ -76,7 +76,7 @@ void setup_run_command(CLI::App& root, Context& ctx) {
     cmd->add_flag("--no-report", opts->no_report, "Do not report when the run ends");
     cmd->footer(R"TXT(Examples:
   trainbench run recipes/local/tinygpt.yaml
-  trainbench run recipes/local-slurm/tinygpt.yaml -s nodes=2
+  trainbench run recipes/local-slurm/tinygpt-2n.yaml
   trainbench run recipes/aws-p4d/gpt3-126m.yaml -s nodes=2 --timeout 7200
 Ctrl-C while waiting ends a local run; a cluster run keeps running ('trainbench wait ID').)TXT");
     cmd->callback([opts, &ctx] { ctx.action = [opts, &ctx] { return run_run(*opts, ctx); }; });

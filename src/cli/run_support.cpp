@@ -135,10 +135,10 @@ namespace {
 
 // Streams what the run's running jobs printed into its directory (a Kubernetes pod's log
 // goes with the pod); a log that cannot be read yet is tried again at the next poll.
-void follow_running(const run::RunInfo& run, const run::BackendProvider& provider) {
+void follow_running(const Context& ctx, const run::RunInfo& run, const run::BackendProvider& provider) {
     if (run.backend != "kubernetes") return;
     try {
-        std::unique_ptr<backend::Backend> b = provider(run, system_process_runner());
+        std::unique_ptr<backend::Backend> b = provider(run, ctx.processes());
         for (const run::StageState& s : run.stages)
             if (!s.job_id.empty() && s.status.state == backend::JobState::running) b->follow(run.query(s));
     } catch (const Error&) {  // the final collection after the wait reports what fails
@@ -149,7 +149,7 @@ void follow_running(const run::RunInfo& run, const run::BackendProvider& provide
 // the last known state stays, with a warning, until the run ends or --timeout passes.
 void refresh_while_waiting(Context& ctx, std::vector<run::RunInfo>& runs, const run::BackendProvider& provider) {
     try {
-        run::refresh(runs, provider, system_process_runner());
+        run::refresh(runs, provider, ctx.processes());
     } catch (const RuntimeError& e) {
         ctx.warn(fmt::format("{} (still waiting; the last known state is shown)", e.what()));
     }
@@ -167,7 +167,7 @@ int wait_for_run(Context& ctx, run::RunInfo& run, double timeout_s, double inter
         std::vector<run::RunInfo> one{run};
         refresh_while_waiting(ctx, one, provider);
         run = one.front();
-        follow_running(run, provider);
+        follow_running(ctx, run, provider);
         std::string line = fmt::format("{} {} {}", run.short_id, run.state(), run.detail());
         while (!line.empty() && line.back() == ' ') line.pop_back();
         if (!run.is_final()) (void)progress.poll();
@@ -197,7 +197,7 @@ int wait_for_run(Context& ctx, run::RunInfo& run, double timeout_s, double inter
     // (ttlSecondsAfterFinished): collect them into the run directory now, as `logs` does.
     if (run.backend == "kubernetes") {
         try {
-            std::unique_ptr<backend::Backend> b = provider(run, system_process_runner());
+            std::unique_ptr<backend::Backend> b = provider(run, ctx.processes());
             for (const run::StageState& s : run.stages)
                 if (!s.job_id.empty()) (void)b->logs(run.query(s));
         } catch (const Error& e) {

@@ -26,7 +26,7 @@ void setup_submit_command(CLI::App& root, Context& ctx) {
     add_kube_flags(cmd, opts->kube_context, opts->kube_namespace);
     add_reuse_flags(cmd, opts->reuse);
     cmd->footer(R"TXT(Examples:
-  trainbench submit recipes/local-slurm/tinygpt.yaml
+  trainbench submit recipes/local-slurm/tinygpt-2n.yaml
   trainbench submit recipes/aws-p4d/gpt3-126m.yaml -s nodes=4 --json
   trainbench --runs /fsx/runs submit recipes/gcp-a3-mega/gpt3-175b-fp8.yaml --context gke-a3
 Creates runs/<recipe>/<UTC time>-<short id>/ (docs/runs.md); follow it with

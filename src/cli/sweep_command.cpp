@@ -74,6 +74,7 @@ int run_submit(const SweepOptions& opts, Context& ctx, const sweep::Expansion& x
     so.max_active = static_cast<std::size_t>(opts.max_active);
     so.poll_interval = std::chrono::milliseconds(static_cast<long>(opts.poll_seconds * 1000));
     so.no_wait = opts.no_wait;
+    so.processes = &ctx.processes();
     so.on_lock_wait = [&ctx](const std::string& message) { ctx.err << "trainbench: " << message << '\n'; };
     so.on_progress = [&ctx](const pipeline::SubmitProgress& p, const std::string& message) {
         if (ctx.options.quiet) return;
@@ -113,7 +114,7 @@ int run_sweep(const SweepOptions& opts, Context& ctx) {
 
 int run_status(const SweepOptions& opts, Context& ctx) {
     sweep::Expansion x = load_expansion(opts.status_file, ctx);
-    std::vector<report::SweepStatusRow> rows = pipeline::sweep_status(x, ctx.runs_root(), system_process_runner());
+    std::vector<report::SweepStatusRow> rows = pipeline::sweep_status(x, ctx.runs_root(), ctx.processes());
     if (ctx.options.json)
         print_json(ctx, report::sweep_status_json(x.spec.name, rows).dump(2));
     else

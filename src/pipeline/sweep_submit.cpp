@@ -82,14 +82,14 @@ run::RunInfo submit_point(const Services& services, const sweep::Expansion& expa
 
 namespace {
 
-std::size_t default_count_active(const std::vector<std::string>& run_dirs) {
+std::size_t default_count_active(const std::vector<std::string>& run_dirs, ProcessRunner& processes) {
     std::vector<run::RunInfo> runs;
     for (const std::string& d : run_dirs) {
         run::RunInfo info = run::load_run(d);
         if (!info.is_final()) runs.push_back(std::move(info));
     }
     if (runs.empty()) return 0;
-    run::refresh(runs, run::default_backend_provider(), system_process_runner());
+    run::refresh(runs, run::default_backend_provider(), processes);
     std::size_t n = 0;
     for (const run::RunInfo& r : runs)
         if (!r.is_final()) ++n;
@@ -154,7 +154,13 @@ SubmitProgress submit_sweep(const sweep::Expansion& expansion, const fs::path& r
     SubmitProgress progress;
     progress.total = expansion.valid_count();
     auto sleep = options.sleep ? options.sleep : [](std::chrono::milliseconds ms) { std::this_thread::sleep_for(ms); };
-    auto count_active = options.count_active ? options.count_active : default_count_active;
+    std::function<std::size_t(const std::vector<std::string>&)> count_active = options.count_active;
+    if (!count_active)
+        count_active = [&options](const std::vector<std::string>& run_dirs) {
+            if (options.processes == nullptr)
+                throw std::logic_error("submit_sweep: neither count_active nor a process runner given");
+            return default_count_active(run_dirs, *options.processes);
+        };
     auto report = [&](const std::string& message) {
         if (options.on_progress) options.on_progress(progress, message);
     };
