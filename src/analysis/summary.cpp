@@ -3,6 +3,7 @@
 #include <trainbench/analysis.hpp>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -324,6 +325,52 @@ Derived derive(double step_time_s, double flops_per_sample, int global_batch, in
     return d;
 }
 
+namespace {
+
+std::string logs_of(const Provenance& p) {
+    return p.log_files.empty() ? std::string("the log") : fmt::format("{}", fmt::join(p.log_files, ", "));
+}
+
+// Step times are finite positive numbers. One in the window that is not (NaN, an infinity, a
+// negative or zero time) refuses the report, located by log and step; outside the window it is
+// only a warning (the window's figures do not use it).
+void check_step_times(const AnalysisRequest& request, const StepWindow& window, std::vector<Finding>& findings) {
+    Diagnostics d;
+    std::size_t outside = 0, inside = 0;
+    std::int64_t first_outside = 0;
+    for (const StepSample& r : request.step_records) {
+        if (std::isfinite(r.seconds) && r.seconds > 0) continue;
+        if (r.step < window.start || r.step > window.end) {
+            if (outside++ == 0) first_outside = r.step;
+        } else if (inside++ < 5) {
+            SourceLocation where;
+            where.file = logs_of(request.provenance);
+            d.error(where, fmt::format("step {}", r.step),
+                    fmt::format("step time {} s is not a finite positive number", r.seconds), "seconds > 0");
+        }
+    }
+    d.throw_if_errors(fmt::format("{} step time{} in the window {}..{} cannot be used", inside, inside == 1 ? "" : "s",
+                                  window.start, window.end));
+    if (outside > 0)
+        findings.push_back({Severity::warning, fmt::format("{} step time{} outside the window not a finite positive "
+                                                           "number (first at step {}); not used",
+                                                           outside, outside == 1 ? " is" : "s are", first_outside)});
+}
+
+// What the window's mean gives must be a finite number too: steps of 4e-320 s overflow tokens/s.
+void check_derived(const RunSummary& s, const Provenance& p) {
+    for (const auto& [name, v] : {std::pair<const char*, double>{"tokens/s", s.derived.tokens_per_s},
+                                  {"TFLOPS/GPU", s.derived.tflops_per_gpu},
+                                  {"MFU", s.derived.mfu}})
+        if (!std::isfinite(v))
+            throw InputError(
+                fmt::format("{}: the mean step time of the window, {} s, gives {} = {}: not a finite number",
+                            logs_of(p), s.stats.mean, name, v),
+                "check the log's step times and their unit");
+}
+
+}  // namespace
+
 RunSummary analyse(AnalysisRequest request) {
     RunSummary s;
     Inputs& in = request.inputs;
@@ -403,6 +450,7 @@ RunSummary analyse(AnalysisRequest request) {
     if (auto it = in.catalog_peaks.find(pr.precision); it != in.catalog_peaks.end()) pr.catalog_tflops = it->second;
     s.peak = resolve_peak(pr);
 
+    check_step_times(request, in.window, s.findings);
     s.stats = step_statistics(request.step_records, in.window);
     if (s.stats.window_includes_warmup)
         s.findings.push_back(
@@ -413,6 +461,7 @@ RunSummary analyse(AnalysisRequest request) {
                                                           s.stats.last_step, in.window.end)});
     s.derived =
         derive(s.stats.mean, s.flops.per_sample, in.global_batch, in.seq_len, in.gpus, s.peak.tflops, in.train_tokens);
+    check_derived(s, request.provenance);
 
     // Series for plots: one point per step (the later record wins).
     if (request.plot_series) {
@@ -430,6 +479,9 @@ RunSummary analyse(AnalysisRequest request) {
         auto it = request.log->series.find(std::string(metrics::names::loss));
         if (it != request.log->series.end())
             for (const metrics::Point& p : it->second.points) s.loss.push_back({p.step, p.value});
+        if (!s.loss.empty() && !std::isfinite(s.loss.back().value))
+            s.findings.push_back({Severity::warning, fmt::format("the final loss (step {}) is {}: the run diverged",
+                                                                 s.loss.back().step, s.loss.back().value)});
     }
 
     s.inputs = in;

@@ -8,8 +8,8 @@ namespace fs = std::filesystem;
 
 namespace trainbench::cli {
 
-std::unique_ptr<results::Store> open_results(Context& ctx) {
-    return results::open_store(results::default_location(ctx.options.results, ctx.runs_root()));
+std::unique_ptr<results::Store> open_results(Context& ctx, results::Access access) {
+    return results::open_store(results::default_location(ctx.options.results, ctx.runs_root()), access);
 }
 
 results::Result result_of(Context& ctx, const analysis::RunSummary& summary, results::ResultLabels labels) {
@@ -27,8 +27,8 @@ void record_result(Context& ctx, results::Store& store, const results::Result& r
     const bool added = store.record(result);
     if (ctx.options.quiet) return;
     ctx.err << fmt::format("trainbench: {} result of {} ({}) in {}\n",
-                           added ? "recorded" : "already recorded:", result.short_id(), result.recipe_name,
-                           store.describe());
+                           added ? "recorded" : "already recorded:", terminal_safe(result.short_id()),
+                           terminal_safe(result.recipe_name), terminal_safe(store.describe()));
 }
 
 }  // namespace trainbench::cli

@@ -13,14 +13,18 @@
 
 namespace trainbench::cli {
 
-// The store named by --results, $TRAINBENCH_RESULTS, else <run store>/results.sqlite.
-[[nodiscard]] std::unique_ptr<results::Store> open_results(Context& ctx);
+// The store named by --results, $TRAINBENCH_RESULTS, else <run store>/results.sqlite. To read,
+// a missing SQLite file is an empty store (nothing is created) and one this user may not write
+// is read-only.
+[[nodiscard]] std::unique_ptr<results::Store> open_results(Context& ctx,
+                                                           results::Access access = results::Access::read);
 
 // The result of a report: for a run, with its resolved recipe.
 [[nodiscard]] results::Result result_of(Context& ctx, const analysis::RunSummary& summary,
                                         results::ResultLabels labels);
 
-// Records it and says so on stderr ("recorded result ..." or "already recorded").
+// Records it and says so on stderr ("recorded result ..." or "already recorded"; stored text
+// shown terminal-safe).
 void record_result(Context& ctx, results::Store& store, const results::Result& result);
 
 }  // namespace trainbench::cli
