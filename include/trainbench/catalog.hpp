@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <optional>
@@ -21,7 +22,9 @@
 
 namespace trainbench::catalog {
 
-enum class Precision { bf16, fp16, fp8, tf32, fp32 };
+// Training precisions. fp8 is Hopper-style FP8 (per-tensor scaling); mxfp8 (MX blocks of 32 with
+// E8M0 scales) and nvfp4 (NVIDIA FP4, blocks of 16) are Blackwell's block-scaled formats.
+enum class Precision { bf16, fp16, fp8, mxfp8, nvfp4, tf32, fp32 };
 [[nodiscard]] std::string_view to_string(Precision p);
 [[nodiscard]] std::optional<Precision> parse_precision(std::string_view s);
 [[nodiscard]] const std::vector<std::string>& precision_names();
@@ -33,17 +36,43 @@ enum class Scheduler { slurm, kubernetes, local };
 // Ordered NAME=value pairs (order is kept so renders are byte-stable).
 using EnvList = std::vector<std::pair<std::string, std::string>>;
 
+// Where a dense peak comes from: the publication and the clock/power it assumes.
+struct PeakNote {
+    std::string source;  // "NVIDIA H100 datasheet (SXM5): 1,979 TFLOPS with sparsity / 2"
+    std::string clock;   // "1,830 MHz boost, 700 W" (the conditions the figure holds at)
+};
+
+// The peaks one tool (or publication) divides by, which may round or differ from the datasheet:
+// gpu-recipes' MAX_TFLOPS, TorchTitan's get_peak_flops, the dgxc-benchmarking README table, ...
+struct ToolPeaks {
+    std::string source;                  // where the table is ("gpu-recipes src/utils/.../data_defs.py MAX_TFLOPS")
+    std::map<Precision, double> tflops;  // dense TFLOPS per precision; absent = the tool has none
+};
+
 struct Gpu {
     std::string name;          // catalog key, e.g. "h100-sxm-80gb"
     std::string display_name;  // "NVIDIA H100 SXM5 80GB"
-    std::string family;        // "a100", "h100", "h200", "cpu" (the key the FLOPs tools use)
+    std::string family;        // "a100", "h100", "h200", "b200", "gb200", "cpu" (the key the FLOPs tools use)
     double memory_gib = 0;     // usable device memory
     double memory_bandwidth_gbs = 0;
     std::map<Precision, double> peak_tflops_dense;  // vendor dense values; absent = unsupported
+    // The names the CUDA driver gives this GPU ("NVIDIA H100 80GB HBM3"), as patterns
+    // (device_name_matches): how a log that names its device is mapped to the catalog.
+    std::vector<std::string> device_names;
+    std::map<Precision, PeakNote> peak_notes;     // the source and clock of each dense value
+    std::map<std::string, ToolPeaks> tool_peaks;  // tool name -> the peaks that tool uses
     SourceLocation where;
 
     [[nodiscard]] bool supports(Precision p) const { return peak_tflops_dense.count(p) != 0; }
+    // The precisions it supports, as names in precision order ("bf16", "fp16", ...).
+    [[nodiscard]] std::vector<std::string> precision_names() const;
+    // A tool's peak for a precision; nullptr when the tool has none for this GPU.
+    [[nodiscard]] const double* tool_peak(std::string_view tool, Precision p) const;
 };
+
+// Whether the device name a driver reports matches a device_names pattern: case-insensitive,
+// leading/trailing blanks ignored and runs of blanks equal, '*' matching any text.
+[[nodiscard]] bool device_name_matches(std::string_view pattern, std::string_view device_name);
 
 struct SlurmDefaults {
     std::string partition;  // empty: let the cluster choose
@@ -95,24 +124,86 @@ struct Target {
 
 struct Model {
     std::string name;    // "gpt3-175b"
-    std::string family;  // "gpt3", "opt", "llama", "tinygpt"
+    std::string family;  // "gpt3", "opt", "llama", "mixtral", "deepseek", "qwen3", "tinygpt"
     std::string description;
+    std::string source;  // where the architecture is published (a config.json, a recipe), cited
     int layers = 0;
     int hidden = 0;
     int heads = 0;
     int kv_heads = 0;  // 0 = same as heads (MHA)
-    int ffn = 0;       // 0 = 4 * hidden
+    int ffn = 0;       // 0 = 4 * hidden (the FFN of the dense layers)
     int seq_length = 2048;
     int vocab = 0;                     // unpadded tokenizer vocabulary (50257 for GPT-2 BPE)
-    std::string activation = "gelu";   // "gelu" or "swiglu"
+    std::string activation = "gelu";   // "gelu", "swiglu" or "relu"
     std::string position = "learned";  // "learned" or "rope"
     bool tied_embeddings = true;
-    int experts = 0;  // MoE experts, 0 = dense
+    int experts = 0;  // MoE routed experts, 0 = dense
     int moe_top_k = 0;
+
+    // ---- today's architectures (every field's default is the GPT-3 behaviour)
+    std::string norm = "layernorm";   // "layernorm" or "rmsnorm"
+    double norm_epsilon = 0;          // 0 = the framework's default (1e-5)
+    int max_position_embeddings = 0;  // 0 = seq_length
+    int head_dim = 0;                 // attention head size (kv_channels); 0 = hidden / heads
+    bool qk_norm = false;             // normalization of queries and keys (Qwen3; MLA's latent norms)
+    bool linear_bias = true;          // biases in every linear layer (GPT-3); false for Llama and after
+    bool qkv_bias = false;            // a bias on the QKV projection only (with linear_bias false)
+    // RoPE (position "rope")
+    double rope_theta = 0;              // the rotary base; 0 = 10000
+    std::string rope_scaling = "none";  // "none", "llama3" (Llama 3.1) or "yarn" (DeepSeek-V3)
+    double rope_scaling_factor = 0;
+    double rope_low_freq_factor = 0;      // llama3
+    double rope_high_freq_factor = 0;     // llama3
+    int rope_original_max_positions = 0;  // llama3, yarn: the context the base model was trained at
+    double rope_beta_fast = 0;            // yarn
+    double rope_beta_slow = 0;            // yarn
+    double rope_mscale = 0;               // yarn
+    double rope_mscale_all_dim = 0;       // yarn
+    // Mixture of experts (experts > 0)
+    int moe_ffn = 0;                             // FFN size of one routed expert; 0 = ffn
+    int moe_shared_experts = 0;                  // experts every token goes through
+    int moe_shared_ffn = 0;                      // FFN size of one shared expert; 0 = moe_ffn
+    int moe_dense_layers = 0;                    // the first N layers are dense (DeepSeek first_k_dense_replace)
+    int moe_layer_freq = 1;                      // layer i (i >= moe_dense_layers) has experts when i % freq == 0
+    std::string moe_score_function = "softmax";  // router scores: "softmax" or "sigmoid"
+    double moe_top_k_scaling = 0;                // routed output scaled by this (DeepSeek-V3 2.5); 0 = none
+    int moe_groups = 0;                          // node-limited routing: expert groups (DeepSeek-V3 n_group)
+    int moe_group_top_k = 0;                     // groups each token may use (topk_group)
+    bool moe_expert_bias = false;                // aux-loss-free load balancing: a per-expert bias on the scores
+    // Attention: "mha" (with kv_heads < heads: GQA/MQA) or "mla" (multi-latent attention)
+    std::string attention = "mha";
+    int q_lora_rank = 0;       // MLA: query compression rank; 0 = queries not compressed
+    int kv_lora_rank = 0;      // MLA: key/value compression rank
+    int qk_head_dim = 0;       // MLA: per-head query/key size without RoPE (qk_nope_head_dim)
+    int qk_rope_head_dim = 0;  // MLA: per-head query/key size with RoPE
+    int v_head_dim = 0;        // MLA: per-head value size
+    int mtp_layers = 0;        // multi-token prediction modules (DeepSeek-V3 num_nextn_predict_layers)
+
     SourceLocation where;
+    // Where each key present in the model's YAML was read (for located shape errors).
+    std::map<std::string, SourceLocation> key_where;
 
     [[nodiscard]] int ffn_size() const { return ffn > 0 ? ffn : 4 * hidden; }
     [[nodiscard]] int kv_head_count() const { return kv_heads > 0 ? kv_heads : heads; }
+    [[nodiscard]] int head_size() const { return head_dim > 0 ? head_dim : (heads > 0 ? hidden / heads : 0); }
+    [[nodiscard]] int max_positions() const {
+        return max_position_embeddings > 0 ? max_position_embeddings : seq_length;
+    }
+    [[nodiscard]] bool is_moe() const { return experts > 0; }
+    [[nodiscard]] bool is_mla() const { return attention == "mla"; }
+    [[nodiscard]] int expert_ffn_size() const { return moe_ffn > 0 ? moe_ffn : ffn_size(); }
+    [[nodiscard]] int shared_expert_ffn_size() const { return moe_shared_ffn > 0 ? moe_shared_ffn : expert_ffn_size(); }
+    // Whether layer i (0-based) has experts: none on a dense model.
+    [[nodiscard]] bool is_moe_layer(int i) const {
+        return experts > 0 && i >= moe_dense_layers && i % std::max(1, moe_layer_freq) == 0;
+    }
+    // How many of the layers have experts.
+    [[nodiscard]] int moe_layer_count() const;
+    // The location of `key` in the model's YAML, else the model's own.
+    [[nodiscard]] const SourceLocation& location_of(const std::string& key) const {
+        auto it = key_where.find(key);
+        return it == key_where.end() ? where : it->second;
+    }
 };
 
 // ---------------------------------------------------------------- frameworks, log formats, FLOPs conventions
@@ -139,14 +230,46 @@ struct LogFormat {
 [[nodiscard]] const std::vector<LogFormat>& log_formats();
 [[nodiscard]] const LogFormat* find_log_format(std::string_view name);
 [[nodiscard]] std::vector<std::string> log_format_names();
-// The FLOPs conventions analysis implements.
+// The FLOPs conventions analysis implements: the dated names, then the undated aliases.
 [[nodiscard]] const std::vector<std::string>& flops_convention_names();
+// The FLOPs convention a framework version prints (its own formula at its date), the
+// metrics.flops of a recipe that names none; the kind's default for a version not listed.
+[[nodiscard]] std::string_view default_flops_convention(std::string_view framework, std::string_view version);
+
+// What one argument or config key takes (a profile's `values:` entry), as the upstream
+// parser or config reader of that version reads it.
+struct ValueRule {
+    // "int", "float" (argparse: Python's int()/float() of the word; NeMo: the YAML/Hydra type of
+    // the upstream default, an int being a float too), "str", "bool", "list", "size" (nccl-tests'
+    // parsesize: a number with an optional K/M/G suffix), "strtol" (an integer C's strtol reads
+    // whole), "any" (NeMo: a scalar or a list, not a map); another name is a converter that is
+    // not checked (Megatron-LM's moe_freq_type, an enum the sources do not define).
+    std::string type;
+    std::vector<std::string> choices;  // the values allowed, as text; empty = any of the type
+    std::string action;                // an argparse action that takes no value ("store_true"); empty = a value
+    std::string nargs;                 // argparse nargs ("?", "*", "+", "3"); empty = exactly one value
+    bool nullable = false;             // NeMo: null is allowed (the upstream default is null)
+
+    [[nodiscard]] bool takes_value() const { return action.empty(); }
+};
+
+// Why a value does not fit a ValueRule.
+struct ValueProblem {
+    std::string message;   // "'banana' is not an int"
+    std::string expected;  // "an int (argparse type=int)"
+    std::string hint;      // a did-you-mean for choices, or ""
+};
+
+// Whether Python's int() / float() takes the text (as argparse type=int/float converts a word;
+// Hydra's integers and floats are the same texts).
+[[nodiscard]] bool is_python_int(std::string_view text);
+[[nodiscard]] bool is_python_float(std::string_view text);
 
 // What one version of a training framework accepts (recipes/catalog/frameworks/
-// <framework>-<version>.yaml), written from reading its sources: the config keys
-// (NeMo) or command-line arguments (Megatron-LM, metaseq, nccl-tests) that exist
-// in that version, and for NeMo the seed's configuration that the job's config
-// file starts from. `validate` checks every rendered launch line against it.
+// <framework>-<version>.yaml), generated from its sources by tests/conformance/oracles.py:
+// the config keys (NeMo) or command-line arguments (Megatron-LM, metaseq, nccl-tests) that
+// exist in that version with what each takes, and for NeMo the seed's configuration that
+// the job's config file starts from. `validate` checks every rendered launch line against it.
 struct FrameworkProfile {
     std::string framework;                              // "nemo", "megatron-lm", "metaseq", "nccl-tests"
     std::string version;                                // "22.06", "e958b2ca", ...
@@ -161,12 +284,23 @@ struct FrameworkProfile {
     // Arguments that exist only with a choice: "--task" -> "dummy_lm" -> its arguments (metaseq).
     std::map<std::string, std::map<std::string, std::vector<std::string>>> choices;
     std::map<std::string, std::string> choice_defaults;  // "--arch" -> the value used when absent
+    std::map<std::string, ValueRule> values;             // argument or key -> what it takes (absent: not known)
+    std::vector<std::string> positionals;                // argparse positionals (a left-over word may fill one)
+    bool getopt = false;                                 // a C getopt_long parser (nccl-tests), not argparse
     SourceLocation where;
 
     // Whether `key` exists in this version (directly, under an open map, or with one of `chosen`).
     [[nodiscard]] bool knows(std::string_view key, const std::map<std::string, std::string>& chosen = {}) const;
     // The keys a near miss is suggested from (keys plus every choice's arguments).
     [[nodiscard]] std::vector<std::string> all_keys() const;
+    // The rule of an argument or key; null when the profile has none.
+    [[nodiscard]] const ValueRule* rule(std::string_view key) const;
+    // A command-line word given to `key`, converted as the parser converts it (no problem when
+    // the word holds a shell variable: its value is known at run time only).
+    [[nodiscard]] std::optional<ValueProblem> check_word(std::string_view key, std::string_view word) const;
+    // A config value (framework_config's YAML, a Hydra override's value) for `key`.
+    [[nodiscard]] std::optional<ValueProblem> check_config(std::string_view key,
+                                                           const nlohmann::ordered_json& value) const;
 };
 
 struct FrameworkSlot;  // a profile, or the file it is read from on first use (frameworks.cpp)
@@ -188,6 +322,10 @@ public:
                                       CatalogParts parts = CatalogParts::all, std::string_view only_model = {});
 
     [[nodiscard]] const Gpu* find_gpu(std::string_view name) const;
+    // The GPU whose device_names matches `device_name` (as the CUDA driver names it). Throws
+    // InputError naming the name seen (`seen_in` says where) and the names the catalog knows
+    // when no GPU lists it, or when two do: never another GPU's peak.
+    [[nodiscard]] const Gpu& gpu_for_device(std::string_view device_name, std::string_view seen_in) const;
     [[nodiscard]] const Target* find_target(std::string_view name) const;
     [[nodiscard]] const Model* find_model(std::string_view name) const;
     // The profile of `framework` at `version`; null when there is none. Shared, so
@@ -240,5 +378,41 @@ void read_model_fields(yaml::MapReader& r, Model& m);
 void check_model(const Model& m, const SourceLocation& where, const std::string& key, Diagnostics& d);
 // The container runtimes a target or recipe may name (for messages and docs).
 [[nodiscard]] const std::vector<std::string>& container_runtime_names();
+
+// ---------------------------------------------------------------- published references
+// A published training-throughput figure (recipes/catalog/references/*.yaml): one row of a
+// vendor's performance table, with the configuration it ran and the FLOPs convention its
+// TFLOPS column used. `report --reference ID` compares a run with it (docs/metrics.md).
+struct Reference {
+    std::string id;               // "nemo-24.07-gpt3-175b-h100x512-fp8"
+    std::string source;           // where it is published: a URL, or repository@commit:file
+    std::string publisher;        // "NVIDIA"
+    std::string release;          // "NeMo 24.07", "Megatron-Bridge 26.08 (NeMo container 26.08)"
+    std::string framework;        // the framework that ran it ("nemo", "megatron-bridge")
+    std::string model;            // catalog model
+    std::string published_model;  // the name in the table ("GPT3-175B")
+    std::string system;           // "DGX-H100"
+    std::string gpu;              // catalog GPU name or family ("h100", "gb200")
+    int gpus = 0;
+    std::string precision;  // as trainbench names it ("fp8", "mxfp8")
+    int global_batch = 0;
+    int micro_batch = 0;
+    int seq_length = 0;
+    int tensor = 1, pipeline = 1, context = 1, virtual_pipeline = 0, expert = 1;  // 0 VP = not interleaved
+    double tokens_per_s_per_gpu = 0;
+    double tflops_per_gpu = 0;
+    std::string convention;  // the FLOPs convention of its TFLOPS column, as trainbench names it
+    std::string why;         // how that convention was decided (the release's date, a formula that reproduces it)
+    std::string explained;   // when trainbench does not reproduce it within 0.5 %: why (docs/metrics.md)
+    std::string note;
+    SourceLocation where;
+};
+
+// Every reference row of <dir>/catalog/references/*.yaml of every dir (a later directory's
+// row replaces an earlier one of the same id). Checks the model against the catalog, the
+// convention against flops_convention_names() and the numbers; throws InputError with
+// every problem located.
+[[nodiscard]] std::vector<Reference> load_references(const std::vector<std::filesystem::path>& recipe_dirs,
+                                                     const Catalog& catalog);
 
 }  // namespace trainbench::catalog

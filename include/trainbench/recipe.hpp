@@ -31,6 +31,7 @@ struct Parallelism {
     int context = 1;
     int expert = 1;
     bool sequence_parallel = false;
+    int expert_tensor = 0;  // tensor parallel size of the expert layers; 0 = the same as tensor
 };
 
 struct Batch {

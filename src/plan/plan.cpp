@@ -36,23 +36,23 @@ analysis::FlopsInput flops_input(const recipe::Recipe& r) {
 
 std::optional<analysis::Peak> peak_of(const recipe::Recipe& r, const std::string& convention) {
     analysis::PeakRequest req;
-    req.convention = convention;
+    req.convention = analysis::peak_convention(convention);
     req.gpu_family = r.gpu.family;
     req.precision = r.precision;
-    auto it = r.gpu.peak_tflops_dense.find(r.precision);
-    if (it != r.gpu.peak_tflops_dense.end()) req.catalog_tflops = it->second;
+    if (!r.gpu.name.empty()) req.gpu = &r.gpu;
     try {
         return analysis::resolve_peak(req);
     } catch (const Error&) {
-        if (req.catalog_tflops && *req.catalog_tflops > 0) {
-            analysis::Peak p;
-            p.gpu = r.gpu.family;
-            p.precision = std::string(catalog::to_string(r.precision));
-            p.tflops = *req.catalog_tflops;
-            p.source = "catalog gpus.yaml";
-            return p;
-        }
-        return std::nullopt;
+        // A tool table without this GPU/precision (gpu-recipes has no A100 FP16): the estimate
+        // uses the GPU's datasheet dense peak instead, and says so.
+        auto it = r.gpu.peak_tflops_dense.find(r.precision);
+        if (it == r.gpu.peak_tflops_dense.end()) return std::nullopt;
+        analysis::Peak p;
+        p.gpu = r.gpu.family;
+        p.precision = std::string(catalog::to_string(r.precision));
+        p.tflops = it->second;
+        p.source = "catalog gpus.yaml";
+        return p;
     }
 }
 
@@ -68,8 +68,8 @@ std::optional<double> flops_per_sample(const recipe::Recipe& r, const std::strin
 // The convention the estimate uses: the recipe's, else megatron when the
 // recipe's has no formula for this model (e.g. gpu-recipes' fixed table).
 std::string estimate_convention(const recipe::Recipe& r) {
-    if (flops_per_sample(r, r.metrics.flops)) return r.metrics.flops;
-    return "megatron";
+    const std::string conv = flops_per_sample(r, r.metrics.flops) ? r.metrics.flops : "megatron";
+    return std::string(analysis::find_flops_convention(conv).name);  // the dated name the table rows carry
 }
 
 std::optional<double> step_time_at(const recipe::Recipe& r, double mfu) {
@@ -121,7 +121,7 @@ Plan make_plan(const recipe::Recipe& r, const PlanOptions& options) {
         p.flops.push_back(std::move(row));
     }
     p.convention = estimate_convention(r);
-    if (p.convention != r.metrics.flops)
+    if (!flops_per_sample(r, r.metrics.flops))
         p.notes.push_back(
             fmt::format("the recipe's FLOPs convention '{}' has no formula for this model: estimates use '{}'",
                         r.metrics.flops, p.convention));

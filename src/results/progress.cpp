@@ -125,14 +125,17 @@ std::optional<Progress> progress_of(const metrics::LogData& log, const analysis:
     p.window_s = p.window_count > 0 ? sum / static_cast<double>(p.window_count) : p.current_s;
     try {
         const analysis::FlopsConvention& conv = analysis::find_flops_convention(in.convention);
-        analysis::FlopsInput fi{in.model, in.seq_len, in.tensor_parallel};
+        analysis::FlopsInput fi;
+        fi.model = in.model;
+        fi.seq_length = in.seq_len;
+        fi.tensor_parallel = in.tensor_parallel;
         analysis::PeakRequest pr;
-        pr.convention = in.convention;
+        pr.convention = analysis::peak_convention(in.convention);
         pr.gpu_family = in.gpu_family;
         pr.precision = in.precision;
         pr.override_tflops = in.peak_override;
         pr.measured_tflops = log.parameter_number("peak_tflops_measured");
-        if (auto it = in.catalog_peaks.find(in.precision); it != in.catalog_peaks.end()) pr.catalog_tflops = it->second;
+        if (in.catalog_gpu) pr.gpu = &*in.catalog_gpu;
         const analysis::Derived d =
             analysis::derive(p.window_s, conv.per_sample(fi).per_sample, in.global_batch, in.seq_len, in.gpus,
                              analysis::resolve_peak(pr).tflops, in.train_tokens);

@@ -11,11 +11,14 @@ copied into this repository; only the rules of the readers are written here.
     oracles.py args metaseq f7ffa5f --task dummy_lm  # metaseq/cli/train.py flags (+ --arch ...)
     oracles.py args nccl-tests 2.19.6                # *_perf flags
     oracles.py args nemo-preprocess 22.06            # preprocess_data_for_megatron.py flags
+    oracles.py args torchrun -                       # Debian python3-torch's torchrun
+    oracles.py args srun -                           # `srun --help` of the installed Slurm
     oracles.py keys nemo 22.06                       # Hydra keys NeMo reads (see nemo_key_sets)
     oracles.py keys exp-manager 24.07                # ExpManagerConfig as dotted keys
     oracles.py keys launcher 23.07                   # the seed's launcher/gpu-recipes config keys
     oracles.py -v args ...                           # with kind, nargs, choices and origin
     oracles.py profile megatron-lm e958b2ca          # a trainbench framework profile (YAML)
+    oracles.py profile nemo 23.07                    # ... of NeMo (nemo_profile.py)
 
 The reference folder is $TRAINBENCH_SHARED_DIR/reference (default: ../shared/reference next to
 the repository), or --reference DIR.
@@ -42,13 +45,15 @@ NEMO_REFS = {"22.06": "NeMo@v1.11.0", "23.07": "NeMo@v1.20.0", "24.07": "NeMo@r2
 NEMO_CROSS_CHECK = {"24.07": "NeMo@v2.0.0"}
 # Container tags that have no checkout of their own: the nearest one stands in, and says so.
 NEMO_NEAREST = {"24.05": "24.07"}
-MEGATRON_REFS = {"e958b2ca": "Megatron-LM@e958b2ca", "878d65f": "Megatron-LM@878d65f"}
+MEGATRON_REFS = {"e958b2ca": "Megatron-LM@e958b2ca", "878d65f": "Megatron-LM@878d65f",
+                 "d98e8a64": "Megatron-LM@d98e8a64"}
 METASEQ_REFS = {"f7ffa5f": "metaseq@f7ffa5f"}
 NCCL_TESTS_REFS = {"2.19.6": "nccl-tests@v2.19.6", "v2.19.6": "nccl-tests@v2.19.6"}
 # Upstream repository and ref of each reference folder (reference/README.md), for profile headers.
 UPSTREAM = {
     "Megatron-LM@e958b2ca": ("NVIDIA/Megatron-LM", "e958b2ca145172d5816a755b02d61a3ae0a8b3e4"),
     "Megatron-LM@878d65f": ("NVIDIA/Megatron-LM", "878d65fe006b07ccef715ccc5ab521afb94e78a8"),
+    "Megatron-LM@d98e8a64": ("NVIDIA/Megatron-LM", "d98e8a64ddf34856e74b24714e3bedb2f5a39553"),
     "metaseq@f7ffa5f": ("facebookresearch/metaseq", "f7ffa5fd61cf90f498a36d365c13dd7f1a912ff7"),
     "nccl-tests@v2.19.6": ("NVIDIA/nccl-tests", "tag v2.19.6, a0b82b2260cf5152b9f8c061bbf7eaf0ba096432"),
 }
@@ -56,7 +61,8 @@ UPSTREAM = {
 LAUNCHER_CONFIGS = {
     "22.06": ["NeMo-Framework-Launcher@eec62ab4/conf/training/gpt3/*.yaml"],
     "23.07": ["NeMo-Framework-Launcher@23.07/launcher_scripts/conf/training/gpt3/*.yaml"],
-    "24.07": ["gpu-recipes@24ba6df/src/frameworks/nemo-configs/gpt3-175b-256gpus-fp8.yaml"],
+    "24.07": ["gpu-recipes@24ba6df/src/frameworks/nemo-configs/gpt3-175b-256gpus-fp8.yaml",
+              "gpu-recipes@24ba6df/src/frameworks/nemo-configs/llama3-70b-fp8.yaml"],
 }
 GPT_CONFIG = "examples/nlp/language_modeling/conf/megatron_gpt_config.yaml"
 EXP_MANAGER = "nemo/utils/exp_manager.py"
@@ -97,7 +103,12 @@ def _where(path: Path, node: ast.AST, root: Path | None = None) -> str:
 # ---------------------------------------------------------------------------------------------
 # argparse options, as a parser built from the source would have them
 
-ZERO_ARG_ACTIONS = {"store_true", "store_false", "store_const", "append_const", "count", "help", "version"}
+ZERO_ARG_ACTIONS = {"store_true", "store_false", "store_const", "append_const", "count", "help", "version",
+                    "BooleanOptionalAction"}
+# The value types a check can verify (argparse type=, a dataclass field's type, the C parser's
+# reader): the text must convert. Other types (a custom function, an enum the reference lacks) are
+# recorded by name and not checked.
+CHECKED_TYPES = {"int", "float", "str", "bool", "size", "strtol"}
 
 
 @dataclasses.dataclass
@@ -111,6 +122,8 @@ class Option:
     choices: tuple[str, ...] | None = None
     origin: str = ""                  # file:line of the call or field
     required: bool = False
+    type: str | None = None           # 'int', 'float', 'str', ... as the parser converts the value
+
 
     @property
     def takes_value(self) -> bool:
@@ -195,6 +208,7 @@ class _CallWalker:
         self.unresolved: list[str] = []
         self.seen: set[tuple[Path, str]] = set()
         self.on_call = on_call  # extra hook: (walker, path, call) -> bool (handled)
+        self.function: ast.FunctionDef | None = None  # the function being walked (for the hook)
 
     def module_functions(self, path: Path) -> dict[str, tuple[Path, ast.FunctionDef]]:
         tree = _parse(path)
@@ -223,6 +237,13 @@ class _CallWalker:
         self.seen.add((path, fn.name))
         funcs = self.module_functions(path)
         side_parsers = _side_parsers(fn)
+        outer, self.function = self.function, fn
+        try:
+            self._walk_body(path, fn, funcs, side_parsers)
+        finally:
+            self.function = outer
+
+    def _walk_body(self, path: Path, fn: ast.FunctionDef, funcs, side_parsers: set[str]) -> None:
         for node in _in_source_order(fn):
             if not isinstance(node, ast.Call):
                 continue
@@ -246,20 +267,36 @@ class _CallWalker:
                 return
         kw = {k.arg: k.value for k in call.keywords if k.arg}
         action = _literal(kw.get("action"))
+        if action is None and kw.get("action") is not None:
+            action = _dotted(kw["action"]).split(".")[-1] or "custom"  # argparse.BooleanOptionalAction
+        if action == "BooleanOptionalAction":  # argparse adds the --no- form of each long string
+            strings += ["--no-" + s[2:] for s in strings if s.startswith("--")]
         nargs = _literal(kw.get("nargs"))
+        type_name = _type_name(kw.get("type"))
         choices = _literal(kw.get("choices"))
         if not isinstance(choices, (list, tuple)):
             choices = None
         dest = _literal(kw.get("dest"))
         origin = _where(path, call, self.root)
         if strings and not strings[0].startswith("-"):
-            self.positionals.append(Option((), dest or strings[0], action, nargs, _strs(choices), origin))
+            self.positionals.append(Option((), dest or strings[0], action, nargs, _strs(choices), origin,
+                                           type=type_name))
             return
         if dest is None:
             longs = [s for s in strings if s.startswith("--")]
             dest = (longs or strings)[0].lstrip("-").replace("-", "_")
         required = _literal(kw.get("required")) is True
-        self.options.append(Option(tuple(strings), dest, action, nargs, _strs(choices), origin, required))
+        self.options.append(Option(tuple(strings), dest, action, nargs, _strs(choices), origin, required,
+                                   None if action in ZERO_ARG_ACTIONS else type_name or "str"))
+
+
+def _type_name(node: ast.AST | None) -> str | None:
+    """argparse's type= as a name: 'int', 'float', 'str', a function's name, 'lambda'."""
+    if node is None:
+        return None
+    if isinstance(node, ast.Lambda):
+        return "lambda"
+    return _dotted(node) or ast.unparse(node)
 
 
 def _side_parsers(fn: ast.FunctionDef) -> set[str]:
@@ -336,37 +373,249 @@ def _argparse_oracle(root: Path, program: str, version: str, path: Path, func: s
 @functools.lru_cache(maxsize=None)
 def megatron_args(version: str, reference: Path | None = None) -> ArgOracle:
     """pretrain_gpt.py: megatron.training.arguments.parse_args() with pretrain_gpt's
-    extra_args_provider (if it passes one) and allow_abbrev as the parser sets it."""
+    extra_args_provider (if it passes one) and allow_abbrev as the parser sets it. From d98e8a64
+    on, most groups are made by ArgumentGroupFactory(Config).build_group() from dataclass fields
+    (megatron_factory_options() emulates it on the ast)."""
     ref = reference or reference_dir()
     root = ref / MEGATRON_REFS[version]
     args_py = _need(root / "megatron/training/arguments.py")
-    oracle = _argparse_oracle(root, "megatron-lm", version, args_py, "parse_args")
-    # parse_args(extra_args_provider=...) adds the entry script's own options. e958b2ca passes
-    # none; 878d65f passes `add_modelopt_args if has_nvidia_modelopt else None`, imported from
+    factory = _MegatronFactory(root)
+    walker = _CallWalker(root, factory.on_call)
+    walker.walk(args_py, "parse_args")
+    if walker.unresolved:
+        raise OracleError(f"add_argument calls with non-literal option strings: {walker.unresolved}")
+    kwargs = _parser_kwargs(args_py, "parse_args")
+    oracle = ArgOracle("megatron-lm", version, _help_option(kwargs) + walker.options, walker.positionals,
+                       allow_abbrev=kwargs.get("allow_abbrev", True) is not False,
+                       sources=[str(args_py.relative_to(root.parent))])
+    oracle.notes += factory.notes
+    oracle.sources += sorted(factory.files_used)
+    # The entry script's extra_args_provider adds its own options: passed to pretrain() (e958b2ca,
+    # 878d65f) or to parse_and_validate_args() (d98e8a64). e958b2ca passes none; 878d65f and
+    # d98e8a64 pass `add_modelopt_args if has_nvidia_modelopt else None`, imported from
     # megatron/post_training/arguments.py, which is not in the reference: the oracle then accepts
     # only arguments.py's options (conservative: it may reject a ModelOpt flag, never accept a
     # flag that does not exist) and says so.
     entry = _need(root / "pretrain_gpt.py")
     for node in ast.walk(_parse(entry)):
-        if isinstance(node, ast.Call) and _dotted(node.func) == "pretrain":
-            if len(node.args) > 5:
+        if isinstance(node, ast.Call) and _dotted(node.func) in ("pretrain", "parse_and_validate_args"):
+            if _dotted(node.func) == "pretrain" and len(node.args) > 5:
                 raise OracleError(f"{entry}: pretrain() passes extra_args_provider by position; extend megatron_args()")
             provider = next((k.value for k in node.keywords if k.arg == "extra_args_provider"), None)
             if provider is None:
                 continue
-            walker = _CallWalker(root)
-            funcs = walker.module_functions(entry)
+            extra = _CallWalker(root)
+            funcs = extra.module_functions(entry)
             for name in sorted({n.id for n in ast.walk(provider) if isinstance(n, ast.Name)}):
                 if name in funcs:
-                    walker._walk_function(*funcs[name])
+                    extra._walk_function(*funcs[name])
                 elif name[0].islower() and not name.startswith("has_"):
-                    oracle.notes.append(f"{entry.relative_to(ref)}: pretrain(extra_args_provider=...) may add the "
-                                        f"options of {name}(), which is not in the reference; they are not accepted here")
-            oracle.options += walker.options
-    # parse_args() is strict (parser.parse_args()) unless ignore_unknown_args, which pretrain()
-    # does not pass through from pretrain_gpt.py.
+                    oracle.notes.append(f"{entry.relative_to(ref)}: {_dotted(node.func)}(extra_args_provider=...) may add "
+                                        f"the options of {name}(), which is not in the reference; they are not accepted here")
+            oracle.options += extra.options
+    # parse_args() is strict (parser.parse_args()) unless ignore_unknown_args, which the entry
+    # script does not pass.
     oracle.sources.append(str(entry.relative_to(ref)))
     return oracle
+
+
+class _TypeInference(Exception):
+    """ArgumentGroupFactory._extract_type raises TypeInferenceError for this annotation."""
+
+
+class _MegatronFactory:
+    """ArgumentGroupFactory (megatron/training/argument_utils.py, d98e8a64), emulated on the ast:
+    `ArgumentGroupFactory(Config, exclude=[...]).build_group(parser, ...)` adds one argument per
+    dataclass field of Config (bases first, `init=False` and excluded fields skipped):
+    `--field-name` (dest field_name), the type from the annotation (Optional[X] -> X, list[X] ->
+    nargs '+', Literal[...] -> choices and the choices' type, an Enum -> its member names), a bool
+    field is `store_true` when its default == False, else `store_false` named `--no-X` and
+    `--disable-X`; the field's metadata["argparse_meta"] (arg_names, dest, type, nargs, choices,
+    ...) overrides all of that. The dataclasses are read from every megatron/**/*.py in the
+    reference checkout."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        self.notes: list[str] = []
+        self.files_used: set[str] = set()
+        self._index: DataclassIndex | None = None
+        self._enums: dict[str, tuple[str, ...]] = {}
+
+    def index(self) -> DataclassIndex:
+        if self._index is None:
+            files = sorted(p for p in self.root.glob("megatron/**/*.py"))
+            self._index = DataclassIndex(files, self.root)
+            for path in files:
+                for node in _parse(path).body:
+                    if isinstance(node, ast.ClassDef) and any(_dotted(b).split(".")[-1] in ("Enum", "IntEnum", "StrEnum")
+                                                              for b in node.bases):
+                        self._enums[node.name] = tuple(
+                            t.id for st in node.body if isinstance(st, ast.Assign)
+                            for t in st.targets if isinstance(t, ast.Name) and not t.id.startswith("_"))
+        return self._index
+
+    def on_call(self, walker: _CallWalker, path: Path, call: ast.Call) -> bool:
+        f = call.func
+        if not (isinstance(f, ast.Attribute) and f.attr == "build_group"):
+            return False
+        made = f.value
+        if isinstance(made, ast.Name) and walker.function is not None:
+            made = _assigned(walker.function, made.id)
+        if not (isinstance(made, ast.Call) and _dotted(made.func).split(".")[-1] == "ArgumentGroupFactory"):
+            raise OracleError(f"{_where(path, call, self.root)}: build_group() on something that is not an "
+                              "ArgumentGroupFactory(...); extend _MegatronFactory")
+        cls = _dotted(made.args[0]) if made.args else ""
+        exclude_node = next((k.value for k in made.keywords if k.arg == "exclude"), None)
+        if isinstance(exclude_node, ast.Name) and walker.function is not None:
+            exclude_node = _assigned(walker.function, exclude_node.id)
+        exclude = _literal(exclude_node) if exclude_node is not None else []
+        if not isinstance(exclude, (list, tuple)):
+            raise OracleError(f"{_where(path, made, self.root)}: exclude= is not a literal list")
+        walker.options += self.options(cls.split(".")[-1], set(exclude))
+        return True
+
+    def options(self, cls: str, exclude: set[str]) -> list[Option]:
+        index = self.index()
+        if cls not in index.classes:
+            raise OracleError(f"dataclass {cls} (ArgumentGroupFactory) is not in the reference files under {self.root}")
+        out = []
+        for f in index.all_fields(cls):
+            if f.name in exclude or _literal(f.field_kwargs().get("init")) is False:
+                continue
+            self.files_used.add(f"{self.root.name}/{f.origin.rsplit(':', 1)[0]}")
+            out.append(self.field_option(cls, f))
+        return out
+
+    def field_option(self, cls: str, f: Field) -> Option:
+        kw: dict[str, Any] = {"arg_names": ["--" + f.name.replace("_", "-")], "dest": f.name}
+        meta = _argparse_meta(f)
+        try:
+            kw.update(self.extract_type(f.annotation))
+            if kw.get("type") == "bool":
+                kw["action"] = "store_true" if _default_is_false(f) else "store_false"
+                kw.pop("type")
+                if kw["action"] == "store_false":
+                    kw["arg_names"] = ["--no-" + f.name.replace("_", "-"), "--disable-" + f.name.replace("_", "-")]
+        except _TypeInference as e:
+            if meta is None:
+                raise OracleError(f"{f.origin}: {cls}.{f.name}: ArgumentGroupFactory cannot infer an argparse type "
+                                  f"from {ast.unparse(f.annotation)} ({e}) and the field has no argparse_meta") from e
+        for key, value in (meta or {}).items():
+            if key == "type":
+                kw["type"] = _type_name(value) if isinstance(value, ast.AST) else str(value)
+            elif key == "choices":
+                kw["choices"] = tuple(str(c) for c in value) if isinstance(value, (list, tuple)) else "unknown"
+            else:
+                kw[key] = value
+        names = kw["arg_names"]
+        if not isinstance(names, (list, tuple)) or not all(isinstance(n, str) for n in names):
+            raise OracleError(f"{f.origin}: argparse_meta arg_names is not a literal list of strings")
+        action = kw.get("action")
+        choices = kw.get("choices")
+        type_name = None if action in ZERO_ARG_ACTIONS else kw.get("type", "str")
+        if choices == "unknown":
+            choices = None
+            self.notes.append(f"{f.origin}: the choices of {names[0]} are computed at run time; its values are "
+                              "not checked")
+        elif type_name and type_name.startswith("enum:") and choices is None:
+            self.notes.append(f"{f.origin}: {names[0]} takes a member name of {type_name[5:]}, which is not in the "
+                              "reference; its values are not checked")
+        return Option(tuple(names), str(kw.get("dest", f.name)), action, kw.get("nargs"),
+                      choices if isinstance(choices, tuple) else None, f.origin,
+                      _literal(kw.get("required")) is True if isinstance(kw.get("required"), ast.AST) else bool(kw.get("required")),
+                      type_name)
+
+    def extract_type(self, node: ast.AST | None) -> dict[str, Any]:
+        """ArgumentGroupFactory._extract_type on an annotation."""
+        self.index()
+        if node is None:
+            raise _TypeInference("no annotation")
+        members = _union_members(node)
+        if members is not None:  # Optional[X], Union[...], X | None
+            if len(members) >= 2 and _is_none(members[1]):
+                return self.extract_type(members[0])
+            raise _TypeInference(f"Unions not supported by argparse: {ast.unparse(node)}")
+        if isinstance(node, ast.Subscript):
+            head = _dotted(node.value).split(".")[-1]
+            args = list(node.slice.elts) if isinstance(node.slice, ast.Tuple) else [node.slice]
+            if head in ("list", "List"):
+                if len(args) != 1:
+                    raise _TypeInference("Multi-type lists not supported by argparse")
+                kw = self.extract_type(args[0])
+                kw["nargs"] = "+"
+                return kw
+            if head == "Literal":
+                values = [_literal(a) for a in args]
+                kinds = {type(v).__name__ for v in values}
+                if len(kinds) != 1:
+                    raise OracleError(f"Literal with choices of several types: {ast.unparse(node)}")
+                return {"type": kinds.pop(), "choices": tuple(str(v) for v in values)}
+            raise _TypeInference(f"Unsupported type: {ast.unparse(node)}")
+        name = _dotted(node)
+        short = name.split(".")[-1]
+        if short in self._enums:
+            return {"type": f"enum:{short}", "choices": self._enums[short]}
+        if short in ("int", "float", "str", "bool"):
+            return {"type": short}
+        # a class the reference does not define (an Enum such as AttnBackend, or torch.dtype):
+        # argparse converts with it, and the oracle cannot tell which texts convert
+        return {"type": f"enum:{short}" if short[:1].isupper() and "." not in name else name or ast.unparse(node)}
+
+
+def _union_members(node: ast.AST) -> list[ast.AST] | None:
+    """The members of Optional[X] (X, None), Union[A, B] or A | B, in order; None otherwise."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        return (_union_members(node.left) or [node.left]) + (_union_members(node.right) or [node.right])
+    if isinstance(node, ast.Subscript):
+        head = _dotted(node.value).split(".")[-1]
+        args = list(node.slice.elts) if isinstance(node.slice, ast.Tuple) else [node.slice]
+        if head == "Optional":
+            return [args[0], ast.Constant(None)]
+        if head == "Union":
+            return args
+    return None
+
+
+def _is_none(node: ast.AST) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None or _dotted(node) == "NoneType"
+
+
+def _default_is_false(f: Field) -> bool:
+    """`attribute.default == False` as ArgumentGroupFactory tests it: a default_factory or no
+    default leaves MISSING (not False); None is not False; 0 is."""
+    kw = f.field_kwargs()
+    if kw and "default" not in kw:
+        return False
+    node = f.default_node()
+    if node is None:
+        return False
+    value = _literal(node)
+    return value is not None and not isinstance(value, str) and value == False  # noqa: E712
+
+
+def _argparse_meta(f: Field) -> dict[str, Any] | None:
+    """field(metadata={"argparse_meta": {...}}) with literal values, or the ast of a value that is
+    not a literal (type=str is a Name, choices=[... for ...] a comprehension)."""
+    meta = f.field_kwargs().get("metadata")
+    if not isinstance(meta, ast.Dict):
+        return None
+    for k, v in zip(meta.keys, meta.values):
+        if _literal(k) == "argparse_meta" and isinstance(v, ast.Dict):
+            out = {}
+            for mk, mv in zip(v.keys, v.values):
+                value = _literal(mv)
+                out[str(_literal(mk))] = value if value is not None or _is_none(mv) else mv
+            return out
+    return None
+
+
+def _assigned(fn: ast.FunctionDef, name: str) -> ast.AST | None:
+    """The value last assigned to a local name in a function."""
+    value = None
+    for node in _in_source_order(fn):
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
+            value = node.value
+    return value
 
 
 @functools.lru_cache(maxsize=None)
@@ -419,23 +668,148 @@ def nccl_tests_args(version: str = "2.19.6", reference: Path | None = None) -> A
         colons = len(shortopts[i + 1:]) - len(shortopts[i + 1:].lstrip(":"))
         short[letter] = colons >= 1  # 'x::' (optional argument) only attached; treated as value
         i += 1 + colons
+    readers = _nccl_tests_readers(text, call.start(), _need(ref / NCCL_TESTS_REFS[version] / "src/common.h"))
     options: list[Option] = []
     by_letter: dict[str, list[str]] = {}
     for m in re.finditer(r'\{\s*"([^"]+)"\s*,\s*(\w+)\s*,\s*[^,]+,\s*\'(.)\'\s*\}', table.group(1)):
         name, has_arg, letter = m.groups()
         by_letter.setdefault(letter, []).append("--" + name)
-        options.append(Option(("--" + name,), name, None if has_arg != "no_argument" else "store_true",
-                              origin=f"{path.relative_to(ref)}:{line_of(table.start(1) + m.start())}"))
+        takes = has_arg != "no_argument"
+        kind, choices = readers.get(letter, ("?", None)) if takes else (None, None)
+        options.append(Option(("--" + name,), name, None if takes else "store_true", None, choices,
+                              f"{path.relative_to(ref)}:{line_of(table.start(1) + m.start())}", type=kind))
     for letter, takes in short.items():
+        kind, choices = readers.get(letter, ("?", None)) if takes else (None, None)
         options.append(Option(("-" + letter,), by_letter.get(letter, ["-" + letter])[0].lstrip("-"),
-                              None if takes else "store_true",
-                              origin=f"{path.relative_to(ref)}:{line_of(call.start())} optstring"))
+                              None if takes else "store_true", None, choices,
+                              f"{path.relative_to(ref)}:{line_of(call.start())} optstring", type=kind))
     notes = []
     unmatched = sorted(set(by_letter) - set(short))
     if unmatched:
         notes.append(f"longopts whose short letter is not in the optstring: {unmatched}")
     return ArgOracle("nccl-tests", version, options, [], getopt=True,
                      sources=[str(path.relative_to(ref))], notes=notes)
+
+
+def _nccl_tests_readers(text: str, switch_at: int, header: Path) -> dict[str, tuple[str, tuple[str, ...] | None]]:
+    """How the option switch of src/common.cu reads each letter's optarg: 'size' (parsesize: a
+    number with an optional K/M/G suffix, refused when it does not parse), 'strtol' (strtol(optarg,
+    NULL, 0): nccl-tests takes whatever leading integer there is, 0 for none, so only a whole
+    integer is a value it really reads), 'str' (strdup), or the names ncclstringtoop /
+    ncclstringtotype look up (the first test_opnames[] / test_typenames[] of common.cu, every
+    #if branch in, plus "all"; common.h falls back to sum/float for another word)."""
+    readers: dict[str, tuple[str, tuple[str, ...] | None]] = {}
+    htext = header.read_text(encoding="utf-8")
+
+    def names(array: str, lookup: str) -> tuple[str, ...]:
+        m = re.search(array + r"\[[^\]]*\]\s*=\s*\{(.*?)\};", text, re.S)
+        if not m:
+            raise OracleError(f"nccl-tests: no {array}[] in src/common.cu")
+        found = re.findall(r'"([^"]+)"', m.group(1))
+        f = re.search(r"static int " + lookup + r"\s*\(.*?\n\}", htext, re.S)
+        return tuple(found + (re.findall(r'strcmp\(str, "([^"]+)"\)', f.group(0)) if f else []))
+
+    for m in re.finditer(r"case '(.)':(.*?)break;", text[switch_at:], re.S):  # the option switch
+        letter, body = m.groups()
+        if "parsesize(optarg)" in body:
+            readers[letter] = ("size", None)
+        elif "ncclstringtoop(optarg)" in body:
+            readers[letter] = ("str", names("test_opnames", "ncclstringtoop"))
+        elif "ncclstringtotype(optarg)" in body:
+            readers[letter] = ("str", names("test_typenames", "ncclstringtotype"))
+        elif "strtol(optarg" in body:
+            readers[letter] = ("strtol", None)
+        elif "strdup(optarg)" in body:
+            readers[letter] = ("str", None)
+    return readers
+
+
+# ---------------------------------------------------------------------------------------------
+# the launchers in front of the programs: torchrun (Debian's python3-torch) and srun (Slurm)
+
+TORCHRUN_PY = Path("/usr/lib/python3/dist-packages/torch/distributed/run.py")
+# Options of the Pyxis SPANK plugin (NVIDIA/pyxis): srun has them only where pyxis is installed.
+PYXIS_PREFIXES = ("--container-", "--no-container-")
+
+
+@functools.lru_cache(maxsize=None)
+def torchrun_args(run_py: Path = TORCHRUN_PY) -> ArgOracle:
+    """torchrun = torch.distributed.run: get_args_parser() of the installed torch, read with ast.
+    Its actions `env` (takes a value, defaults from PET_* variables) and `check_env` (nargs=0, a
+    flag) come from torch/distributed/argparse_util.py."""
+    root = run_py.parents[2]  # .../dist-packages
+    if not run_py.is_file():
+        raise OracleError(f"no torchrun source at {run_py} (Debian's python3-torch)")
+    oracle = _argparse_oracle(root, "torchrun", _torch_version(root), run_py, "get_args_parser")
+    util = run_py.parent / "argparse_util.py"
+    flags = set()
+    for node in _parse(_need(util)).body:
+        if isinstance(node, ast.ClassDef) and any(
+                isinstance(k, ast.keyword) and k.arg == "nargs" and _literal(k.value) == 0 for k in ast.walk(node)):
+            flags.add(node.name)
+    for opt in oracle.options:
+        if opt.action in flags:
+            opt.action, opt.type = "store_const", None  # nargs=0: a flag
+    oracle.label = f"torchrun (torch {oracle.version}, {run_py})"
+    return oracle
+
+
+def _torch_version(root: Path) -> str:
+    version_py = root / "torch" / "version.py"
+    for node in _parse(_need(version_py)).body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__version__" for t in node.targets):
+            return str(_literal(node.value))
+    return "?"
+
+
+SRUN_MAN = Path("/usr/share/man/man1/srun.1.gz")
+
+
+@functools.lru_cache(maxsize=None)
+def srun_args(man: Path = SRUN_MAN) -> ArgOracle:
+    """srun's options as the installed Slurm documents them in srun(1) (Debian's slurm-client): each
+    `.TP` entry `-x, --long=<arg>` takes a value, `--long[=<arg>]` an optional one (attached only),
+    `--long` none. `srun --help` (with a minimal slurm.conf in a temporary folder: srun needs one to
+    start, and --help contacts nothing) must list no option the manual lacks. srun parses with
+    getopt_long (unique prefixes of long options are taken)."""
+    import gzip
+    import shutil
+    import subprocess
+    import tempfile
+
+    srun = shutil.which("srun")
+    if not srun or not man.is_file():
+        raise OracleError(f"srun or its manual {man} is not installed (Debian's slurm-client)")
+    text = gzip.decompress(man.read_bytes()).decode("utf-8", "replace")
+    options = []
+    for m in re.finditer(r"^\.TP\n(\\fB\\-.*)$", text, re.M):
+        line = re.sub(r"\\f[BIR]", "", m.group(1)).replace("\\-", "-")
+        e = re.match(r"^(-\w)?(?:, )?(--[\w-]+)?(\[=|=)?", line)
+        if not e or not (e.group(1) or e.group(2)):
+            continue
+        strings = tuple(x for x in (e.group(1), e.group(2)) if x)
+        dest = (e.group(2) or e.group(1)).lstrip("-")
+        where = f"{man}:{text.count(chr(10), 0, m.start()) + 2}"
+        if e.group(3) == "[=":
+            options.append(Option(strings, dest, None, "?", origin=where, type="str"))
+        elif e.group(3) == "=" or (e.group(1) and not e.group(2) and "<" in line):
+            options.append(Option(strings, dest, None, None, origin=where, type="str"))
+        else:
+            options.append(Option(strings, dest, "store_true", origin=where))
+    with tempfile.TemporaryDirectory() as tmp:
+        conf = Path(tmp) / "slurm.conf"
+        conf.write_text("ClusterName=oracle\nSlurmctldHost=localhost\n", encoding="utf-8")
+        env = {**os.environ, "SLURM_CONF": str(conf)}
+        helptext = subprocess.run([srun, "--help"], capture_output=True, text=True, env=env, check=False).stdout
+        version = subprocess.run([srun, "--version"], capture_output=True, text=True, env=env, check=False).stdout.split()
+    documented = {x for o in options for x in o.strings}
+    missing = sorted(set(re.findall(r"^\s{1,8}(?:-\w, )?(--[\w-]+)", helptext, re.M)) - documented)
+    if len(options) < 50 or missing:
+        raise OracleError(f"srun(1) gives {len(options)} options; `srun --help` also lists {missing}")
+    oracle = ArgOracle("srun", version[-1] if version else "?", options, [], getopt=True,
+                       sources=[str(man), srun])
+    oracle.label = f"srun ({' '.join(version) or srun}: srun(1), srun --help)"
+    return oracle
 
 
 # ---------------------------------------------------------------------------------------------
@@ -656,14 +1030,25 @@ class MetaseqSource:
             inner = _strip_optional(ann)
             head, _ = _annotation_parts(inner)
             choices = self.choice_enum(inner)
-            if head == "bool":
+            text = ast.unparse(inner) if inner is not None else ""
+            action = None
+            if default_str is not None:
+                # a '${...}' default: gen_parser_from_dataclass sets neither type nor choices nor
+                # an action, so argparse takes one word as a str
+                type_name, choices = "str", None
+            elif "List" in text or "Tuple" in text:
+                type_name = next((f"eval_str_list({t})" for t in ("int", "float", "str") if t in text), "?")
+            elif choices is not None:
+                type_name = "str"
+            elif head == "bool":
                 dflt = _literal(default) if default is not None else None
                 action = "store_false" if dflt is True else "store_true"
+                type_name = None
             else:
-                action = None
+                type_name = "str" if head in ("Any", "") else head
             nargs = "?" if meta.get("argparse_const") is not None else None
             if f.name in positional:
-                out.append(Option((), f.name, action, nargs, choices or None, f.origin))
+                out.append(Option((), f.name, action, nargs, choices or None, f.origin, type=type_name))
                 continue
             strings = ["--" + f.name.replace("_", "-")]
             alias = meta.get("argparse_alias")
@@ -671,7 +1056,7 @@ class MetaseqSource:
                 strings.append(alias)
             # MISSING default -> required=True (a '${...}' default is dropped instead)
             required = default is None and default_str is None
-            out.append(Option(tuple(strings), f.name, action, nargs, choices or None, f.origin, required))
+            out.append(Option(tuple(strings), f.name, action, nargs, choices or None, f.origin, required, type_name))
         return out
 
 
@@ -730,7 +1115,8 @@ def _metaseq_args(version: str, component_items: tuple, reference: Path | None) 
             # get_parser(): parser.add_argument("--" + registry_name.replace("_", "-"), ...)
             # for every registry; the registry names are MetaseqConfig's component fields.
             for reg in registries:
-                walker.options.append(Option(("--" + reg.replace("_", "-"),), reg, origin=_where(path, call, root)))
+                walker.options.append(Option(("--" + reg.replace("_", "-"),), reg, origin=_where(path, call, root),
+                                             type="str"))
             return True
         return False
 
@@ -1064,6 +1450,7 @@ PROFILE_TEXT = {
 PROFILE_ABOUT = {
     ("megatron-lm", "e958b2ca"): "Seed 002: the commit ai-infrastructure-on-azure 2d36da6's 00-setup_environment.sh checks out.",
     ("megatron-lm", "878d65f"): "The commit the SHARP update (ai-infrastructure-on-azure 77e7526) checks out; it adds --use-sharp.",
+    ("megatron-lm", "d98e8a64"): "Megatron-Core 0.20 (main of 2026-08-22): today's workloads (Llama 3.1, Mixtral, DeepSeek-V3, Qwen3 MoE).",
     ("metaseq", "f7ffa5f"): "Seed 003: metaseq HEAD of 2023-06-08, which contains the a1a4e733 the document asks for.",
     ("nccl-tests", "2.19.6"): "The validate stages' nccl-tests (the newest tag); their commands are checked against it.",
 }
@@ -1073,14 +1460,17 @@ def _option_names(options: Iterable[Option]) -> list[str]:
     return sorted({s for o in options for s in o.strings})
 
 
-def metaseq_profile(version: str, reference: Path | None = None) -> tuple[list[str], dict[str, dict[str, Any]], list[str]]:
+def metaseq_profile(version: str, reference: Path | None = None) -> tuple[list[str], dict[str, dict[str, Any]], list[str],
+                                                                          list[Option]]:
     """Common options, then per component choice (--task, --arch, --optimizer, --lr-scheduler,
-    --criterion) the options that choice adds, as parse_args_and_arch() would; and notes."""
+    --criterion) the options that choice adds, as parse_args_and_arch() would; notes; and every
+    option met (the common ones first) with its type."""
     ref = reference or reference_dir()
     root = ref / METASEQ_REFS[version]
     src = MetaseqSource(root)
     base = metaseq_args(version, {}, ref)
     common = set(_option_names(base.options))
+    every: list[Option] = list(base.options) + list(base.positionals)
     choices: dict[str, dict[str, Any]] = {}
     notes: list[str] = []
     default_task = _default_arg(root / "metaseq/options.py", "get_training_parser", "default_task")
@@ -1099,8 +1489,49 @@ def metaseq_profile(version: str, reference: Path | None = None) -> tuple[list[s
         for name in names:
             oracle = metaseq_args(version, {kind: name}, ref)
             entry[name] = sorted(set(_option_names(oracle.options)) - common)
+            every += oracle.options + oracle.positionals
         choices[flag] = entry
-    return sorted(common), choices, notes
+    return sorted(common), choices, notes, every
+
+
+def value_spec(type_name: str | None, action: str | None = None, nargs: Any = None,
+               choices: Iterable[str] | None = None, nullable: bool = False) -> str:
+    """A `values:` entry, one scalar (profiles stay quick to read): `TYPE` or `action=NAME`, then
+    `nargs=N`, `nullable`, `choices=A|B|C` (a choice may hold neither a space nor a `|`)."""
+    parts = [f"action={action}"] if action else [type_name or "str"]
+    if nargs is not None and not action:
+        parts.append(f"nargs={nargs}")
+    if nullable:
+        parts.append("nullable")
+    if choices:
+        bad = [c for c in choices if " " in c or "|" in c or not c]
+        if bad:
+            raise OracleError(f"choices {bad} cannot be written in a profile's values (space or '|')")
+        parts.append("choices=" + "|".join(choices))
+    return " ".join(parts)
+
+
+def _values_yaml(options: Iterable[Option]) -> list[str]:
+    """`values:` lines: one per option string (the first registration wins)."""
+    rules: dict[str, str] = {}
+    for o in options:
+        for name in o.strings:
+            if name in rules or name in ("-h", "--help"):
+                continue
+            if not o.takes_value:
+                rules[name] = value_spec(None, o.action)
+            else:
+                rules[name] = value_spec(o.type or "str", None, o.nargs, o.choices)
+    return values_block(rules)
+
+
+def values_block(rules: dict[str, str]) -> list[str]:
+    """The `values:` section: one YAML block scalar, a line `NAME SPEC` per argument or key (one
+    node for the whole table, so a profile of a thousand arguments is read in no time)."""
+    bad = [k for k in rules if not k or " " in k or "#" in k]
+    if bad:
+        raise OracleError(f"names {bad} cannot be written in a profile's values")
+    return ["values: |   # NAME SPEC per line (see above)"] + [f"  {k} {v}" for k, v in sorted(rules.items())]
 
 
 def _yaml_str(text: str) -> str:
@@ -1117,7 +1548,7 @@ def profile_yaml(program: str, version: str, reference: Path | None = None) -> s
     repo, commit = UPSTREAM[folder]
     choices: dict[str, dict[str, Any]] = {}
     if program == "metaseq":
-        keys, choices, notes = metaseq_profile(version, ref)
+        keys, choices, notes, options = metaseq_profile(version, ref)
         sources = [str(Path(f).relative_to(folder)) for f in metaseq_args(version, {}, ref).sources]
         how = ["keys:    options.get_training_parser() (argparse options and the config dataclasses it adds)",
                "choices: what parse_args_and_arch() adds for each --arch / --task / --optimizer /",
@@ -1126,9 +1557,13 @@ def profile_yaml(program: str, version: str, reference: Path | None = None) -> s
     else:
         oracle = arg_oracle(program, version, [], ref)
         keys, notes = _option_names(oracle.options), list(oracle.notes)
+        options = oracle.options + oracle.positionals
         sources = [str(Path(f).relative_to(folder)) for f in oracle.sources]
         how = {"megatron-lm": ["keys:    every add_argument reachable from arguments.py parse_args() (a strict",
-                               "         ArgumentParser(allow_abbrev=False)) and pretrain_gpt.py's extra_args_provider"],
+                               "         ArgumentParser(allow_abbrev=False)) and pretrain_gpt.py's extra_args_provider",
+                               *(["         and every field ArgumentGroupFactory(Config).build_group() turns into a flag",
+                                  "         (--field-name; --no-X/--disable-X for a bool defaulting True; argparse_meta",
+                                  "         arg_names; minus the exclude lists)"] if len(sources) > 2 else [])],
                "nccl-tests": ["keys:    the getopt_long option string (short options) and longopts[] (long options)"]}[program]
     about = PROFILE_ABOUT.get((program, version))
     out = [f"# {title}: a framework profile, {what}.",
@@ -1139,7 +1574,11 @@ def profile_yaml(program: str, version: str, reference: Path | None = None) -> s
            *(f"#   {line}" for line in how),
            *(line for n in notes for line in textwrap.wrap(n, 96, initial_indent="# note: ",
                                                            subsequent_indent="#       ")),
-           "# Argument names only, in trainbench's format. Regenerate instead of editing.",
+           "#   values:  per argument, what the parser takes: `action=NAME` (no value), else its type as the",
+           "#            parser converts it (int, float: Python's int()/float(); size: nccl-tests' parsesize;",
+           "#            strtol: an integer for C's strtol; str: any text; another name: a converter that is",
+           "#            not checked), then `nargs=N` and `choices=A|B`",
+           "# Argument names and values, in trainbench's format. Regenerate instead of editing.",
            f"framework: {program}",
            f"version: {_yaml_str(version)}",
            f"title: {_yaml_str(title)}",
@@ -1147,6 +1586,11 @@ def profile_yaml(program: str, version: str, reference: Path | None = None) -> s
            f"writes: [{', '.join(writes)}]",
            "keys:"]
     out += [f"  - {_yaml_str(k)}" for k in keys]
+    if program == "nccl-tests":
+        out.append('parser: "getopt"   # GNU getopt_long: a value is the next word, whatever it is')
+    positionals = sorted({o.dest for o in options if not o.strings})
+    if positionals:
+        out.append(f"positionals: [{', '.join(_yaml_str(p) for p in positionals)}]")
     if choices:
         out.append("choices:")
         for flag, entry in choices.items():
@@ -1159,6 +1603,7 @@ def profile_yaml(program: str, version: str, reference: Path | None = None) -> s
                 else:
                     out.append(f"    {_yaml_str(name)}:")
                     out += [f"      - {_yaml_str(k)}" for k in value]
+    out += _values_yaml(options)  # last: trainbench reads this block itself, without the YAML parser
     return "\n".join(out) + "\n"
 
 
@@ -1177,6 +1622,10 @@ def arg_oracle(program: str, version: str, argv: list[str] | None = None,
         return nccl_tests_args(version, reference)
     if program == "nemo-preprocess":
         return nemo_preprocess_args(version, reference)
+    if program == "torchrun":
+        return torchrun_args()
+    if program == "srun":
+        return srun_args()
     raise OracleError(f"no argument oracle for program {program!r}")
 
 
@@ -1188,12 +1637,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("-v", "--verbose", action="store_true", help="also kind, choices and origin")
     sub = p.add_subparsers(dest="what", required=True)
     a = sub.add_parser("args", help="the flags a program accepts")
-    a.add_argument("program", choices=["megatron-lm", "megatron-preprocess", "metaseq", "nccl-tests", "nemo-preprocess"])
+    a.add_argument("program", choices=["megatron-lm", "megatron-preprocess", "metaseq", "nccl-tests", "nemo-preprocess",
+                                       "torchrun", "srun"])
     a.add_argument("version")
     for kind, flag in METASEQ_COMPONENT_FLAGS.items():
         a.add_argument(flag, dest=f"comp_{kind}", help=f"metaseq: the {kind} component")
     pr = sub.add_parser("profile", help="a trainbench framework profile (recipes/catalog/frameworks/)")
-    pr.add_argument("program", choices=sorted(PROFILE_TEXT))
+    pr.add_argument("program", choices=sorted([*PROFILE_TEXT, "nemo"]))
     pr.add_argument("version")
     k = sub.add_parser("keys", help="Hydra config keys")
     k.add_argument("set", choices=["nemo", "gpt-config", "exp-manager", "launcher"])
@@ -1202,7 +1652,12 @@ def main(argv: list[str] | None = None) -> int:
     try:
         ref = reference_dir(args.reference)
         if args.what == "profile":
-            sys.stdout.write(profile_yaml(args.program, args.version, ref))
+            if args.program == "nemo":
+                import nemo_profile  # noqa: PLC0415 (it imports this module)
+
+                sys.stdout.write(nemo_profile.profile_yaml(args.version, ref))
+            else:
+                sys.stdout.write(profile_yaml(args.program, args.version, ref))
             return 0
         if args.what == "args":
             comps = [w for kind in METASEQ_COMPONENT_FLAGS

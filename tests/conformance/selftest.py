@@ -8,6 +8,8 @@ ones: a check that cannot fail proves nothing. Prints one line per failed expect
 """
 from __future__ import annotations
 
+import re
+import shlex
 import sys
 import tempfile
 from pathlib import Path
@@ -44,6 +46,76 @@ def accepts(argv: list[str], oracle: oracles.ArgOracle) -> list[str]:
     return check.check_args(argv, oracle)
 
 
+# --- the upstream example scripts' pretrain_gpt.py argv, read statically (never run) -----------
+
+def _logical_lines(text: str) -> list[str]:
+    out, buf = [], ""
+    for line in text.splitlines():
+        if line.rstrip().endswith("\\"):
+            buf += line.rstrip()[:-1] + " "
+            continue
+        out.append(buf + line)
+        buf = ""
+    return out
+
+
+def _shell_arrays(text: str) -> dict[str, list[str]]:
+    """NAME=( ... ) and NAME+=( ... ): the words of every assignment of each array, every branch
+    of an if included (shell words: quotes removed, `#` comments dropped)."""
+    found: dict[str, list[str]] = {}
+    name, body = None, []
+    for line in text.splitlines():
+        if name is None:
+            m = re.match(r"^\s*(\w+)\+?=\((.*)$", line)
+            if not m:
+                continue
+            name, rest = m.group(1), m.group(2)
+            if re.search(r"\)\s*$", rest) and rest.count("(") < rest.count(")"):
+                body = [rest[:rest.rindex(")")]]
+            else:
+                body = [rest]
+                continue
+        elif line.strip() != ")":
+            body.append(line)
+            continue
+        lex = shlex.shlex("\n".join(b.rstrip("\\") for b in body), posix=True)
+        lex.whitespace_split = True
+        lex.commenters = "#"
+        found.setdefault(name, []).extend(list(lex))
+        name = None
+    return found
+
+
+def _expand(words: list[str], arrays: dict[str, list[str]], seen: tuple[str, ...] = ()) -> list[str]:
+    out: list[str] = []
+    for w in words:
+        m = re.fullmatch(r'"?\$\{(\w+)\[@\]\}"?', w)
+        if m:
+            if m.group(1) in arrays and m.group(1) not in seen:
+                out += _expand(arrays[m.group(1)], arrays, seen + (m.group(1),))
+            continue
+        out += w.split()  # an unquoted ${ARRAY[@]} is split into words again
+    return out
+
+
+def example_argv(path: Path) -> list[str]:
+    """The pretrain_gpt.py argv of an upstream example script: the ${ARRAY[@]} words after the
+    entry (pretrain_gpt.py, or a variable holding it) with every assignment of each array."""
+    text = path.read_text(encoding="utf-8")
+    arrays = _shell_arrays(text)
+    entry = [r"\S*pretrain_gpt\.py\S*"] + [r'"?\$\{?' + v + r'\}?"?' for v in
+                                           re.findall(r'^\s*(\w+)="?[^"\s]*pretrain_gpt\.py"?\s*$', text, re.M)]
+    for line in _logical_lines(text):
+        m = re.search(r"(" + "|".join(entry) + r")\s+(.*)$", line)
+        if m and "[@]}" in m.group(2):
+            return ["pretrain_gpt.py"] + _expand(re.findall(r"\$\{\w+\[@\]\}", m.group(2)), arrays)
+    raise SystemExit(f"{path}: no pretrain_gpt.py command")
+
+
+MEGATRON_EXAMPLES = ["examples/llama/train_llama3_8b_h100_fp8.sh", "examples/mixtral/train_mixtral_8x7b_distributed.sh",
+                     "examples/megatron_fsdp/sbatch_mfsdp_deepseek_v3.sh"]
+
+
 def main() -> int:
     ref = oracles.reference_dir()
 
@@ -70,6 +142,37 @@ def main() -> int:
     expect(accepts(["x", "--input", "i", "--output-pre", "o", "--workers", "1"], pre) == [],
            "argparse abbreviations are accepted where allow_abbrev is on")
     expect(rejects(["x", "--input", "i", "--output-prefix", "o"], pre, "--workers is required"), "required options")
+
+    # --- Megatron-LM d98e8a64: flags generated from config dataclasses (ArgumentGroupFactory)
+    m3 = oracles.megatron_args("d98e8a64", ref)
+    f3 = flags(m3)
+    for flag in ("--num-layers", "--hidden-size", "--num-query-groups", "--norm-epsilon", "--disable-bias-linear",
+                 "--fp8-format", "--fp8-recipe", "--fp4-format", "--fp4-recipe", "--moe-router-topk",
+                 "--expert-model-parallel-size", "--expert-tensor-parallel-size", "--mtp-num-layers", "--q-lora-rank",
+                 "--no-gradient-accumulation-fusion", "--te-rng-tracker", "--profile", "--save-interval",
+                 "--persistent-save-interval", "--tokenizer-metadata", "--inference-wandb-logging",
+                 "--no-inference-wandb-logging", "--no-fp8-wgrad", "--disable-fp8-wgrad"):
+        expect(flag in f3, f"Megatron-LM d98e8a64 accepts {flag}")
+    for flag in ("--layernorm-epsilon", "--add-bias-linear", "--fp8", "--num-moe-experts", "--timers",
+                 "--moe-layer-freq-x", "--use-nsys-profiler", "--fp8-wgrad"):
+        expect(flag not in f3, f"Megatron-LM d98e8a64 has no {flag} (renamed, excluded or never there)")
+    expect(m3.table()["--fp8-recipe"].choices == ("tensorwise", "delayed", "mxfp8", "blockwise", "custom"),
+           f"--fp8-recipe: the Literal's choices ({m3.table()['--fp8-recipe'].choices})")
+    expect(m3.table()["--disable-bias-linear"].action == "store_false", "--disable-bias-linear: store_false")
+    expect(m3.table()["--num-layers"].type == "int", "--num-layers: int")
+    expect(m3.table()["--rampup-batch-size"].nargs == 3, "--rampup-batch-size: nargs 3 from argparse_meta")
+    for rel in MEGATRON_EXAMPLES:
+        argv = example_argv(ref / "Megatron-LM@d98e8a64" / rel)
+        words = [w for w in argv if w.startswith("--")]
+        problems = accepts(argv, m3)
+        expect(len(words) > 50 and problems == [],
+               f"Megatron-LM d98e8a64 accepts every flag of {rel} ({len(words)} flags): {problems}")
+        if "megatron_fsdp" in rel:  # Megatron-FSDP, the flex dispatcher, ... came after e958b2ca
+            expect(rejects(argv, m1, "'--use-megatron-fsdp' is not an argument"),
+                   f"Megatron-LM e958b2ca rejects {rel}'s --use-megatron-fsdp")
+    expect(rejects(["p", "--moe-router-top-k", "2"], m3, "'--moe-router-top-k' is not an argument"),
+           "Megatron-LM d98e8a64 rejects a misspelled flag")
+    expect(rejects(["p", "--fp8-recipe", "mxfp4"], m3, "choices"), "Megatron-LM d98e8a64 checks --fp8-recipe's choices")
 
     # --- metaseq: options.py + dataclasses, by component
     comps = {"task": "dummy_lm", "arch": "transformer_lm_megatron", "optimizer": "adam",
@@ -106,6 +209,36 @@ def main() -> int:
            "nccl-tests rejects an unknown short option")
     expect(rejects(["all_reduce_perf", "--bogus", "1"], nc, "'--bogus'"), "nccl-tests rejects an unknown long option")
     expect(rejects(["all_reduce_perf", "-b", "8", "extra"], nc, "ignores it"), "nccl-tests: stray words are reported")
+
+    # --- values: the parsers' own types and choices
+    expect(rejects(["p", "--num-layers", "banana"], m1, "'banana' is not an int"), "Megatron-LM: --num-layers banana")
+    expect(rejects(["p", "--num-layers", "banana"], m3, "'banana' is not an int"), "Megatron-LM d98e8a64: --num-layers banana")
+    expect(rejects(["p", "--lr", "fast"], m3, "is not a float"), "Megatron-LM: --lr fast")
+    expect(accepts(["p", "--lr", "1e-4", "--num-layers", "1_0", "--rotary-base", "1000000"], m3) == [],
+           "Python int()/float() texts are accepted (1e-4, 1_0)")
+    expect(rejects(["p", "--sequence-parallel", "1"], m1, "--sequence-parallel takes no value"),
+           "a store_true flag given a value")
+    expect(rejects(["p", "--sequence-parallel=true"], m1, "takes no value"), "a store_true flag given --x=value")
+    expect(rejects(["p", "--fp8-recipe", "delay"], m3, "did you mean 'delayed'"), "choices: a did-you-mean")
+    expect(rejects(["p", "--rampup-batch-size", "1", "2"], m3, "needs 3 value(s)"), "nargs=3 from argparse_meta")
+    expect(rejects(["all_reduce_perf", "-g", "notanumber"], nc, "is not an integer"), "nccl-tests -g notanumber")
+    expect(rejects(["all_reduce_perf", "-b", "8X"], nc, "is not a size"), "nccl-tests -b 8X")
+    expect(accepts(["all_reduce_perf", "-b", "8", "-e", "8G", "-i", "1.5k", "-g", "0x2", "-o", "sum", "-d", "bfloat16"], nc) == [],
+           "nccl-tests sizes with suffixes, strtol integers (hex), op and datatype names")
+    expect(rejects(["all_reduce_perf", "-o", "summ"], nc, "did you mean 'sum'"), "nccl-tests -o: the op names")
+
+    # --- the launchers: torchrun (Debian python3-torch) and srun (srun(1) of the installed Slurm)
+    tr = oracles.torchrun_args()
+    expect(accepts(["torchrun", "--nproc_per_node", "8", "--nnodes", "2", "--rdzv_id", "${SLURM_JOB_ID}",
+                    "--rdzv_backend", "c10d", "--rdzv_endpoint", "h:1", "--standalone"], tr) == [],
+           f"torchrun {tr.version}: seed 002's options")
+    expect(rejects(["torchrun", "--nproc_per_node", "8", "--no-such", "1"], tr, "'--no-such'"), "torchrun rejects --no-such")
+    expect(rejects(["torchrun", "--standalone=1"], tr, "takes no value"), "torchrun --standalone is a flag (check_env, nargs=0)")
+    sr = oracles.srun_args()
+    expect(accepts(["srun", "--ntasks-per-node=8", "--mpi=pmix", "--kill-on-bad-exit=1", "-K1", "-N", "2", "--exclusive",
+                    "--time=00:10:00"], sr) == [], f"srun {sr.version}: the options the renders pass")
+    expect(rejects(["srun", "--ntasks-per-nod=8", "--no-such-opt=1"], sr, "'--no-such-opt=1'"), "srun rejects --no-such-opt")
+    expect(rejects(["srun", "--ntask=8"], sr, "ambiguous"), "srun: an ambiguous prefix (getopt_long)")
 
     # --- NeMo: key sets and ExpManagerConfig
     for version, present, absent in (("22.06", [], ["create_dllogger_logger"]),
@@ -156,6 +289,22 @@ def main() -> int:
         expect(any("'model.no_such_key'" in m for m in r), "NeMo: a key NeMo does not read is rejected")
         r = nemo_rejections("22.06", ["++exp_manager.create_dllogger_logger=True"])
         expect(any("ExpManagerConfig" in m for m in r), "NeMo 22.06: exp_manager.create_dllogger_logger is rejected")
+        r = nemo_rejections("22.06", ["model.micro_batch_size=banana"])
+        expect(any("'banana' is not an integer" in m for m in r), f"NeMo: model.micro_batch_size=banana: {r}")
+        r = nemo_rejections("23.07", ["trainer.precision=bf17"])
+        expect(any("did you mean 'bf16'" in m for m in r), f"NeMo: trainer.precision=bf17 (a did-you-mean): {r}")
+        r = nemo_rejections("23.07", ["trainer.precision=bf16-mixed", "model.activation=swiglu",
+                                      "model.normalization=rmsnorm", "model.position_embedding_type=rope"])
+        expect(r == [], f"NeMo 23.07: Lightning 2.0's bf16-mixed and the config's own options are taken: {r}")
+        r = nemo_rejections("22.06", ["trainer.precision=bf16-mixed"])
+        expect(any("'bf16-mixed' is not one of" in m for m in r), f"NeMo 22.06 (Lightning 1.x): no bf16-mixed: {r}")
+        r = nemo_rejections("23.07", ["model.normalization=RMSNorm"])
+        expect(any("did you mean 'rmsnorm'" in m for m in r), f"NeMo: the normalization the comment lists: {r}")
+        r = nemo_rejections("22.06", ["+model.tokenizer.vocab_file.bogus=1"])
+        expect(any("'model.tokenizer.vocab_file.bogus'" in m and "is a leaf" in m for m in r),
+               f"NeMo: a key under a null default is not open: {r}")
+        r = nemo_rejections("22.06", ["model.optim.lr=3", "trainer.max_steps=20"])
+        expect(r == [], f"NeMo: an int where the default is a float is a number: {r}")
         r = nemo_rejections("22.06", ["exp_manager.resume_if_exists=perhaps"])
         expect(any("does not merge" in m for m in r), "NeMo: a mistyped exp_manager value does not merge")
         r = nemo_rejections("24.07", ["+model.context_parallel_size=1", "++exp_manager.create_dllogger_logger=True",

@@ -101,7 +101,7 @@ TEST(Catalog, ShipsTheSeedTargetsWithTheirTuningEnvironment) {
 
 TEST(Catalog, ShipsTheFrameworkProfilesOfTheSeedVersions) {
     const Catalog& cat = shipped();
-    EXPECT_EQ(cat.framework_versions("megatron-lm"), (std::vector<std::string>{"878d65f", "e958b2ca"}));
+    EXPECT_EQ(cat.framework_versions("megatron-lm"), (std::vector<std::string>{"878d65f", "d98e8a64", "e958b2ca"}));
     EXPECT_EQ(cat.framework_versions("metaseq"), std::vector<std::string>{"f7ffa5f"});
     EXPECT_EQ(cat.framework_versions("nccl-tests"), std::vector<std::string>{"2.19.6"});
     auto e958 = cat.find_framework("megatron-lm", "e958b2ca");
@@ -117,6 +117,19 @@ TEST(Catalog, ShipsTheFrameworkProfilesOfTheSeedVersions) {
     EXPECT_FALSE(e958->knows("--use-sharp"));
     EXPECT_TRUE(m878->knows("--use-sharp"));
     EXPECT_FALSE(e958->knows("--save-dir")) << "metaseq's, not Megatron-LM's";
+    // Megatron-Core 2026: flags generated from config dataclasses (ArgumentGroupFactory), renamed ones
+    auto d98 = cat.find_framework("megatron-lm", "d98e8a64");
+    ASSERT_TRUE(d98);
+    for (const char* a :
+         {"--num-experts", "--moe-router-topk", "--expert-tensor-parallel-size", "--multi-latent-attention",
+          "--mtp-num-layers", "--fp8-recipe", "--norm-epsilon", "--disable-bias-linear"})
+        EXPECT_TRUE(d98->knows(a)) << a;
+    EXPECT_FALSE(d98->knows("--layernorm-epsilon")) << "renamed to --norm-epsilon by argparse_meta";
+    // (e958b2ca already has --mtp-num-layers: its arguments.py:1235; FP4 came later)
+    EXPECT_FALSE(e958->knows("--fp4-format"));
+    EXPECT_TRUE(d98->knows("--fp4-format"));
+    EXPECT_FALSE(e958->knows("--moe-flex-dispatcher-backend"));
+    EXPECT_TRUE(d98->knows("--moe-flex-dispatcher-backend"));
     auto metaseq = cat.find_framework("metaseq", "f7ffa5f");
     ASSERT_TRUE(metaseq);
     EXPECT_EQ(metaseq->choice_defaults.at("--task"), "translation");

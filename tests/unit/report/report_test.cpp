@@ -1,6 +1,8 @@
 // Report formats: golden files for every format (tests/golden/report/), and
 // the properties every format must have (convention and peak stated, escaping,
 // colour only when asked).
+#include "unit/shipped_gpus.hpp"
+
 #include <trainbench/report.hpp>
 
 #include <gtest/gtest.h>
@@ -48,6 +50,7 @@ analysis::RunSummary sample_summary(std::string label = "gpt3-175b-a3mega") {
     req.inputs.gpus_origin = "recipe";
     req.inputs.gpu_family = "h100";
     req.inputs.gpu_name = "h100-sxm-80gb";
+    req.inputs.catalog_gpu = trainbench::testing::shipped_gpu("h100-sxm-80gb");
     req.inputs.precision = catalog::Precision::fp8;
     req.inputs.precision_origin = "recipe";
     req.inputs.global_batch = 2048;
@@ -156,7 +159,8 @@ TEST(Json, HasTheContractFields) {
                             "flops_per_step",
                             "days_to_train"})
         EXPECT_TRUE(j.contains(key)) << key;
-    EXPECT_EQ(j["flops_convention"], "gpu-recipes");
+    EXPECT_EQ(j["flops_convention"], "gpu-recipes-2025-05");
+    EXPECT_EQ(j["flops_convention_given"], "gpu-recipes");
     EXPECT_EQ(j["peak_tflops"], 1978);
     EXPECT_EQ(j["steps_used"], nlohmann::json({3, 4, 5, 6, 7, 8, 9, 10}));
     EXPECT_EQ(j["warmup_steps"], nlohmann::json({0, 1}));
