@@ -1,5 +1,7 @@
 // The whole analysis of one run: gaps filled from the log and cross-checked,
 // FLOPs and peak, statistics, derived figures, expectations.
+#include "analysis/finite_checks.hpp"
+
 #include <trainbench/analysis.hpp>
 
 #include <fmt/format.h>
@@ -347,48 +349,6 @@ Derived derive(double step_time_s, double flops_per_sample, int global_batch, in
 
 namespace {
 
-std::string logs_of(const Provenance& p) {
-    return p.log_files.empty() ? std::string("the log") : fmt::format("{}", fmt::join(p.log_files, ", "));
-}
-
-// Step times are finite positive numbers. One in the window that is not (NaN, an infinity, a
-// negative or zero time) refuses the report, located by log and step; outside the window it is
-// only a warning (the window's figures do not use it).
-void check_step_times(const AnalysisRequest& request, const StepWindow& window, std::vector<Finding>& findings) {
-    Diagnostics d;
-    std::size_t outside = 0, inside = 0;
-    std::int64_t first_outside = 0;
-    for (const StepSample& r : request.step_records) {
-        if (std::isfinite(r.seconds) && r.seconds > 0) continue;
-        if (r.step < window.start || r.step > window.end) {
-            if (outside++ == 0) first_outside = r.step;
-        } else if (inside++ < 5) {
-            SourceLocation where;
-            where.file = logs_of(request.provenance);
-            d.error(where, fmt::format("step {}", r.step),
-                    fmt::format("step time {} s is not a finite positive number", r.seconds), "seconds > 0");
-        }
-    }
-    d.throw_if_errors(fmt::format("{} step time{} in the window {}..{} cannot be used", inside, inside == 1 ? "" : "s",
-                                  window.start, window.end));
-    if (outside > 0)
-        findings.push_back({Severity::warning, fmt::format("{} step time{} outside the window not a finite positive "
-                                                           "number (first at step {}); not used",
-                                                           outside, outside == 1 ? " is" : "s are", first_outside)});
-}
-
-// What the window's mean gives must be a finite number too: steps of 4e-320 s overflow tokens/s.
-void check_derived(const RunSummary& s, const Provenance& p) {
-    for (const auto& [name, v] : {std::pair<const char*, double>{"tokens/s", s.derived.tokens_per_s},
-                                  {"TFLOPS/GPU", s.derived.tflops_per_gpu},
-                                  {"MFU", s.derived.mfu}})
-        if (!std::isfinite(v))
-            throw InputError(
-                fmt::format("{}: the mean step time of the window, {} s, gives {} = {}: not a finite number",
-                            logs_of(p), s.stats.mean, name, v),
-                "check the log's step times and their unit");
-}
-
 // The model, when none was given: built from the architecture the log declares.
 void model_from_log(const DeclaredConfig& declared, Inputs& in, std::vector<Finding>& findings) {
     if (!in.model.name.empty() || in.model.layers > 0 || !declared.number("layers") || !declared.number("hidden") ||
@@ -423,6 +383,26 @@ std::vector<SeriesPoint> step_series(const std::vector<StepSample>& records) {
     std::stable_sort(out.begin(), out.end(),
                      [](const SeriesPoint& a, const SeriesPoint& b) { return a.step < b.step; });
     return out;
+}
+
+// The peak the figures use: the convention's, the GPU's (catalog or override), and for a CPU
+// run the measured peak the log declares.
+Peak peak_of(const Inputs& in, const DeclaredConfig& declared, const std::string& convention,
+             std::vector<Finding>& findings) {
+    PeakRequest pr;
+    pr.convention = peak_convention(convention);
+    pr.gpu_family = in.gpu_family;
+    pr.precision = in.precision;
+    pr.override_tflops = in.peak_override;
+    if (in.gpu_family == "cpu") {
+        pr.measured_tflops = declared.number("peak_tflops_measured");
+        if (declared.values.count("precision"))
+            if (auto p = precision_from_log(declared.values.at("precision"))) pr.precision = *p;
+    }
+    if (in.catalog_gpu) pr.gpu = &*in.catalog_gpu;
+    Peak peak = resolve_peak(pr);
+    attach_measured_peak(declared, peak, findings);
+    return peak;
 }
 
 }  // namespace
@@ -478,21 +458,9 @@ RunSummary analyse(AnalysisRequest request) {
                               "narayanan2021 counts activation recomputation: TFLOPS and MFU are "
                               "hardware-FLOPs-like and overstate model FLOPs utilisation"});
 
-    PeakRequest pr;
-    pr.convention = peak_convention(s.convention);
-    pr.gpu_family = in.gpu_family;
-    pr.precision = in.precision;
-    pr.override_tflops = in.peak_override;
-    if (in.gpu_family == "cpu") {
-        pr.measured_tflops = declared.number("peak_tflops_measured");
-        if (declared.values.count("precision"))
-            if (auto p = precision_from_log(declared.values.at("precision"))) pr.precision = *p;
-    }
-    if (in.catalog_gpu) pr.gpu = &*in.catalog_gpu;
-    s.peak = resolve_peak(pr);
-    attach_measured_peak(declared, s.peak, s.findings);
+    s.peak = peak_of(in, declared, s.convention, s.findings);
 
-    check_step_times(request, in.window, s.findings);
+    detail::check_step_times(request, in.window, s.findings);
     s.stats = step_statistics(request.step_records, in.window);
     if (s.stats.window_includes_warmup)
         s.findings.push_back(
@@ -504,7 +472,7 @@ RunSummary analyse(AnalysisRequest request) {
     s.derived =
         derive(s.stats.mean, s.flops.per_sample, in.global_batch, in.seq_len, in.gpus, s.peak.tflops, in.train_tokens);
     if (s.peak.measured_tflops) s.derived.mfu_measured = s.derived.tflops_per_gpu / *s.peak.measured_tflops;
-    check_derived(s, request.provenance);
+    detail::check_derived(s, request.provenance);
 
     if (request.plot_series) s.step_times = step_series(request.step_records);
     if (request.log) {

@@ -137,17 +137,7 @@ int run_report(ReportOptions o, Context& ctx) {
     if (run_dir) validation = cluster_validation_of(ctx, *run_dir);
     write_and_print(o, ctx, summary, run_dir, validation);
     // Recorded after printing: a database that cannot be reached fails the command (exit 4), not the report.
-    if (run_dir || o.record) {
-        try {
-            std::unique_ptr<results::Store> store = open_results(ctx, results::Access::write);
-            record_result(ctx, *store, result_of(ctx, summary, o.labels));
-        } catch (const RuntimeError& e) {
-            if (!run_dir) throw;
-            throw RuntimeError(e.what(), fmt::format("the run's report is in '{}'; 'trainbench history --import {}' "
-                                                     "records it once the database answers",
-                                                     (*run_dir / "report").string(), ctx.runs_root().string()));
-        }
-    }
+    if (run_dir || o.record) record_report(ctx, summary, o.labels, run_dir);
     return verdict(ctx, summary, validation);
 }
 
@@ -165,29 +155,7 @@ void setup_report_command(CLI::App& root, Context& ctx) {
                     "row's convention) and the configuration differences; 'trainbench list references' lists them");
     cmd->add_option("--junit", opts->junit, "Write the expectations as JUnit XML to FILE");
     cmd->add_flag("--record", opts->record, "Record the result of bare logs in the results database");
-    // Checked as they are parsed (exit 2 before any report): what is recorded is shown later by
-    // history as a table, CSV and HTML, so a label is a plain word (results::label_problem).
-    auto label = [](const char* kind) {
-        return CLI::Validator([kind](const std::string& v) { return results::label_problem(kind, v); }, "", kind);
-    };
-    cmd->add_option("--name", opts->labels.name, "With --record: the recipe name to record bare logs under")
-        ->check(label("name"));
-    cmd->add_option("--target", opts->labels.target, "With --record: the target the logs ran on")
-        ->check(label("target"));
-    cmd->add_option("--container", opts->labels.container, "With --record: the container image or version")
-        ->check(label("container"));
-    cmd->add_option("--ran-at", opts->labels.ran_at,
-                    "With --record: when the logs ran (RFC 3339, e.g. 2026-03-01T10:00:00Z or +05:00; stored as "
-                    "UTC; default: mtime)")
-        ->check(CLI::Validator(
-            [](const std::string& v) {
-                return parse_utc(v) ? std::string()
-                                    : fmt::format(
-                                          "'{}' is not a date and time: write YYYY-MM-DD or "
-                                          "YYYY-MM-DDTHH:MM:SS with Z or an offset",
-                                          terminal_safe(v));
-            },
-            "", "time"));
+    add_record_labels(cmd, opts->labels);
     cmd->footer(R"(Output: a table (default), --json, --csv, --markdown on stdout; --html FILE and --junit FILE
 write files. Every format names the FLOPs convention (dated: the formula as one framework
 counted it between two dates; a run's default is the one its framework version prints) and
