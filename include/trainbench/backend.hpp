@@ -89,6 +89,11 @@ struct JobQuery {
     std::string job_id;
     std::filesystem::path run_dir;
     std::string stage;
+    // The name it was submitted under: a scheduler that names the id's job otherwise (an id
+    // reused after the controller lost its state, an edited journal) is not asked about it
+    // again, and never told to cancel it. Empty: not checked. (An initializer, so a query
+    // written {id, dir, stage} needs none.)
+    std::string job_name = {};
 };
 
 // A job found by name (resolving an interrupted submission).

@@ -8,6 +8,7 @@
 //   core/process.hpp    ProcessRunner: every external program, by argv
 //   core/data_dirs.hpp  where recipes/, templates/, workloads/ live; version()
 //   core/signals.hpp    the interrupt flag (SIGINT/SIGTERM)
+//   core/time.hpp       UTC timestamps, written and read (the one formatter)
 //
 // core knows nothing about recipes, schedulers or logs.
 #pragma once
@@ -17,6 +18,7 @@
 #include <trainbench/core/process.hpp>
 #include <trainbench/core/quoting.hpp>
 #include <trainbench/core/signals.hpp>
+#include <trainbench/core/time.hpp>
 
 #include <cstdint>
 #include <optional>

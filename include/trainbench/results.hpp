@@ -22,6 +22,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace trainbench::results {
@@ -82,15 +83,23 @@ struct ResultLabels {
     std::string name;                        // bare logs: the name to record under
     std::string target;                      // bare logs: the target
     std::string container;                   // bare logs: the container image/version
-    std::string ran_at;                      // bare logs: when it ran (default: the first log's mtime)
+    std::string ran_at;                      // bare logs: when it ran, RFC 3339 (default: the first log's mtime)
 };
 
 // The analysis inputs a run's recipe gives (model, GPUs, batch, precision,
 // parallelism, window, convention): what a report of the run starts from.
 [[nodiscard]] analysis::Inputs inputs_from_recipe(const recipe::Recipe& r);
 
-// A Result from an analysed report.
+// A Result from an analysed report. Throws UsageError for a label that label_problem refuses
+// or a ran_at that is not an RFC 3339 time (stored as UTC: "2026-03-01T05:00:00Z").
 [[nodiscard]] Result make_result(const analysis::RunSummary& summary, const ResultLabels& labels);
+
+// What is wrong with a label given on the command line, or "" when nothing is: `kind` "name"
+// and "target" follow the recipe-name rule (lower-case letters, digits, '.', '_', '-', first a
+// letter or digit, at most 100), "container" an image reference (letters, digits and
+// . _ - : / @ +, first a letter or digit, at most 255), "tag" one word of letters, digits and
+// . _ - : / + (at most 64). So no label starts a spreadsheet formula or holds a control character.
+[[nodiscard]] std::string label_problem(std::string_view kind, std::string_view value);
 
 // ---------------------------------------------------------------- the store
 struct HistoryFilter {
@@ -117,11 +126,16 @@ public:
     virtual void tag(const std::string& run_id, const std::string& tag) = 0;
 };
 
-// "sqlite:PATH", "postgresql://..." / "postgres://...", or a plain file path (SQLite).
-// Opens (creating an SQLite file and its directory when needed) and migrates
-// the schema forward. Throws RuntimeError when the database cannot be opened,
-// or was written by a newer trainbench.
-[[nodiscard]] std::unique_ptr<Store> open_store(const std::string& location);
+// What the caller will do: `read` never creates a SQLite file (a missing one is an empty
+// store) and opens one it may not write read-only; `write` creates the file and its directory.
+enum class Access { read, write };
+
+// "sqlite:PATH", a plain file path (SQLite), or PostgreSQL: "postgresql://..." /
+// "postgres://..." (the scheme in any case) or a libpq conninfo string ("host=... dbname=...").
+// Opens and migrates the schema forward. Throws UsageError for a URI of another scheme,
+// RuntimeError when the database cannot be opened or was written by a newer trainbench.
+// Messages show the location with any password as ***.
+[[nodiscard]] std::unique_ptr<Store> open_store(const std::string& location, Access access = Access::write);
 
 // The location to use: the flag, else $TRAINBENCH_RESULTS, else <runs_root>/results.sqlite.
 [[nodiscard]] std::string default_location(const std::string& flag, const std::filesystem::path& runs_root);
@@ -167,6 +181,9 @@ struct Regression {
 [[nodiscard]] std::string regression_junit(const Regression& r);
 
 // ---------------------------------------------------------------- history views
+// Every text they print comes from a database another program may have written: the table and
+// the regression text show control characters escaped (terminal_safe), CSV neutralises
+// formula cells (csv_field), HTML and JUnit escape, JSON keeps the text exactly (escaped).
 [[nodiscard]] std::string history_table(const std::vector<Result>& results);
 [[nodiscard]] std::string history_csv(const std::vector<Result>& results);
 [[nodiscard]] nlohmann::ordered_json history_json(const std::vector<Result>& results);

@@ -38,6 +38,7 @@ struct StageState {
     std::string submitter_host;
     bool abandoned = false;     // an interrupted submission that never reached the scheduler
     std::string submit_error;   // the scheduler refused it
+    bool stopped = false;       // not submitted because of Ctrl-C/SIGTERM (submit_error says so)
     backend::JobStatus status;  // last known state
 };
 

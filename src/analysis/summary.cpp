@@ -1,8 +1,11 @@
 // The whole analysis of one run: gaps filled from the log and cross-checked,
 // FLOPs and peak, statistics, derived figures, expectations.
+#include "analysis/finite_checks.hpp"
+
 #include <trainbench/analysis.hpp>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -382,6 +385,26 @@ std::vector<SeriesPoint> step_series(const std::vector<StepSample>& records) {
     return out;
 }
 
+// The peak the figures use: the convention's, the GPU's (catalog or override), and for a CPU
+// run the measured peak the log declares.
+Peak peak_of(const Inputs& in, const DeclaredConfig& declared, const std::string& convention,
+             std::vector<Finding>& findings) {
+    PeakRequest pr;
+    pr.convention = peak_convention(convention);
+    pr.gpu_family = in.gpu_family;
+    pr.precision = in.precision;
+    pr.override_tflops = in.peak_override;
+    if (in.gpu_family == "cpu") {
+        pr.measured_tflops = declared.number("peak_tflops_measured");
+        if (declared.values.count("precision"))
+            if (auto p = precision_from_log(declared.values.at("precision"))) pr.precision = *p;
+    }
+    if (in.catalog_gpu) pr.gpu = &*in.catalog_gpu;
+    Peak peak = resolve_peak(pr);
+    attach_measured_peak(declared, peak, findings);
+    return peak;
+}
+
 }  // namespace
 
 RunSummary analyse(AnalysisRequest request) {
@@ -435,20 +458,9 @@ RunSummary analyse(AnalysisRequest request) {
                               "narayanan2021 counts activation recomputation: TFLOPS and MFU are "
                               "hardware-FLOPs-like and overstate model FLOPs utilisation"});
 
-    PeakRequest pr;
-    pr.convention = peak_convention(s.convention);
-    pr.gpu_family = in.gpu_family;
-    pr.precision = in.precision;
-    pr.override_tflops = in.peak_override;
-    if (in.gpu_family == "cpu") {
-        pr.measured_tflops = declared.number("peak_tflops_measured");
-        if (declared.values.count("precision"))
-            if (auto p = precision_from_log(declared.values.at("precision"))) pr.precision = *p;
-    }
-    if (in.catalog_gpu) pr.gpu = &*in.catalog_gpu;
-    s.peak = resolve_peak(pr);
-    attach_measured_peak(declared, s.peak, s.findings);
+    s.peak = peak_of(in, declared, s.convention, s.findings);
 
+    detail::check_step_times(request, in.window, s.findings);
     s.stats = step_statistics(request.step_records, in.window);
     if (s.stats.window_includes_warmup)
         s.findings.push_back(
@@ -460,12 +472,16 @@ RunSummary analyse(AnalysisRequest request) {
     s.derived =
         derive(s.stats.mean, s.flops.per_sample, in.global_batch, in.seq_len, in.gpus, s.peak.tflops, in.train_tokens);
     if (s.peak.measured_tflops) s.derived.mfu_measured = s.derived.tflops_per_gpu / *s.peak.measured_tflops;
+    detail::check_derived(s, request.provenance);
 
     if (request.plot_series) s.step_times = step_series(request.step_records);
     if (request.log) {
         auto it = request.log->series.find(std::string(metrics::names::loss));
         if (it != request.log->series.end())
             for (const metrics::Point& p : it->second.points) s.loss.push_back({p.step, p.value});
+        if (!s.loss.empty() && !std::isfinite(s.loss.back().value))
+            s.findings.push_back({Severity::warning, fmt::format("the final loss (step {}) is {}: the run diverged",
+                                                                 s.loss.back().step, s.loss.back().value)});
     }
 
     s.inputs = in;

@@ -12,10 +12,6 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include <fcntl.h>
-#include <sys/file.h>
-#include <unistd.h>
-
 namespace fs = std::filesystem;
 
 namespace trainbench::backend {
@@ -84,21 +80,6 @@ std::optional<std::string> stdout_file_in_log(std::string_view log) {
 
 namespace {
 
-class FileLock {
-public:
-    explicit FileLock(const fs::path& path) : m_fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644)) {
-        if (m_fd >= 0) (void)::flock(m_fd, LOCK_EX);
-    }
-    ~FileLock() {
-        if (m_fd >= 0) ::close(m_fd);
-    }
-    FileLock(const FileLock&) = delete;
-    FileLock& operator=(const FileLock&) = delete;
-
-private:
-    int m_fd;
-};
-
 kubernetes::LogCursor read_cursor(const fs::path& path) {
     kubernetes::LogCursor c;
     std::error_code ec;
@@ -119,7 +100,8 @@ bool follow_training_log(const Runner& run, std::vector<std::string> argv, const
     std::error_code ec;
     fs::create_directories(dir, ec);
     const fs::path cursor_file = dir / ".training-0.cursor";
-    FileLock lock(dir / ".training-0.lock");  // `wait` and `logs` may follow the same log at once
+    // `wait` and `logs` may follow the same log at once (core's lock: never through a link)
+    const FileLock lock = FileLock::lock(dir / ".training-0.lock");
     kubernetes::LogCursor cursor = read_cursor(cursor_file);
     argv.insert(argv.end(), {"logs", "-l", "job-name=" + job.job_id + ",batch.kubernetes.io/job-completion-index=0",
                              "-c", "training", "--tail=-1", "--timestamps"});

@@ -83,6 +83,16 @@ bool group_alive(long pgid) {
     return false;
 }
 
+// The same directory, however each path reaches it (a symlinked store, "." entered through a
+// link, a relative path): compared as files (device and inode), never as strings.
+bool same_directory(const fs::path& a, const fs::path& b) {
+    std::error_code ec;
+    const bool same = fs::equivalent(a, b, ec);
+    if (!ec) return same;
+    // (one of them is gone: the resolved paths decide)
+    return fs::weakly_canonical(a, ec) == fs::weakly_canonical(b, ec);
+}
+
 // The process really is this run's job (not a recycled pid): its
 // environment names the run directory.
 bool belongs_to_run(long pid, const fs::path& run_dir) {
@@ -93,9 +103,9 @@ bool belongs_to_run(long pid, const fs::path& run_dir) {
         return true;  // unreadable (another user): trust the pid
     }
     if (env.empty()) return true;  // a zombie or a kernel thread: decided elsewhere
-    const std::string wanted = "TRAINBENCH_RUN_DIR=" + run_dir.string();
+    constexpr std::string_view k_var = "TRAINBENCH_RUN_DIR=";
     for (const std::string& entry : split(env, '\0'))
-        if (entry == wanted) return true;
+        if (entry.rfind(k_var, 0) == 0) return same_directory(entry.substr(k_var.size()), run_dir);
     return false;
 }
 

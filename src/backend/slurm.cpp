@@ -161,7 +161,9 @@ bool is_transient_error(std::string_view stderr_text) {
 namespace {
 
 constexpr const char* k_squeue_format = "%i|%T|%r|%N|%S|%e|%j";
-constexpr const char* k_sacct_fields = "JobID,State,ExitCode,NodeList,Start,End";
+constexpr std::size_t k_squeue_name_field = 6;
+constexpr const char* k_sacct_fields = "JobID,State,ExitCode,NodeList,Start,End,JobName";
+constexpr std::size_t k_sacct_name_field = 6;
 
 bool transient(const ProcessResult& r) {
     return slurm::is_transient_error(r.err);
@@ -180,6 +182,33 @@ std::string join_ids(const std::vector<std::string>& ids) {
 struct FoundExisting {
     std::string job_id;
 };
+
+// Job id -> job name from squeue/sacct lines whose name is field `at` (a name may hold '|').
+void collect_names(std::string_view out, std::size_t at, std::map<std::string, std::string>& names) {
+    for (const std::string& line : lines_of(out)) {
+        std::vector<std::string> f = split(line, '|');
+        if (f.size() <= at) continue;
+        std::string name = f[at];
+        for (std::size_t i = at + 1; i < f.size(); ++i) name += "|" + f[i];
+        names[f[0]] = name;
+    }
+}
+
+// The scheduler names this id's job otherwise: it is another job, not the run's.
+bool foreign(const JobQuery& q, const std::map<std::string, std::string>& names) {
+    auto it = names.find(q.job_id);
+    return !q.job_name.empty() && it != names.end() && it->second != q.job_name;
+}
+
+// What a run knows of its job when the id now names another job: its status files, and why.
+JobStatus not_this_job(const JobQuery& q, const std::string& other_name) {
+    JobStatus s = status_from_files(q.run_dir, q.stage, q.job_id);
+    if (!is_final(s.state)) {
+        s.state = JobState::unknown;
+        s.reason = fmt::format("Slurm job {} is '{}', not this run's '{}'", q.job_id, other_name, q.job_name);
+    }
+    return s;
+}
 
 class SlurmBackend final : public Backend {
 public:
@@ -205,7 +234,8 @@ public:
         try {
             r = m_run.run_with_retry(p, transient, [&] {
                 // A timed-out sbatch may still have reached the controller: never submit twice.
-                std::vector<FoundJob> found = find_jobs(request.job_name, {{}, request.run_dir, request.stage});
+                std::vector<FoundJob> found =
+                    find_jobs(request.job_name, {{}, request.run_dir, request.stage, request.job_name});
                 if (!found.empty()) throw FoundExisting{found.front().job_id};
             });
         } catch (const FoundExisting& e) {
@@ -226,11 +256,13 @@ public:
         for (const JobQuery& q : jobs)
             if (!q.job_id.empty() && std::find(ids.begin(), ids.end(), q.job_id) == ids.end()) ids.push_back(q.job_id);
         std::map<std::string, JobStatus> known;
+        std::map<std::string, std::string> names;  // as the scheduler names each id's job
         if (!ids.empty()) {
             ProcessResult r = m_run.run_with_retry(
                 command({"squeue", "-h", "--states=all", "-j", join_ids(ids), "-o", k_squeue_format}), transient);
             if (r.ok()) {
                 for (JobStatus& s : slurm::parse_squeue(r.out)) known[s.job_id] = std::move(s);
+                collect_names(r.out, k_squeue_name_field, names);
             } else if (!invalid_job_id(r)) {
                 throw RuntimeError(fmt::format("cannot query Slurm: {}", slurm_message(r)),
                                    "is the controller up? ('scontrol ping')");
@@ -253,13 +285,17 @@ public:
         if (!missing.empty() && accounting_enabled()) {
             ProcessResult r = m_run.run_with_retry(
                 command({"sacct", "-n", "-P", "-X", "-j", join_ids(missing), "-o", k_sacct_fields}), transient);
-            if (r.ok())
+            if (r.ok()) {
                 for (JobStatus& s : slurm::parse_sacct(r.out)) known[s.job_id] = std::move(s);
+                collect_names(r.out, k_sacct_name_field, names);
+            }
         }
         std::vector<JobStatus> result;
         for (const JobQuery& q : jobs) {
             auto it = known.find(q.job_id);
-            if (it != known.end()) {
+            if (foreign(q, names)) {
+                result.push_back(not_this_job(q, names.at(q.job_id)));
+            } else if (it != known.end()) {
                 JobStatus s = it->second;
                 // The job script's own record of the training command's exit status
                 // wins over the batch script's (they differ when the trap reports it).
@@ -273,14 +309,24 @@ public:
         return result;
     }
 
+    // Jobs with a journaled name: one `scancel --name=NAME ID` each, after squeue confirmed the name
+    // (the controller applies the name as a filter too, so a job renamed in between is left alone).
+    // Jobs without one (journals from before names were kept): one scancel for all.
     void cancel(const std::vector<JobQuery>& jobs) override {
-        std::vector<std::string> argv = {"scancel"};
-        for (const JobQuery& q : jobs)
-            if (!q.job_id.empty()) argv.push_back(q.job_id);
-        if (argv.size() == 1) return;
-        ProcessResult r = m_run.run_with_retry(command(argv), transient);
-        if (!r.ok() && !invalid_job_id(r) && r.err.find("already complet") == std::string::npos)
-            throw RuntimeError(fmt::format("scancel failed: {}", slurm_message(r)));
+        std::vector<std::vector<std::string>> commands;
+        std::vector<std::string> unnamed = {"scancel"};
+        for (const JobQuery* q : own_live_jobs(jobs)) {
+            if (q->job_name.empty())
+                unnamed.push_back(q->job_id);
+            else
+                commands.push_back({"scancel", "--name=" + q->job_name, q->job_id});
+        }
+        if (unnamed.size() > 1) commands.push_back(unnamed);
+        for (const std::vector<std::string>& argv : commands) {
+            ProcessResult r = m_run.run_with_retry(command(argv), transient);
+            if (!r.ok() && !invalid_job_id(r) && r.err.find("already complet") == std::string::npos)
+                throw RuntimeError(fmt::format("scancel failed: {}", slurm_message(r)));
+        }
     }
 
     std::vector<fs::path> logs(const JobQuery& job) override {
@@ -317,6 +363,40 @@ public:
     }
 
 private:
+    // The jobs that squeue names as the run's own (by job name), before any scancel: an id that
+    // names another job is left alone (a warning), one squeue no longer knows has ended. Jobs
+    // without a journaled name are taken as they are.
+    std::vector<const JobQuery*> own_live_jobs(const std::vector<JobQuery>& jobs) {
+        std::vector<const JobQuery*> own;
+        std::vector<std::string> checked;
+        for (const JobQuery& q : jobs) {
+            if (q.job_id.empty()) continue;
+            if (q.job_name.empty())
+                own.push_back(&q);
+            else
+                checked.push_back(q.job_id);
+        }
+        if (checked.empty()) return own;
+        ProcessResult r = m_run.run_with_retry(
+            command({"squeue", "-h", "--states=all", "-j", join_ids(checked), "-o", "%i|%j"}), transient);
+        if (!r.ok() && !invalid_job_id(r))
+            throw RuntimeError(fmt::format("cannot ask Slurm which jobs to cancel: {}", slurm_message(r)),
+                               "is the controller up? ('scontrol ping')");
+        std::map<std::string, std::string> names;
+        if (r.ok()) collect_names(r.out, 1, names);
+        for (const JobQuery& q : jobs) {
+            if (q.job_id.empty() || q.job_name.empty()) continue;
+            auto it = names.find(q.job_id);
+            if (it == names.end()) continue;  // ended and forgotten: nothing to cancel
+            if (it->second == q.job_name)
+                own.push_back(&q);
+            else
+                spdlog::warn("not cancelling Slurm job {}: it is '{}', not this run's '{}'", q.job_id,
+                             terminal_safe(it->second), q.job_name);
+        }
+        return own;
+    }
+
     static std::string slurm_message(const ProcessResult& r) {
         // "sbatch: error: Batch job submission failed: Invalid partition name specified"
         std::vector<std::string> ls = lines_of(r.err);

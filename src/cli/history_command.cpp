@@ -29,12 +29,14 @@ int import_history(const HistoryOptions& o, Context& ctx, results::Store& store)
                        .dump(2));
     else
         ctx.out << fmt::format("imported {} results from '{}' ({} already recorded, {} skipped) into {}\n",
-                               rep.recorded, o.import_dir, rep.already, rep.skipped.size(), store.describe());
+                               rep.recorded, o.import_dir, rep.already, rep.skipped.size(),
+                               terminal_safe(store.describe()));
     return 0;
 }
 
 int run_history(HistoryOptions o, Context& ctx) {
-    std::unique_ptr<results::Store> store = open_results(ctx);
+    std::unique_ptr<results::Store> store =
+        open_results(ctx, o.import_dir.empty() ? results::Access::read : results::Access::write);
     if (!o.import_dir.empty()) return import_history(o, ctx, *store);
     if (!o.recipe.empty()) {
         if (!o.filter.name.empty() && o.filter.name != o.recipe)
@@ -51,7 +53,7 @@ int run_history(HistoryOptions o, Context& ctx) {
     else if (o.csv)
         ctx.out << results::history_csv(rs);
     else if (rs.empty())
-        ctx.err << fmt::format("no results in {}\n", store->describe());
+        ctx.err << fmt::format("no results in {}\n", terminal_safe(store->describe()));
     else
         ctx.out << results::history_table(rs);
     return 0;

@@ -35,8 +35,9 @@ int run_regress(const RegressOptions& o, Context& ctx) {
     if (g.comparison.verdict == results::Verdict::slower)
         throw ExpectationError(
             fmt::format("run {} is {:.2f}% slower than {} (beyond the {:.2f}% threshold and the noise)",
-                        g.run.short_id(), g.comparison.relative * 100, g.baseline.short_id(), o.threshold),
-            "'trainbench history " + g.run.recipe_name + "' shows the trend");
+                        terminal_safe(g.run.short_id()), g.comparison.relative * 100,
+                        terminal_safe(g.baseline.short_id()), o.threshold),
+            "'trainbench history " + terminal_safe(g.run.recipe_name) + "' shows the trend");
     return 0;
 }
 

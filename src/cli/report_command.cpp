@@ -137,10 +137,7 @@ int run_report(ReportOptions o, Context& ctx) {
     if (run_dir) validation = cluster_validation_of(ctx, *run_dir);
     write_and_print(o, ctx, summary, run_dir, validation);
     // Recorded after printing: a database that cannot be reached fails the command (exit 4), not the report.
-    if (run_dir || o.record) {
-        std::unique_ptr<results::Store> store = open_results(ctx);
-        record_result(ctx, *store, result_of(ctx, summary, o.labels));
-    }
+    if (run_dir || o.record) record_report(ctx, summary, o.labels, run_dir);
     return verdict(ctx, summary, validation);
 }
 
@@ -158,10 +155,7 @@ void setup_report_command(CLI::App& root, Context& ctx) {
                     "row's convention) and the configuration differences; 'trainbench list references' lists them");
     cmd->add_option("--junit", opts->junit, "Write the expectations as JUnit XML to FILE");
     cmd->add_flag("--record", opts->record, "Record the result of bare logs in the results database");
-    cmd->add_option("--name", opts->labels.name, "With --record: the recipe name to record bare logs under");
-    cmd->add_option("--target", opts->labels.target, "With --record: the target the logs ran on");
-    cmd->add_option("--container", opts->labels.container, "With --record: the container image or version");
-    cmd->add_option("--ran-at", opts->labels.ran_at, "With --record: when the logs ran (UTC ISO; default: mtime)");
+    add_record_labels(cmd, opts->labels);
     cmd->footer(R"(Output: a table (default), --json, --csv, --markdown on stdout; --html FILE and --junit FILE
 write files. Every format names the FLOPs convention (dated: the formula as one framework
 counted it between two dates; a run's default is the one its framework version prints) and

@@ -13,15 +13,17 @@ struct TagOptions {
 };
 
 int run_tag(const TagOptions& o, Context& ctx) {
-    if (o.tag.empty() || o.tag == "last-good" || o.tag.find_first_of(" \t\n,") != std::string::npos)
-        throw UsageError(fmt::format("invalid tag '{}'", o.tag), "a tag is one word, not 'last-good'");
-    std::unique_ptr<results::Store> store = open_results(ctx);
+    if (std::string why = results::label_problem("tag", o.tag); !why.empty() || o.tag == "last-good")
+        throw UsageError(fmt::format("invalid tag: {}", why.empty() ? "'last-good' names the baseline" : why),
+                         "a tag is one word, not 'last-good'");
+    std::unique_ptr<results::Store> store = open_results(ctx, results::Access::write);
     const results::Result r = store->find_run(o.run);
     store->tag(r.run_id, o.tag);
     if (ctx.options.json)
         print_json(ctx, nlohmann::ordered_json{{"run", r.run_id}, {"tag", o.tag}}.dump(2));
     else
-        ctx.out << fmt::format("tagged run {} ({}) {}\n", r.short_id(), r.recipe_name, o.tag);
+        ctx.out << fmt::format("tagged run {} ({}) {}\n", terminal_safe(r.short_id()), terminal_safe(r.recipe_name),
+                               o.tag);
     return 0;
 }
 

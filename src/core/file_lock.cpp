@@ -7,6 +7,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <thread>
 #include <unistd.h>
 
@@ -27,19 +28,45 @@ std::string this_host() {
 // orphaned sbatch has finished, and nobody takes that submission for abandoned while it may
 // still reach the scheduler. Long-lived children (the local backend's jobs) close it
 // (closefrom in their spawn), and a normal release unlocks for every holder at once.
+//
+// The lock file is never followed through a link: on a shared store another user could plant
+// `state.lock` as a symlink (or a hard link) to a file of whoever runs trainbench next, which
+// the holder's note would then overwrite. O_NOFOLLOW refuses a symlink; a file that is not a
+// regular file, or has another name elsewhere (a hard link), is refused after opening (O_NONBLOCK:
+// a FIFO does not hang the open). A lock file of another user is locked but never written.
 int open_lock_file(const fs::path& path) {
     std::error_code ec;
     if (path.has_parent_path()) fs::create_directories(path.parent_path(), ec);
-    int fd = ::open(path.c_str(), O_RDWR | O_CREAT, 0644);
+    constexpr int k_flags = O_NOFOLLOW | O_NONBLOCK | O_NOCTTY;
+    int fd = ::open(path.c_str(), O_RDWR | O_CREAT | k_flags, 0644);
     // A read-only store still locks (flock needs no write access); the holder's note is skipped.
-    if (fd < 0 && (errno == EROFS || errno == EACCES)) fd = ::open(path.c_str(), O_RDONLY);
+    if (fd < 0 && (errno == EROFS || errno == EACCES)) fd = ::open(path.c_str(), O_RDONLY | k_flags);
+    if (fd < 0 && errno == ELOOP)
+        throw RuntimeError(
+            fmt::format("the lock file '{}' is a symbolic link; trainbench does not follow it", path.string()),
+            "remove the link (someone else may have planted it) and try again");
     if (fd < 0) throw RuntimeError(fmt::format("cannot open lock file '{}': {}", path.string(), std::strerror(errno)));
+    struct stat st {};
+    const char* wrong = nullptr;
+    if (::fstat(fd, &st) != 0)
+        wrong = "cannot be examined";
+    else if (!S_ISREG(st.st_mode))
+        wrong = "is not a regular file";
+    else if (st.st_nlink != 1)
+        wrong = "has another name (a hard link)";
+    if (wrong) {
+        ::close(fd);
+        throw RuntimeError(fmt::format("the lock file '{}' {}; trainbench does not use it", path.string(), wrong),
+                           "remove it (someone else may have planted it) and try again");
+    }
     return fd;
 }
 
-// The holder's "pid P on host H", written into the lock file once the lock is taken. A full
-// disk must not stop the lock from working: the note is best effort.
+// The holder's "pid P on host H", written into the lock file once the lock is taken, when the
+// file is ours. A full disk must not stop the lock from working: the note is best effort.
 void write_holder(int fd) {
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || st.st_uid != ::geteuid()) return;
     std::string note = fmt::format("pid {} on host {}\n", ::getpid(), this_host());
     if (::ftruncate(fd, 0) != 0) return;
     (void)::pwrite(fd, note.data(), note.size(), 0);
@@ -71,7 +98,8 @@ void FileLock::release() {
     if (m_fd < 0) return;
     // The file stays: removing it would let a waiter lock an unlinked inode while a newcomer
     // locks a fresh file of the same name. Emptied, so no waiter names a holder that has gone.
-    (void)::ftruncate(m_fd, 0);
+    struct stat st {};
+    if (::fstat(m_fd, &st) == 0 && st.st_uid == ::geteuid()) (void)::ftruncate(m_fd, 0);
     ::flock(m_fd, LOCK_UN);
     ::close(m_fd);
     m_fd = -1;
@@ -121,7 +149,7 @@ FileLock FileLock::lock(const fs::path& path, const std::function<void(const std
 }
 
 std::string FileLock::holder(const fs::path& path) {
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
     if (fd < 0) return "another process";
     char buf[300] = {};
     ssize_t n = ::pread(fd, buf, sizeof buf - 1, 0);

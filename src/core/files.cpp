@@ -62,7 +62,11 @@ void write_file_atomic(const fs::path& path, std::string_view content, fs::perms
 }
 
 void append_line(const fs::path& path, std::string_view line) {
-    int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    // Never through a symlink (a journal on a shared store planted as a link to another file).
+    int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (fd < 0 && errno == ELOOP)
+        throw RuntimeError(
+            fmt::format("'{}' is a symbolic link; trainbench does not append through it", path.string()));
     if (fd < 0) throw RuntimeError(fmt::format("cannot open '{}': {}", path.string(), std::strerror(errno)));
     off_t start = ::lseek(fd, 0, SEEK_END);
     std::string buf;

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
 
 namespace trainbench {
 
@@ -59,10 +60,68 @@ std::string shell_quote(std::string_view value) {
     return out;
 }
 
+namespace {
+bool is_c0(unsigned char u) {
+    return u < 0x20 || u == 0x7f;
+}
+
+// The length of the UTF-8 sequence at text[i] (2 to 4), or 0 when it is not one.
+std::size_t utf8_length(std::string_view text, std::size_t i) {
+    const auto lead = static_cast<unsigned char>(text[i]);
+    const std::size_t n = lead >= 0xf0 && lead <= 0xf4 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc2 && lead < 0xe0 ? 2 : 0;
+    if (n == 0 || lead >= 0xf5 || i + n > text.size()) return 0;
+    for (std::size_t k = 1; k < n; ++k)
+        if ((static_cast<unsigned char>(text[i + k]) & 0xc0) != 0x80) return 0;
+    return n;
+}
+
+// A number as a whole (strtod's syntax, no inf/nan): CSV leaves it as it is.
+bool is_number(std::string_view text) {
+    if (text.empty() || text.size() > 64) return false;
+    const std::string s(text);
+    if (s.find_first_not_of("0123456789+-.eE") != std::string::npos) return false;
+    char* end = nullptr;
+    (void)std::strtod(s.c_str(), &end);
+    return end == s.c_str() + s.size();
+}
+}  // namespace
+
+std::string terminal_safe(std::string_view text, bool keep_newlines) {
+    std::string out;
+    out.reserve(text.size());
+    for (std::size_t i = 0; i < text.size();) {
+        const auto u = static_cast<unsigned char>(text[i]);
+        if (u < 0x80) {
+            if (is_c0(u) && !(keep_newlines && (u == '\n' || u == '\t')))
+                out += fmt::format("\\x{:02x}", u);
+            else
+                out += text[i];
+            ++i;
+            continue;
+        }
+        const std::size_t n = utf8_length(text, i);
+        if (n == 0) {
+            out += fmt::format("\\x{:02x}", u);
+            ++i;
+        } else if (n == 2 && u == 0xc2 && static_cast<unsigned char>(text[i + 1]) < 0xa0) {
+            out += fmt::format("\\u{:04x}", static_cast<unsigned char>(text[i + 1]));  // C1: U+0080..U+009F
+            i += 2;
+        } else {
+            out.append(text.substr(i, n));
+            i += n;
+        }
+    }
+    return out;
+}
+
 std::string html_escape(std::string_view text) {
     std::string out;
     out.reserve(text.size());
     for (char c : text) {
+        if (is_c0(static_cast<unsigned char>(c)) && c != '\t' && c != '\n' && c != '\r') {
+            out += fmt::format("\\x{:02x}", static_cast<unsigned char>(c));
+            continue;
+        }
         switch (c) {
             case '&':
                 out += "&amp;";
@@ -87,8 +146,10 @@ std::string html_escape(std::string_view text) {
 }
 
 std::string csv_field(std::string_view text) {
-    if (text.find_first_of(",\"\n\r") == std::string_view::npos) return std::string(text);
-    std::string out = "\"";
+    const bool formula =
+        !text.empty() && std::string_view("=+-@\t\r").find(text.front()) != std::string_view::npos && !is_number(text);
+    if (!formula && text.find_first_of(",\"\n\r") == std::string_view::npos) return std::string(text);
+    std::string out = formula ? "\"'" : "\"";
     for (char c : text) {
         if (c == '"') out += '"';
         out += c;
@@ -135,6 +196,10 @@ std::string md_escape(std::string_view text) {
         if (c == '|' || c == '*' || c == '_' || c == '`' || c == '<' || c == '>') out += '\\';
         if (c == '\n') {
             out += ' ';
+            continue;
+        }
+        if (is_c0(static_cast<unsigned char>(c))) {
+            out += fmt::format("\\x{:02x}", static_cast<unsigned char>(c));
             continue;
         }
         out += c;

@@ -49,11 +49,7 @@ void append_state(const fs::path& file, const StateEntry& e) {
     j["run_id"] = e.run_id;
     j["run_dir"] = e.run_dir;
     j["event"] = e.event;
-    auto now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-    std::tm tm{};
-    gmtime_r(&now, &tm);
-    j["time"] = fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
-                            tm.tm_hour, tm.tm_min, tm.tm_sec);
+    j["time"] = utc_now();
     append_line(file, j.dump());
 }
 

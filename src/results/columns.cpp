@@ -1,9 +1,8 @@
 #include "results/columns.hpp"
 
-#include <fmt/chrono.h>
 #include <fmt/format.h>
 
-#include <chrono>
+#include <charconv>
 
 namespace trainbench::results::detail {
 
@@ -13,13 +12,37 @@ std::string text_of(const std::optional<std::string>& v) {
     return v.value_or("");
 }
 double double_of(const std::optional<std::string>& v) {
-    return v ? std::stod(*v) : 0.0;
+    return v ? parse_double(*v) : 0.0;
 }
 std::int64_t int_of(const std::optional<std::string>& v) {
-    return v ? std::stoll(*v) : 0;
+    return v ? parse_int(*v) : 0;
 }
 
 }  // namespace
+
+double parse_double(const std::string& text) {
+    double v = 0;
+    const char* end = text.data() + text.size();
+    // from_chars, never strtod/stod: a denormal (MFU of 2e-310) is a value, not an error. (An
+    // infinity an older trainbench stored reads back as one; record() stores finite values only.)
+    const auto [ptr, ec] = std::from_chars(text.data(), end, v);
+    if (ec != std::errc{} || ptr != end || text.empty()) throw BadValue{text};
+    return v;
+}
+
+std::int64_t parse_int(const std::string& text) {
+    std::int64_t v = 0;
+    const char* end = text.data() + text.size();
+    const auto [ptr, ec] = std::from_chars(text.data(), end, v);
+    if (ec != std::errc{} || ptr != end || text.empty()) throw BadValue{text};
+    return v;
+}
+
+std::string statement_head(const std::string& sql) {
+    constexpr std::size_t k_max = 60;
+    std::string head = sql.substr(0, std::min(sql.find('\n'), k_max));
+    return head.size() < sql.size() ? head + " ..." : head;
+}
 
 // One row per column: name, Result -> value, value -> Result.
 #define TB_TEXT(field)                                                                                                \
@@ -82,7 +105,7 @@ const std::vector<Column>& result_columns() {
         TB_DOUBLE(mfu),
         {"final_loss", [](const Result& r) -> Value { return r.final_loss ? Value(*r.final_loss) : Value(); },
          [](Result& r, const std::optional<std::string>& v) {
-             r.final_loss = v ? std::optional<double>(std::stod(*v)) : std::nullopt;
+             r.final_loss = v ? std::optional<double>(parse_double(*v)) : std::nullopt;
          }},
         TB_TEXT(log_format),
         TB_TEXT(tool_version),
@@ -104,14 +127,6 @@ std::string placeholder_list() {
     std::string out;
     for (std::size_t i = 1; i <= result_columns().size(); ++i) out += fmt::format("{}${}", i == 1 ? "" : ", ", i);
     return out;
-}
-
-std::string utc_now(bool micro) {
-    const auto now = std::chrono::system_clock::now();
-    const auto secs = std::chrono::floor<std::chrono::seconds>(now);
-    if (!micro) return fmt::format("{:%Y-%m-%dT%H:%M:%S}Z", secs);
-    const auto us = std::chrono::duration_cast<std::chrono::microseconds>(now - secs).count();
-    return fmt::format("{:%Y-%m-%dT%H:%M:%S}.{:06}Z", secs, us);
 }
 
 }  // namespace trainbench::results::detail

@@ -22,7 +22,4 @@ struct Column {
 [[nodiscard]] std::string column_list();
 [[nodiscard]] std::string placeholder_list();
 
-// "2026-11-23T19:02:03.123456Z" (micro = true) or "2026-11-23T19:02:03Z".
-[[nodiscard]] std::string utc_now(bool micro);
-
 }  // namespace trainbench::results::detail

@@ -5,6 +5,7 @@
 // twenty libraries it needs (TLS, Kerberos, LDAP) load into every trainbench
 // process, about 5 ms of each start.
 #include "results/database.hpp"
+#include "results/location.hpp"
 
 #include <trainbench/core.hpp>
 
@@ -71,28 +72,18 @@ const Libpq& libpq() {
     return lib;
 }
 
-// The URL without its password, for messages.
-std::string redact(const std::string& url) {
-    const std::size_t scheme = url.find("://");
-    const std::size_t at = url.find('@');
-    if (scheme == std::string::npos || at == std::string::npos) return url;
-    const std::size_t colon = url.find(':', scheme + 3);
-    if (colon == std::string::npos || colon > at) return url;
-    return url.substr(0, colon) + ":***" + url.substr(at);
-}
-
 std::string text(const Value& v) {
     if (const auto* n = std::get_if<std::int64_t>(&v)) return std::to_string(*n);
-    if (const auto* d = std::get_if<double>(&v)) return fmt::format("{}", *d);
+    if (const auto* d = std::get_if<double>(&v)) return fmt::format("{}", *d);  // shortest round-trip: exact
     return std::get<std::string>(v);
 }
 
 class PgDatabase final : public Database {
 public:
-    explicit PgDatabase(const std::string& url) : m_pq(libpq()), m_where(redact(url)) {
-        m_conn = m_pq.connectdb(url.c_str());
+    explicit PgDatabase(Location where) : m_pq(libpq()), m_location(std::move(where)), m_where(m_location.shown) {
+        m_conn = m_pq.connectdb(m_location.target.c_str());
         if (m_pq.status(m_conn) != CONNECTION_OK) {
-            std::string why = m_pq.error_message(m_conn);
+            std::string why = scrub(m_pq.error_message(m_conn), m_location);
             while (!why.empty() && (why.back() == '\n' || why.back() == ' ')) why.pop_back();
             m_pq.finish(m_conn);
             throw RuntimeError(fmt::format("cannot connect to the results database '{}': {}", m_where, why),
@@ -118,10 +109,10 @@ public:
                                          nullptr, nullptr, 0);
         const ExecStatusType status = m_pq.result_status(res);
         if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
-            std::string why = m_pq.result_error_message(res);
+            std::string why = scrub(m_pq.result_error_message(res), m_location);
             m_pq.clear(res);
             while (!why.empty() && why.back() == '\n') why.pop_back();
-            throw RuntimeError(fmt::format("PostgreSQL ({}): {} in: {}", m_where, why, sql));
+            throw RuntimeError(fmt::format("PostgreSQL ({}): {} in: {}", m_where, why, statement_head(sql)));
         }
         std::vector<Row> rows;
         for (int r = 0; r < m_pq.ntuples(res); ++r) {
@@ -140,16 +131,22 @@ public:
         (void)exec("SELECT pg_advisory_xact_lock($1)", {static_cast<std::int64_t>(k_writer_lock)});
     }
 
+    bool has_table(const std::string& name) override {
+        const std::vector<Row> rows = exec("SELECT to_regclass($1) IS NOT NULL", {name});
+        return !rows.empty() && !rows.front().empty() && rows.front().front() == "t";
+    }
+
 private:
     const Libpq& m_pq;
+    Location m_location;
     std::string m_where;
     PGconn* m_conn = nullptr;
 };
 
 }  // namespace
 
-std::unique_ptr<Database> open_postgresql(const std::string& url) {
-    return std::make_unique<PgDatabase>(url);
+std::unique_ptr<Database> open_postgresql(const Location& where) {
+    return std::make_unique<PgDatabase>(where);
 }
 
 }  // namespace trainbench::results::detail

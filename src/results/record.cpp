@@ -4,10 +4,11 @@
 #include <trainbench/results.hpp>
 #include <trainbench/sweep.hpp>
 
-#include <fmt/chrono.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -26,9 +27,24 @@ std::string host_name() {
 // The first log's modification time, as UTC ISO.
 std::string log_mtime(const std::vector<std::string>& files) {
     struct stat st {};
-    if (files.empty() || ::stat(files.front().c_str(), &st) != 0) return detail::utc_now(false);
-    const auto t = std::chrono::system_clock::from_time_t(st.st_mtime);
-    return fmt::format("{:%Y-%m-%dT%H:%M:%S}Z", std::chrono::floor<std::chrono::seconds>(t));
+    if (files.empty() || ::stat(files.front().c_str(), &st) != 0) return utc_now();
+    return format_utc(std::chrono::system_clock::from_time_t(st.st_mtime));
+}
+
+bool lower_or_digit(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+}
+bool letter_or_digit(char c) {
+    return lower_or_digit(c) || (c >= 'A' && c <= 'Z');
+}
+
+// ran_at as given (RFC 3339, any offset) -> UTC "2026-03-01T05:00:00Z".
+std::string utc_ran_at(const std::string& text) {
+    const auto t = parse_utc(text);
+    if (!t)
+        throw UsageError(fmt::format("--ran-at '{}' is not a date and time", terminal_safe(text)),
+                         "write YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS with Z or an offset, e.g. 2026-03-01T10:00:00Z");
+    return format_utc(*t);
 }
 
 // "2026-11-23T19:02:03Z" -> "20261123T190203Z".
@@ -79,10 +95,35 @@ analysis::Inputs inputs_from_recipe(const recipe::Recipe& r) {
     return in;
 }
 
+std::string label_problem(std::string_view kind, std::string_view value) {
+    const bool container = kind == "container", tag = kind == "tag";
+    const std::size_t limit = container ? 255 : tag ? 64 : 100;
+    std::string_view extra = container ? "._-:/@+" : tag ? "._-:/+" : "._-";
+    const auto allowed = [&](char c) {
+        return (container || tag ? letter_or_digit(c) : lower_or_digit(c)) || extra.find(c) != std::string_view::npos;
+    };
+    const std::string what = container ? "letters, digits and . _ - : / @ +"
+                             : tag     ? "letters, digits and . _ - : / +"
+                                       : "lower-case letters, digits, '.', '_' or '-'";
+    if (value.empty()) return fmt::format("an empty {}", kind);
+    if (value.size() > limit) return fmt::format("a {} longer than {} characters", kind, limit);
+    if (!(container || tag ? letter_or_digit(value.front()) : lower_or_digit(value.front())) ||
+        !std::all_of(value.begin(), value.end(), allowed))
+        return fmt::format("'{}' is not a valid {}: {}, starting with a letter or digit", terminal_safe(value), kind,
+                           what);
+    return {};
+}
+
 Result make_result(const analysis::RunSummary& s, const ResultLabels& labels) {
+    for (const auto& [kind, value] : {std::pair<std::string_view, const std::string&>{"name", labels.name},
+                                      {"target", labels.target},
+                                      {"container", labels.container}})
+        if (!value.empty())
+            if (std::string why = label_problem(kind, value); !why.empty())
+                throw UsageError(fmt::format("--{}: {}", kind, why));
     Result r;
     const analysis::Provenance& p = s.provenance;
-    r.recorded_at = detail::utc_now(true);
+    r.recorded_at = utc_now(UtcStyle::iso_micro);
     r.host = host_name();
     r.run_dir = p.run_dir;
     r.source = p.run_dir.empty() ? "logs" : "run";
@@ -113,13 +154,15 @@ Result make_result(const analysis::RunSummary& s, const ResultLabels& labels) {
     r.tokens_per_s = s.derived.tokens_per_s;
     r.tflops_per_gpu = s.derived.tflops_per_gpu;
     r.mfu = s.derived.mfu;
-    if (!s.loss.empty()) r.final_loss = s.loss.back().value;
+    // A NaN loss (a diverged run; the report warns) is recorded as no loss: only finite figures are stored.
+    if (!s.loss.empty() && std::isfinite(s.loss.back().value)) r.final_loss = s.loss.back().value;
     r.log_format = p.log_format;
     r.tool_version = p.tool_version.empty() ? std::string(version()) : p.tool_version;
     for (const analysis::SeriesPoint& pt : s.step_times)
         if (pt.step >= r.window_start && pt.step <= r.window_end) r.window_steps.push_back({pt.step, pt.value});
 
-    r.ran_at = !p.created.empty() ? p.created : (!labels.ran_at.empty() ? labels.ran_at : log_mtime(p.log_files));
+    r.ran_at =
+        !p.created.empty() ? p.created : (!labels.ran_at.empty() ? utc_ran_at(labels.ran_at) : log_mtime(p.log_files));
     // What identifies the figures: the same report recorded twice is one row.
     std::string identity =
         fmt::format("{}|{}|{}|{}|{}|{:.17g}|{}|{}|{:.17g}", p.run_id, r.recipe_name, r.ran_at, r.convention,

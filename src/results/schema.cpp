@@ -83,27 +83,49 @@ const std::vector<std::vector<std::string>>& migrations() {
 int schema_version(Database& db) {
     auto rows = db.exec("SELECT max(version) FROM trainbench_schema");
     if (rows.empty() || rows.front().empty() || !rows.front().front()) return 0;
-    return std::stoi(*rows.front().front());
+    try {
+        return static_cast<int>(parse_int(*rows.front().front()));
+    } catch (const BadValue&) {
+        throw RuntimeError(fmt::format("the results database '{}' has no valid schema version ('{}')", db.describe(),
+                                       terminal_safe(*rows.front().front())));
+    }
 }
 
+namespace {
+
+void refuse_newer(Database& db, int have) {
+    if (have > k_schema_version)
+        throw RuntimeError(
+            fmt::format("the results database '{}' has schema version {}; this trainbench knows up to {}",
+                        db.describe(), have, k_schema_version),
+            "upgrade trainbench to read it");
+}
+
+}  // namespace
+
 void migrate(Database& db) {
-    (void)db.exec("CREATE TABLE IF NOT EXISTS trainbench_schema (version INTEGER NOT NULL, applied_at TEXT NOT NULL)");
     const auto& steps = migrations();
     static_assert(k_schema_version >= 1);
     if (steps.size() != static_cast<std::size_t>(k_schema_version))
         throw std::logic_error("results: one migration per schema version");
+    // A current database is only read: no lock, and a read-only one can be opened.
+    if (db.has_table("trainbench_schema")) {
+        const int have = schema_version(db);
+        refuse_newer(db, have);
+        if (have == k_schema_version) return;
+    }
     while (true) {
         const bool done = in_transaction(db, [&] {
+            // Under the writer lock, the schema table too: two first users of a fresh PostgreSQL
+            // database would otherwise both create it, and one fail on pg_type's unique index.
+            (void)db.exec(
+                "CREATE TABLE IF NOT EXISTS trainbench_schema (version INTEGER NOT NULL, applied_at TEXT NOT NULL)");
             const int have = schema_version(db);  // read under the writer lock: another process may have migrated
-            if (have > k_schema_version)
-                throw RuntimeError(
-                    fmt::format("the results database '{}' has schema version {}; this trainbench knows up to {}",
-                                db.describe(), have, k_schema_version),
-                    "upgrade trainbench to read it");
+            refuse_newer(db, have);
             if (have == k_schema_version) return true;
             for (const std::string& sql : steps[static_cast<std::size_t>(have)]) (void)db.exec(sql);
             (void)db.exec("INSERT INTO trainbench_schema (version, applied_at) VALUES ($1, $2)",
-                          {static_cast<std::int64_t>(have + 1), utc_now(false)});
+                          {static_cast<std::int64_t>(have + 1), utc_now()});
             return false;
         });
         if (done) return;

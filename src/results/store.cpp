@@ -1,16 +1,35 @@
 // The store: one SQL code path over either engine.
 #include "results/columns.hpp"
+#include "results/location.hpp"
 
 #include <trainbench/results.hpp>
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <cstdlib>
 
 namespace trainbench::results {
 
 namespace detail {
 namespace {
+
+// Every figure stored is a finite number: a NaN or an infinity is refused here, naming the
+// figure, before any SQL runs (never a NOT NULL error, never a value no reader can use).
+void check_finite(const Result& r) {
+    for (const Column& c : result_columns()) {
+        const Value v = c.get(r);
+        if (const auto* d = std::get_if<double>(&v); d && !std::isfinite(*d))
+            throw InputError(
+                fmt::format("cannot record result {}: its {} is {}, not a finite number", r.short_id(), c.name, *d),
+                "check the log's step times ('trainbench report' names a bad one); nothing was recorded");
+    }
+    for (const analysis::StepSample& s : r.window_steps)
+        if (!std::isfinite(s.seconds))
+            throw InputError(fmt::format("cannot record result {}: the step time of step {} is {}, not a finite number",
+                                         r.short_id(), s.step, s.seconds),
+                             "nothing was recorded");
+}
 
 class SqlStore final : public Store {
 public:
@@ -20,6 +39,7 @@ public:
     int schema_version() override { return detail::schema_version(*m_db); }
 
     bool record(const Result& r) override {
+        check_finite(r);
         std::vector<Value> values;
         for (const Column& c : result_columns()) values.push_back(c.get(r));
         return in_transaction(*m_db, [&] {
@@ -56,6 +76,7 @@ public:
         if (ids.empty())
             throw UsageError(fmt::format("no result for run '{}' in {}", ref, describe()),
                              "'trainbench history' lists the recorded runs; 'trainbench report RUN' records one");
+        for (std::string& id : ids) id = terminal_safe(id);  // (what another writer stored)
         throw UsageError(fmt::format("'{}' matches several recorded runs: {}", ref, quoted_list(ids, " and ")),
                          "give more of the run id");
     }
@@ -64,7 +85,7 @@ public:
         in_transaction(*m_db, [&] {
             (void)m_db->exec(
                 "INSERT INTO tags (run_id, tag, tagged_at) VALUES ($1, $2, $3) ON CONFLICT (run_id, tag) DO NOTHING",
-                {run_id, tag, utc_now(false)});
+                {run_id, tag, utc_now()});
         });
     }
 
@@ -76,18 +97,38 @@ private:
         return *best;
     }
 
+    // A value that is not a number where one belongs (written behind trainbench's back): an
+    // error that names the database, the result and the column.
+    [[noreturn]] void bad_value(const std::string& result_id, const char* column, const BadValue& e) const {
+        throw RuntimeError(
+            fmt::format("the results database '{}' holds '{}' in column {} of result {}: not a number", describe(),
+                        terminal_safe(e.text.substr(0, 40)), column, terminal_safe(result_id)),
+            "correct or delete that row with the database's own client");
+    }
+
     std::vector<Result> select(const std::string& where, const std::vector<Value>& params) {
         std::vector<Result> out;
         const auto& columns = result_columns();
         for (const Row& row : m_db->exec(fmt::format("SELECT {} FROM results {}", column_list(), where), params)) {
             Result r;
-            for (std::size_t i = 0; i < columns.size() && i < row.size(); ++i) columns[i].set(r, row[i]);
+            for (std::size_t i = 0; i < columns.size() && i < row.size(); ++i) {
+                try {
+                    columns[i].set(r, row[i]);
+                } catch (const BadValue& e) {
+                    bad_value(row.front().value_or("?"), columns[i].name, e);
+                }
+            }
             out.push_back(std::move(r));
         }
         for (Result& r : out) {
             for (const Row& row : m_db->exec(
-                     "SELECT step, seconds FROM step_times WHERE result_id = $1 ORDER BY ordinal", {r.result_id}))
-                r.window_steps.push_back({std::stoll(row.at(0).value_or("0")), std::stod(row.at(1).value_or("0"))});
+                     "SELECT step, seconds FROM step_times WHERE result_id = $1 ORDER BY ordinal", {r.result_id})) {
+                try {
+                    r.window_steps.push_back({parse_int(row.at(0).value_or("")), parse_double(row.at(1).value_or(""))});
+                } catch (const BadValue& e) {
+                    bad_value(r.result_id, "step_times", e);
+                }
+            }
             for (const Row& row : m_db->exec("SELECT tag FROM tags WHERE run_id = $1 ORDER BY tag", {r.run_id}))
                 r.tags.push_back(row.at(0).value_or(""));
         }
@@ -97,20 +138,14 @@ private:
     std::unique_ptr<Database> m_db;
 };
 
-bool starts_with(const std::string& s, std::string_view prefix) {
-    return s.rfind(prefix, 0) == 0;
-}
-
 }  // namespace
 }  // namespace detail
 
-std::unique_ptr<Store> open_store(const std::string& location) {
-    using detail::starts_with;
-    if (starts_with(location, "postgresql://") || starts_with(location, "postgres://"))
-        return std::make_unique<detail::SqlStore>(detail::open_postgresql(location));
-    std::string path = starts_with(location, "sqlite:") ? location.substr(7) : location;
-    if (path.empty()) throw UsageError("empty results database location", "give a file path or postgresql://...");
-    return std::make_unique<detail::SqlStore>(detail::open_sqlite(path));
+std::unique_ptr<Store> open_store(const std::string& location, Access access) {
+    const detail::Location where = detail::parse_location(location);
+    if (where.engine == detail::Location::Engine::postgresql)
+        return std::make_unique<detail::SqlStore>(detail::open_postgresql(where));
+    return std::make_unique<detail::SqlStore>(detail::open_sqlite(where.target, access == Access::write));
 }
 
 std::string default_location(const std::string& flag, const std::filesystem::path& runs_root) {

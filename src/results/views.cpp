@@ -104,7 +104,8 @@ std::string history_table(const std::vector<Result>& results) {
     for (const HistoryColumn& c : history_columns()) rows[0].emplace_back(c.header);
     for (const Result& r : results) {
         rows.emplace_back();
-        for (const HistoryColumn& c : history_columns()) rows.back().push_back(c.cell(r));
+        // (one line per row whatever the database holds: a newline or an escape sequence is shown, not obeyed)
+        for (const HistoryColumn& c : history_columns()) rows.back().push_back(terminal_safe(c.cell(r)));
     }
     std::vector<std::size_t> width(rows[0].size(), 0);
     for (const auto& row : rows)
@@ -148,7 +149,10 @@ std::string history_csv(const std::vector<Result>& results) {
         std::vector<std::string> cells;
         for (const std::string& k : keys) {
             const auto& v = k == "tags" ? nlohmann::ordered_json(fmt::format("{}", fmt::join(r.tags, " "))) : j[k];
-            cells.push_back(csv_field(v.is_string() ? v.get<std::string>() : v.is_null() ? "" : v.dump()));
+            // (stored text, shown as the table shows it: CSV on stdout often lands on a terminal)
+            cells.push_back(csv_field(v.is_string() ? terminal_safe(v.get<std::string>())
+                                      : v.is_null() ? ""
+                                                    : v.dump()));
         }
         out += fmt::format("{}\n", fmt::join(cells, ","));
     }
@@ -192,15 +196,17 @@ th {{ background: #f0f0f0; }} .frame {{ fill: none; stroke: #999; }} .tick, .leg
 
 std::string regression_text(const Regression& g) {
     const Comparison& c = g.comparison;
+    const auto safe = [](const std::string& text) { return terminal_safe(text); };  // (stored text)
     return fmt::format(
         "run       {} ({}, {} steps {}:{}, median {:.6f} s)\n"
         "baseline  {} ({}, {} steps {}:{}, median {:.6f} s){}\n"
         "shift     {:+.6f} s per step ({:+.2f}%), {:.0f}% interval [{:+.2f}%, {:+.2f}%]\n"
         "          (Hodges-Lehmann shift, Mann-Whitney interval; threshold {:.2f}%)\n"
         "verdict   {}\n",
-        g.run.run_id, g.run.ran_at, c.run_count, g.run.window_start, g.run.window_end, c.run_median, g.baseline.run_id,
-        g.baseline.ran_at, c.baseline_count, g.baseline.window_start, g.baseline.window_end, c.baseline_median,
-        g.baseline.tags.empty() ? "" : fmt::format(" tags {}", fmt::join(g.baseline.tags, ",")), c.shift_s,
+        safe(g.run.run_id), safe(g.run.ran_at), c.run_count, g.run.window_start, g.run.window_end, c.run_median,
+        safe(g.baseline.run_id), safe(g.baseline.ran_at), c.baseline_count, g.baseline.window_start,
+        g.baseline.window_end, c.baseline_median,
+        g.baseline.tags.empty() ? "" : safe(fmt::format(" tags {}", fmt::join(g.baseline.tags, ","))), c.shift_s,
         c.relative * 100, c.confidence * 100, c.relative_low * 100, c.relative_high * 100, c.threshold * 100,
         to_string(c.verdict));
 }

@@ -41,7 +41,7 @@ ordered_json request_record(const ProcessRequest& request) {
     }
     if (!env.empty()) rec["env"] = env;
     if (!passed.empty()) rec["env_passed_by_name"] = passed;
-    rec["started"] = utc_iso_now();
+    rec["started"] = utc_now();
     return rec;
 }
 

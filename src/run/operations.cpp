@@ -123,9 +123,13 @@ ordered_json attempt_failed_event(const std::string& stage, const ordered_json& 
     return e;
 }
 
+// A command that failed: an error, a time-out or a non-zero exit code. A detached start (the
+// local backend's job) has no exit code yet: it failed only when it could not start.
 bool failed_record(const ordered_json& record) {
+    if (record.contains("error") || record.value("timed_out", false)) return true;
+    if (record.value("detached", false)) return !record.contains("pid");
     return !record.contains("exit_code") || !record["exit_code"].is_number_integer() ||
-           record["exit_code"].get<int>() != 0 || record.value("timed_out", false);
+           record["exit_code"].get<int>() != 0;
 }
 
 // Journals "submitting" for a stage. When even that cannot be written, nothing has reached
@@ -280,8 +284,11 @@ ordered_json submit_failed_event(const std::string& stage, const std::string& me
 
 // Ctrl-C between two submissions: the stages not submitted say so, then InterruptedError.
 [[noreturn]] void stop_interrupted(RunInfo& run, const std::vector<render::RenderedJob>& jobs, std::size_t from) {
-    for (std::size_t k = from; k < jobs.size(); ++k)
-        append_event(run.dir, submit_failed_event(jobs[k].stage, "interrupted before submission"));
+    for (std::size_t k = from; k < jobs.size(); ++k) {
+        ordered_json e = submit_failed_event(jobs[k].stage, "interrupted before submission");
+        e["interrupted"] = true;  // INTERRUPTED, not FAILED, when no stage reached the scheduler
+        append_event(run.dir, e);
+    }
     finish_if_final(run);
     throw InterruptedError();
 }

@@ -6,7 +6,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <ctime>
 #include <fstream>
 #include <random>
 #include <sstream>
@@ -22,15 +21,8 @@ namespace {
 constexpr const char* k_lock_name = ".lock";
 }  // namespace
 
-// ---------------------------------------------------------------- time
+// ---------------------------------------------------------------- run ids
 namespace {
-std::tm utc_now() {
-    std::time_t now = std::time(nullptr);
-    std::tm tm{};
-    ::gmtime_r(&now, &tm);
-    return tm;
-}
-
 bool is_run_id(const std::string& name) {
     // 20261122T023000Z-1a2b3c
     if (name.size() != 23 || name[8] != 'T' || name[15] != 'Z' || name[16] != '-') return false;
@@ -47,18 +39,6 @@ std::string dump(const ordered_json& j, int indent = -1) {
     return j.dump(indent, ' ', false, json::error_handler_t::replace);
 }
 }  // namespace
-
-std::string utc_iso_now() {
-    std::tm t = utc_now();
-    return fmt::format("{:04d}-{:02d}-{:02d}T{:02d}:{:02d}:{:02d}Z", t.tm_year + 1900, t.tm_mon + 1, t.tm_mday,
-                       t.tm_hour, t.tm_min, t.tm_sec);
-}
-
-std::string utc_compact_now() {
-    std::tm t = utc_now();
-    return fmt::format("{:04d}{:02d}{:02d}T{:02d}{:02d}{:02d}Z", t.tm_year + 1900, t.tm_mon + 1, t.tm_mday, t.tm_hour,
-                       t.tm_min, t.tm_sec);
-}
 
 std::string random_short_id() {
     static std::mt19937_64 rng{std::random_device{}() ^ static_cast<unsigned long>(::getpid())};
@@ -87,8 +67,13 @@ int severity(backend::JobState s) {
 std::string RunInfo::state() const {
     if (!finished_state.empty()) return finished_state;
     if (!problem.empty() && stages.empty()) return "UNKNOWN";
+    // Stopped by Ctrl-C before any job reached the scheduler: INTERRUPTED, not a failure.
+    const bool none_submitted =
+        std::none_of(stages.begin(), stages.end(), [](const StageState& s) { return !s.job_id.empty(); });
     for (const StageState& s : stages)
-        if (!s.submit_error.empty()) return "FAILED";
+        if (!s.submit_error.empty() && !(s.stopped && none_submitted)) return "FAILED";
+    if (none_submitted && std::any_of(stages.begin(), stages.end(), [](const StageState& s) { return s.stopped; }))
+        return "INTERRUPTED";
     for (const StageState& s : stages)
         if (s.submitting) return s.abandoned ? "INTERRUPTED" : "UNKNOWN";
     if (stages.empty()) return "UNKNOWN";
@@ -163,7 +148,7 @@ bool RunInfo::is_final() const {
 }
 
 backend::JobQuery RunInfo::query(const StageState& stage) const {
-    return {stage.job_id, dir, stage.name};
+    return {stage.job_id, dir, stage.name, stage.job_name};
 }
 
 ordered_json RunInfo::to_json() const {
@@ -201,7 +186,7 @@ ordered_json RunInfo::to_json() const {
 // ---------------------------------------------------------------- journal
 void append_event(const fs::path& run_dir, ordered_json event) {
     ordered_json line;
-    line["time"] = utc_iso_now();
+    line["time"] = utc_now();
     for (auto& [k, v] : event.items()) line[k] = v;
     append_line(run_dir / "journal.jsonl", dump(line));
 }
@@ -241,6 +226,7 @@ void apply_event(RunInfo& run, const json& e) {
         StageState& s = stage_named(run, stage);
         s.submitting = false;
         s.submit_error = jstr(e, "message");
+        s.stopped = e.value("interrupted", false);
     } else if (kind == "abandoned") {
         stage_named(run, stage).abandoned = true;
     } else if (kind == "state") {
@@ -407,7 +393,7 @@ RunInfo fill_new_run(const fs::path& dir, const std::string& run_id, const RunMe
     run.backend = meta.backend;
     run.kube_context = meta.kube_context;
     run.kube_namespace = meta.kube_namespace;
-    run.created = utc_iso_now();
+    run.created = utc_now();
 
     ordered_json j;
     j["format_version"] = k_run_format_version;
@@ -443,7 +429,7 @@ RunInfo RunStore::create(const RunMetadata& meta, ProcessRunner& runner) {
     fs::path dir;
     std::string run_id;
     for (int attempt = 0;; ++attempt) {
-        run_id = utc_compact_now() + "-" + random_short_id();
+        run_id = utc_now(UtcStyle::compact) + "-" + random_short_id();
         dir = parent / run_id;
         // create_directory is mkdir(2): false when the name exists, so a run dir is never reused.
         if (fs::create_directory(dir, ec)) break;

@@ -6,7 +6,16 @@ source "$(dirname "$0")/runs_lib.sh"
 use_slurm
 source "$(dirname "$0")/sweep_lib.sh"
 name=cs$$  # unique: the controller remembers finished jobs for 10 minutes
-cleanup_jobs() { scancel -n "$(squeue -h --states=all -o %j | grep "^trainbench-$name-" | sort -u | paste -sd, -)" 2>/dev/null || true; rm -rf "$WORK"; }
+# (the jobs write their status files into $WORK until they end: wait for that, at most 30 s,
+# before removing it, or rm races a job's last write and fails with "Directory not empty")
+cleanup_jobs() {
+    scancel -n "$(squeue -h --states=all -o %j | grep "^trainbench-$name-" | sort -u | paste -sd, -)" 2>/dev/null || true
+    for ((i = 0; i < 150; i++)); do
+        squeue -h -t PD,R,CG,CF -o %j 2>/dev/null | grep -q "^trainbench-$name-" || break
+        sleep 0.2
+    done
+    rm -rf "$WORK" 2>/dev/null || { sleep 1; rm -rf "$WORK"; }
+}
 trap cleanup_jobs EXIT
 write_sweep "$WORK" "$name" local-slurm 40 '["/bin/true"]'
 

@@ -22,11 +22,20 @@ namespace trainbench {
 // cannot be a literal block (no trailing newline, leading spaces, control
 // characters). Used for whole files embedded in a manifest (ConfigMap data).
 [[nodiscard]] std::string yaml_block(std::string_view text, int indent);
-// Text for HTML (and XML) element content and attribute values: & < > " ' escaped.
+// Text for HTML (and XML) element content and attribute values: & < > " ' escaped; control
+// characters other than tab, newline and CR (which XML 1.0 forbids) shown as "\x1b".
 [[nodiscard]] std::string html_escape(std::string_view text);
-// One CSV field (RFC 4180): quoted, with quotes doubled, when it holds , " CR or LF.
+// One CSV field (RFC 4180): quoted, with quotes doubled, when it holds , " CR or LF. Text that
+// a spreadsheet would take for a formula (a first character = + - @ TAB or CR, OWASP's CSV
+// injection list) gets a leading ', unless the whole field is a number ("-0.5", "1e-3").
 [[nodiscard]] std::string csv_field(std::string_view text);
-// Text for one Markdown table cell: | * _ ` < > backslash-escaped, newlines as spaces.
+// Text for one Markdown table cell: | * _ ` < > backslash-escaped, newlines as spaces, other
+// control characters as for the terminal.
 [[nodiscard]] std::string md_escape(std::string_view text);
+// Text safe to print on a terminal: control characters (C0, DEL, and C1 encoded in UTF-8:
+// escape sequences, a newline that would start a forged row) and bytes that are not UTF-8
+// shown as "\x1b", "\u009b". With keep_newlines, '\n' and tab pass (messages of several
+// lines).
+[[nodiscard]] std::string terminal_safe(std::string_view text, bool keep_newlines = false);
 
 }  // namespace trainbench

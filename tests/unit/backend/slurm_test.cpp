@@ -309,7 +309,7 @@ TEST(SlurmBackend, WithAccountingEnabledAForgottenJobIsAskedFromSacctInOneCall) 
     std::vector<JobStatus> s = b->status({{"5", tmp.path, "a"}, {"6", tmp.path, "b"}});
     ASSERT_EQ(h.fake.calls("sacct").size(), 1u);
     EXPECT_EQ(h.fake.calls("sacct")[0], (std::vector<std::string>{"sacct", "-n", "-P", "-X", "-j", "5,6", "-o",
-                                                                  "JobID,State,ExitCode,NodeList,Start,End"}));
+                                                                  "JobID,State,ExitCode,NodeList,Start,End,JobName"}));
     EXPECT_EQ(s[0].state, JobState::timeout);
     EXPECT_EQ(s[1].state, JobState::completed);
 }
@@ -331,6 +331,69 @@ TEST(SlurmBackend, CancelIsOneScancelForEveryJobAndFinishedJobsAreNotAnError) {
     auto b = h.make();
     EXPECT_NO_THROW(b->cancel({{"5", tmp.path, "a"}, {"6", tmp.path, "b"}}));
     EXPECT_EQ(h.fake.calls("scancel"), (std::vector<std::vector<std::string>>{{"scancel", "5", "6"}}));
+}
+
+// Issue #35: a journaled job id that now names another job (ids reused after the controller
+// lost its state, or an edited journal) is neither taken for the run's job nor cancelled.
+TEST(SlurmJobIdentity, StatusIgnoresAJobOfAnotherNameAndFallsBackToTheStatusFiles) {
+    TempDir tmp;
+    fs::create_directories(tmp.path / "status");
+    std::ofstream(tmp.path / "status/train.started") << "2026-11-22T02:36:05Z gpu-1 41\n";
+    Harness h;
+    h.fake.on({"squeue"},
+              ok("41|PENDING|JobHeldUser|||N/A|someone-elses-job\n42|RUNNING|None|gpu-2|x|y|tb-x-abc123-eval\n"));
+    auto b = h.make();
+    std::vector<JobStatus> s =
+        b->status({{"41", tmp.path, "train", "tb-x-abc123-train"}, {"42", tmp.path, "eval", "tb-x-abc123-eval"}});
+    ASSERT_EQ(s.size(), 2u);
+    EXPECT_EQ(s[0].state, JobState::unknown) << "not the foreign job's PENDING, and no longer RUNNING";
+    EXPECT_NE(s[0].reason.find("someone-elses-job"), std::string::npos) << s[0].reason;
+    EXPECT_EQ(s[1].state, JobState::running) << "a job whose name matches is the run's";
+    // Without a name to compare (a journal from before names were kept), the id is trusted.
+    std::vector<JobStatus> legacy = b->status({{"41", tmp.path, "train"}});
+    EXPECT_EQ(legacy[0].state, JobState::pending);
+}
+
+TEST(SlurmJobIdentity, StatusChecksTheNameSacctGivesForAForgottenJob) {
+    TempDir tmp;
+    Harness h;
+    h.fake.on({"squeue"}, ok(""));
+    h.fake.on({"scontrol", "show", "config"}, ok("AccountingStorageType   = accounting_storage/slurmdbd\n"));
+    h.fake.on({"sacct"}, ok("5|COMPLETED|0:0|gpu-2|x|y|other-users-job\n"));
+    auto b = h.make();
+    std::vector<JobStatus> s = b->status({{"5", tmp.path, "train", "tb-x-abc123-train"}});
+    EXPECT_EQ(s[0].state, JobState::unknown) << "another job's COMPLETED is not this run's";
+}
+
+TEST(SlurmJobIdentity, CancelAsksSqueueForTheNamesAndCancelsOnlyTheRunsOwnJobs) {
+    TempDir tmp;
+    Harness h;
+    h.fake.on({"squeue"}, ok("5|tb-x-abc123-train\n6|someone-elses-job\n"));
+    h.fake.on({"scancel"}, ok(""));
+    auto b = h.make();
+    b->cancel({{"5", tmp.path, "train", "tb-x-abc123-train"},
+               {"6", tmp.path, "eval", "tb-x-abc123-eval"},
+               {"7", tmp.path, "post", "tb-x-abc123-post"}});
+    ASSERT_EQ(h.fake.calls("squeue").size(), 1u);
+    EXPECT_EQ(h.fake.calls("squeue")[0],
+              (std::vector<std::string>{"squeue", "-h", "--states=all", "-j", "5,6,7", "-o", "%i|%j"}));
+    EXPECT_EQ(h.fake.calls("scancel"),
+              (std::vector<std::vector<std::string>>{{"scancel", "--name=tb-x-abc123-train", "5"}}))
+        << "6 is another job, 7 is gone; the name is also the controller's filter";
+}
+
+TEST(SlurmJobIdentity, CancelOfJobsSqueueNoLongerKnowsRunsNoScancel) {
+    TempDir tmp;
+    Harness h;
+    h.fake.on({"squeue"}, fail(1, data("squeue_invalid_id.txt")));
+    auto b = h.make();
+    EXPECT_NO_THROW(b->cancel({{"5", tmp.path, "train", "tb-x-abc123-train"}}));
+    EXPECT_TRUE(h.fake.calls("scancel").empty());
+    Harness down;
+    down.fake.on({"squeue"}, fail(1, "squeue: error: Unable to contact slurm controller (connect failure)\n"));
+    auto d = down.make();
+    EXPECT_THROW(d->cancel({{"5", tmp.path, "train", "tb-x-abc123-train"}}), RuntimeError) << "no scancel on a guess";
+    EXPECT_TRUE(down.fake.calls("scancel").empty());
 }
 
 TEST(BackendTable, UnknownNamesGetASuggestion) {

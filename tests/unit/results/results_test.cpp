@@ -107,7 +107,7 @@ TEST(ResultsStore, RefusesANewerSchema) {
     const std::string file = (t.path / "r.sqlite").string();
     { auto store = open_store(file); }
     {
-        auto db = detail::open_sqlite(file);
+        auto db = detail::open_sqlite(file, true);
         db->exec("INSERT INTO trainbench_schema (version, applied_at) VALUES (99, 'x')", {});
     }
     try {
@@ -120,7 +120,7 @@ TEST(ResultsStore, RefusesANewerSchema) {
 
 TEST(ResultsStore, AFailedTransactionLeavesNothing) {
     TempDir t;
-    auto db = detail::open_sqlite((t.path / "r.sqlite").string());
+    auto db = detail::open_sqlite((t.path / "r.sqlite").string(), true);
     detail::migrate(*db);
     EXPECT_THROW(detail::in_transaction(*db,
                                         [&] {

@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <csignal>
+#include <cstdlib>
 #include <fstream>
 
 namespace fs = std::filesystem;
@@ -179,4 +181,40 @@ TEST(RunReliability, AHungQueryIsNotRetriedAndSaysSo) {
     }
     EXPECT_EQ(root.runner.calls("squeue").size(), 1u) << "one try, not five times the time limit";
     EXPECT_EQ(runs[0].state(), "PENDING") << "the last known state stays";
+}
+
+// Issue #35 (weaker points): a run stopped by Ctrl-C before any stage reached the scheduler is
+// INTERRUPTED, not FAILED. The interrupt flag is process-wide and never cleared, so the submission
+// runs in a child process (a death test forks), which leaves the journal behind for the parent.
+TEST(RunReliability, ARunStoppedByCtrlCBeforeAnyJobIsInterruptedNotFailed) {
+    Root root;
+    run::RunInfo r = root.create();
+    backend::JobState answer = backend::JobState::pending;
+    run::BackendProvider provider = [&](const run::RunInfo&, ProcessRunner&) {
+        auto b = std::make_unique<ScriptedBackend>();
+        b->answer = &answer;
+        return b;
+    };
+    render::RenderedJob train, eval;
+    train.stage = "train";
+    train.entrypoint = eval.entrypoint = "job.sbatch";
+    eval.stage = "eval";
+    EXPECT_EXIT(
+        {
+            install_interrupt_handlers();
+            std::raise(SIGINT);
+            run::SubmitOptions so;
+            so.runner = &root.runner;
+            try {
+                run::submit_stages(r, {train, eval}, provider, so);
+            } catch (const InterruptedError&) {
+                std::exit(7);
+            }
+            std::exit(0);
+        },
+        ::testing::ExitedWithCode(7), "");
+    const run::RunInfo after = run::load_run(r.dir);
+    EXPECT_EQ(after.state(), "INTERRUPTED") << read_file(r.dir / "journal.jsonl");
+    EXPECT_TRUE(after.is_final());
+    EXPECT_NE(after.detail().find("interrupted before submission"), std::string::npos) << after.detail();
 }
