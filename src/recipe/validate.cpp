@@ -222,15 +222,17 @@ void validate_recipe(const Recipe& r, Diagnostics& d) {
         d.error(at("parallelism.tensor"), "parallelism.tensor",
                 fmt::format("{} kv heads are not divisible by tensor parallel {}", m.kv_heads, par.tensor),
                 "a tensor size that divides the kv heads");
-    if (m.layers > 0 && m.layers % par.pipeline != 0)
+    // (a pipeline_layout places the layers itself: validate_pipeline_layout)
+    const bool even = par.pipeline_layout.empty();
+    if (even && m.layers > 0 && m.layers % par.pipeline != 0)
         d.error(at("parallelism.pipeline"), "parallelism.pipeline",
                 fmt::format("{} layers are not divisible by pipeline parallel {}", m.layers, par.pipeline),
-                "a pipeline size that divides the layers");
+                "a pipeline size that divides the layers", "or give parallelism.pipeline_layout");
     if (par.virtual_pipeline > 0) {
         if (par.pipeline < 2)
             d.error(at("parallelism.virtual_pipeline"), "parallelism.virtual_pipeline",
                     "an interleaved (virtual) pipeline needs pipeline > 1", "pipeline >= 2 or virtual_pipeline 0");
-        else if (m.layers > 0 && m.layers % (par.pipeline * par.virtual_pipeline) != 0)
+        else if (even && m.layers > 0 && m.layers % (par.pipeline * par.virtual_pipeline) != 0)
             d.error(at("parallelism.virtual_pipeline"), "parallelism.virtual_pipeline",
                     fmt::format("{} layers are not divisible by pipeline {} x virtual_pipeline {} = {} model chunks",
                                 m.layers, par.pipeline, par.virtual_pipeline, par.pipeline * par.virtual_pipeline),
@@ -388,8 +390,11 @@ void validate_recipe(const Recipe& r, Diagnostics& d) {
                                 r.recompute.granularity == "full" ? "" : "use recompute: {granularity: full}, "));
         }
     }
-    validate_job_values(r, d);     // job_values.cpp: what render would refuse
-    validate_stage_options(r, d);  // stages.cpp: each stage kind's options
+    validate_job_values(r, d);         // job_values.cpp: what render would refuse
+    validate_stage_options(r, d);      // stages.cpp: each stage kind's options
+    validate_placement(r, d);          // placement.cpp: NVLink-domain segments
+    validate_pipeline_layout(r, d);    // pipeline_layout.cpp
+    validate_recompute_modules(r, d);  // placement.cpp
 }
 
 }  // namespace trainbench::recipe
