@@ -75,6 +75,10 @@ TEST(Plan, SearchReturnsOnlyValidConfigurationsBestFirst) {
         recipe::Recipe v = r;
         v.parallelism.tensor = c[i].tensor;
         v.parallelism.pipeline = c[i].pipeline;
+        v.parallelism.virtual_pipeline = c[i].virtual_pipeline;
+        v.parallelism.context = c[i].context;
+        v.parallelism.expert = c[i].expert;
+        v.parallelism.pipeline_layout = c[i].pipeline_layout;
         v.parallelism.sequence_parallel = c[i].sequence_parallel;
         v.batch.micro = c[i].micro;
         Diagnostics d;
