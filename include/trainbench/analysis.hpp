@@ -78,25 +78,29 @@ struct Peak {
 
 struct PeakRequest {
     std::string convention;  // peaks differ per convention where tools differ
-    std::string gpu_family;  // "h100", "a100", "cpu", ...
+    std::string gpu_family;  // "h100", "a100", "cpu", ... (the name the report shows)
     catalog::Precision precision = catalog::Precision::bf16;
     std::optional<double> override_tflops;  // --peak from the user
     std::optional<double> measured_tflops;  // cpu: the workload's matmul calibration (peak_tflops_measured)
-    std::optional<double> catalog_tflops;   // the catalog's value, used for GPUs the table lacks
+    // The catalog's GPU: its dense peaks and the tool tables (recipes/catalog/gpus.yaml), the one
+    // source of every peak. nullptr = no catalog GPU: only --peak (or a CPU's measurement) resolves.
+    const catalog::Gpu* gpu = nullptr;
+    std::string tool;  // the tool table to divide by; "" = the convention's (peak_table_of)
 };
 
-// The peak for (convention, GPU family, precision). Throws InputError for an
-// unknown combination (naming what exists), never returns zero.
+// The table of a GPU's catalog entry a convention divides by: a tool table (`tool_peaks.<tool>`),
+// and whether the convention takes that table only (gpu-recipes: exactly its tool's numbers) or
+// falls back to the GPU's datasheet dense peak where the table has none.
+struct PeakTable {
+    std::string_view tool;
+    bool strict = false;
+};
+[[nodiscard]] PeakTable peak_table_of(std::string_view convention);
+
+// The peak for (convention, GPU, precision), from the catalog's GPU only. Throws InputError for
+// a GPU or precision the catalog does not give (naming what it does), never returns zero and
+// never takes another GPU's figure.
 [[nodiscard]] Peak resolve_peak(const PeakRequest& request);
-
-// One row of the peak table (for docs/tests and `--help`).
-struct PeakRow {
-    std::string_view table;  // "default" or "gpu-recipes"
-    std::string_view gpu;
-    catalog::Precision precision;
-    double tflops;
-};
-[[nodiscard]] const std::vector<PeakRow>& peak_table();
 
 // ---------------------------------------------------------------- step statistics
 // {step, seconds}: a step-time series point or a gpu-recipes record (metrics::StepRecord).
@@ -177,9 +181,9 @@ struct Inputs {
     std::string window_origin;
     std::string convention = "megatron";
     std::string convention_origin;
-    std::optional<double> peak_override;                 // --peak
-    double train_tokens = 300e9;                         // for days_to_train
-    std::map<catalog::Precision, double> catalog_peaks;  // the catalog GPU's dense peaks (for GPUs the table lacks)
+    std::optional<double> peak_override;      // --peak
+    double train_tokens = 300e9;              // for days_to_train
+    std::optional<catalog::Gpu> catalog_gpu;  // the catalog's GPU: the source of the peak
 };
 
 // ---------------------------------------------------------------- cross-check

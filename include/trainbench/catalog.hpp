@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <optional>
@@ -21,7 +22,9 @@
 
 namespace trainbench::catalog {
 
-enum class Precision { bf16, fp16, fp8, tf32, fp32 };
+// Training precisions. fp8 is Hopper-style FP8 (per-tensor scaling); mxfp8 (MX blocks of 32 with
+// E8M0 scales) and nvfp4 (NVIDIA FP4, blocks of 16) are Blackwell's block-scaled formats.
+enum class Precision { bf16, fp16, fp8, mxfp8, nvfp4, tf32, fp32 };
 [[nodiscard]] std::string_view to_string(Precision p);
 [[nodiscard]] std::optional<Precision> parse_precision(std::string_view s);
 [[nodiscard]] const std::vector<std::string>& precision_names();
@@ -33,16 +36,35 @@ enum class Scheduler { slurm, kubernetes, local };
 // Ordered NAME=value pairs (order is kept so renders are byte-stable).
 using EnvList = std::vector<std::pair<std::string, std::string>>;
 
+// Where a dense peak comes from: the publication and the clock/power it assumes.
+struct PeakNote {
+    std::string source;  // "NVIDIA H100 datasheet (SXM5): 1,979 TFLOPS with sparsity / 2"
+    std::string clock;   // "1,830 MHz boost, 700 W" (the conditions the figure holds at)
+};
+
+// The peaks one tool (or publication) divides by, which may round or differ from the datasheet:
+// gpu-recipes' MAX_TFLOPS, TorchTitan's get_peak_flops, the dgxc-benchmarking README table, ...
+struct ToolPeaks {
+    std::string source;                  // where the table is ("gpu-recipes src/utils/.../data_defs.py MAX_TFLOPS")
+    std::map<Precision, double> tflops;  // dense TFLOPS per precision; absent = the tool has none
+};
+
 struct Gpu {
     std::string name;          // catalog key, e.g. "h100-sxm-80gb"
     std::string display_name;  // "NVIDIA H100 SXM5 80GB"
-    std::string family;        // "a100", "h100", "h200", "cpu" (the key the FLOPs tools use)
+    std::string family;        // "a100", "h100", "h200", "b200", "gb200", "cpu" (the key the FLOPs tools use)
     double memory_gib = 0;     // usable device memory
     double memory_bandwidth_gbs = 0;
     std::map<Precision, double> peak_tflops_dense;  // vendor dense values; absent = unsupported
+    std::map<Precision, PeakNote> peak_notes;       // the source and clock of each dense value
+    std::map<std::string, ToolPeaks> tool_peaks;    // tool name -> the peaks that tool uses
     SourceLocation where;
 
     [[nodiscard]] bool supports(Precision p) const { return peak_tflops_dense.count(p) != 0; }
+    // The precisions it supports, as names in precision order ("bf16", "fp16", ...).
+    [[nodiscard]] std::vector<std::string> precision_names() const;
+    // A tool's peak for a precision; nullptr when the tool has none for this GPU.
+    [[nodiscard]] const double* tool_peak(std::string_view tool, Precision p) const;
 };
 
 struct SlurmDefaults {
@@ -117,24 +139,86 @@ struct Target {
 
 struct Model {
     std::string name;    // "gpt3-175b"
-    std::string family;  // "gpt3", "opt", "llama", "tinygpt"
+    std::string family;  // "gpt3", "opt", "llama", "mixtral", "deepseek", "qwen3", "tinygpt"
     std::string description;
+    std::string source;  // where the architecture is published (a config.json, a recipe), cited
     int layers = 0;
     int hidden = 0;
     int heads = 0;
     int kv_heads = 0;  // 0 = same as heads (MHA)
-    int ffn = 0;       // 0 = 4 * hidden
+    int ffn = 0;       // 0 = 4 * hidden (the FFN of the dense layers)
     int seq_length = 2048;
     int vocab = 0;                     // unpadded tokenizer vocabulary (50257 for GPT-2 BPE)
-    std::string activation = "gelu";   // "gelu" or "swiglu"
+    std::string activation = "gelu";   // "gelu", "swiglu" or "relu"
     std::string position = "learned";  // "learned" or "rope"
     bool tied_embeddings = true;
-    int experts = 0;  // MoE experts, 0 = dense
+    int experts = 0;  // MoE routed experts, 0 = dense
     int moe_top_k = 0;
+
+    // ---- today's architectures (every field's default is the GPT-3 behaviour)
+    std::string norm = "layernorm";   // "layernorm" or "rmsnorm"
+    double norm_epsilon = 0;          // 0 = the framework's default (1e-5)
+    int max_position_embeddings = 0;  // 0 = seq_length
+    int head_dim = 0;                 // attention head size (kv_channels); 0 = hidden / heads
+    bool qk_norm = false;             // normalization of queries and keys (Qwen3; MLA's latent norms)
+    bool linear_bias = true;          // biases in every linear layer (GPT-3); false for Llama and after
+    bool qkv_bias = false;            // a bias on the QKV projection only (with linear_bias false)
+    // RoPE (position "rope")
+    double rope_theta = 0;              // the rotary base; 0 = 10000
+    std::string rope_scaling = "none";  // "none", "llama3" (Llama 3.1) or "yarn" (DeepSeek-V3)
+    double rope_scaling_factor = 0;
+    double rope_low_freq_factor = 0;      // llama3
+    double rope_high_freq_factor = 0;     // llama3
+    int rope_original_max_positions = 0;  // llama3, yarn: the context the base model was trained at
+    double rope_beta_fast = 0;            // yarn
+    double rope_beta_slow = 0;            // yarn
+    double rope_mscale = 0;               // yarn
+    double rope_mscale_all_dim = 0;       // yarn
+    // Mixture of experts (experts > 0)
+    int moe_ffn = 0;                             // FFN size of one routed expert; 0 = ffn
+    int moe_shared_experts = 0;                  // experts every token goes through
+    int moe_shared_ffn = 0;                      // FFN size of one shared expert; 0 = moe_ffn
+    int moe_dense_layers = 0;                    // the first N layers are dense (DeepSeek first_k_dense_replace)
+    int moe_layer_freq = 1;                      // layer i (i >= moe_dense_layers) has experts when i % freq == 0
+    std::string moe_score_function = "softmax";  // router scores: "softmax" or "sigmoid"
+    double moe_top_k_scaling = 0;                // routed output scaled by this (DeepSeek-V3 2.5); 0 = none
+    int moe_groups = 0;                          // node-limited routing: expert groups (DeepSeek-V3 n_group)
+    int moe_group_top_k = 0;                     // groups each token may use (topk_group)
+    bool moe_expert_bias = false;                // aux-loss-free load balancing: a per-expert bias on the scores
+    // Attention: "mha" (with kv_heads < heads: GQA/MQA) or "mla" (multi-latent attention)
+    std::string attention = "mha";
+    int q_lora_rank = 0;       // MLA: query compression rank; 0 = queries not compressed
+    int kv_lora_rank = 0;      // MLA: key/value compression rank
+    int qk_head_dim = 0;       // MLA: per-head query/key size without RoPE (qk_nope_head_dim)
+    int qk_rope_head_dim = 0;  // MLA: per-head query/key size with RoPE
+    int v_head_dim = 0;        // MLA: per-head value size
+    int mtp_layers = 0;        // multi-token prediction modules (DeepSeek-V3 num_nextn_predict_layers)
+
     SourceLocation where;
+    // Where each key present in the model's YAML was read (for located shape errors).
+    std::map<std::string, SourceLocation> key_where;
 
     [[nodiscard]] int ffn_size() const { return ffn > 0 ? ffn : 4 * hidden; }
     [[nodiscard]] int kv_head_count() const { return kv_heads > 0 ? kv_heads : heads; }
+    [[nodiscard]] int head_size() const { return head_dim > 0 ? head_dim : (heads > 0 ? hidden / heads : 0); }
+    [[nodiscard]] int max_positions() const {
+        return max_position_embeddings > 0 ? max_position_embeddings : seq_length;
+    }
+    [[nodiscard]] bool is_moe() const { return experts > 0; }
+    [[nodiscard]] bool is_mla() const { return attention == "mla"; }
+    [[nodiscard]] int expert_ffn_size() const { return moe_ffn > 0 ? moe_ffn : ffn_size(); }
+    [[nodiscard]] int shared_expert_ffn_size() const { return moe_shared_ffn > 0 ? moe_shared_ffn : expert_ffn_size(); }
+    // Whether layer i (0-based) has experts: none on a dense model.
+    [[nodiscard]] bool is_moe_layer(int i) const {
+        return experts > 0 && i >= moe_dense_layers && i % std::max(1, moe_layer_freq) == 0;
+    }
+    // How many of the layers have experts.
+    [[nodiscard]] int moe_layer_count() const;
+    // The location of `key` in the model's YAML, else the model's own.
+    [[nodiscard]] const SourceLocation& location_of(const std::string& key) const {
+        auto it = key_where.find(key);
+        return it == key_where.end() ? where : it->second;
+    }
 };
 
 // ---------------------------------------------------------------- frameworks, log formats, FLOPs conventions

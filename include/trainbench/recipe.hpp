@@ -31,10 +31,11 @@ struct Parallelism {
     int context = 1;
     int expert = 1;
     bool sequence_parallel = false;
+    int expert_tensor = 0;  // tensor parallel size of the expert layers; 0 = the same as tensor
     // Megatron-Core's --pipeline-model-parallel-layout: which layers each (virtual) pipeline
     // stage holds, "Et*4|(tttt|)*14tmL" (E embedding, t decoder layer, m MTP layer, L loss;
     // stages split by '|'); "" = the layers split evenly. See pipeline_stages().
-    std::string pipeline_layout;
+    std::string pipeline_layout{};
 };
 
 struct Batch {
@@ -49,7 +50,7 @@ struct Recompute {
     int num_layers = 0;                // layers recomputed per pipeline stage (full only)
     // selective only: Megatron-Core's --recompute-modules ("core_attn", "mlp", "moe_act",
     // "mla_up_proj", ...); empty = the framework's default (core attention)
-    std::vector<std::string> modules;
+    std::vector<std::string> modules{};
 };
 
 struct DataPrefix {

@@ -119,6 +119,7 @@ struct Listing {
     nlohmann::ordered_json json = nlohmann::ordered_json::array();
     std::vector<std::string> header;
     std::vector<std::vector<std::string>> rows;
+    std::vector<std::string> notes;  // lines printed under the table (not with --names or --json)
 };
 [[nodiscard]] Listing gpu_listing(const catalog::Catalog& catalog);
 [[nodiscard]] Listing target_listing(const catalog::Catalog& catalog);

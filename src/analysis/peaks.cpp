@@ -1,53 +1,67 @@
-// Peak dense TFLOPS per (GPU family, precision), per convention where the
-// tools differ. Sources: docs/metrics.md "Peaks".
+// The peak TFLOPS an MFU divides by. Every figure comes from the catalog's GPU
+// (recipes/catalog/gpus.yaml: the datasheet dense peaks and the tables of the tools that
+// compute MFU); this file only chooses among them. Sources: docs/metrics.md "Peaks".
 #include <trainbench/analysis.hpp>
 
 #include <fmt/format.h>
 
 namespace trainbench::analysis {
 
-using catalog::Precision;
+namespace {
 
-const std::vector<PeakRow>& peak_table() {
-    static const std::vector<PeakRow> rows = {
-        // NVIDIA's dense values as NVIDIA publishes them (sparse datasheet value / 2,
-        // rounded as DGX Cloud benchmarking and the MaxText READMEs print them).
-        {"default", "a100", Precision::bf16, 312},
-        {"default", "a100", Precision::fp16, 312},
-        {"default", "a100", Precision::tf32, 156},
-        {"default", "a100", Precision::fp32, 19.5},
-        {"default", "h100", Precision::bf16, 989},
-        {"default", "h100", Precision::fp16, 989},
-        {"default", "h100", Precision::fp8, 1979},
-        {"default", "h100", Precision::tf32, 494.7},
-        {"default", "h100", Precision::fp32, 66.9},
-        {"default", "h200", Precision::bf16, 989},
-        {"default", "h200", Precision::fp16, 989},
-        {"default", "h200", Precision::fp8, 1979},
-        {"default", "h200", Precision::tf32, 494.7},
-        {"default", "h200", Precision::fp32, 66.9},
-        {"default", "b200", Precision::bf16, 2250},
-        {"default", "b200", Precision::fp16, 2250},
-        {"default", "b200", Precision::fp8, 4500},
-        // gpu-recipes src/data_defs.py MAX_TFLOPS, verbatim (GPUs only).
-        {"gpu-recipes", "h100", Precision::bf16, 989},
-        {"gpu-recipes", "h100", Precision::fp8, 1978},
-        {"gpu-recipes", "h200", Precision::bf16, 989},
-        {"gpu-recipes", "h200", Precision::fp8, 1978},
-        {"gpu-recipes", "a100", Precision::bf16, 312},
-        {"gpu-recipes", "b200", Precision::bf16, 2250},
-        {"gpu-recipes", "b200", Precision::fp8, 4500},
-    };
-    return rows;
+// The catalog's table of NVIDIA's published dense figures (the datasheet sparse value / 2,
+// rounded as NVIDIA's own benchmarking prints them), which every convention but gpu-recipes
+// divides by where the GPU has one.
+constexpr std::string_view k_nvidia_table = "nvidia";
+
+std::string note_text(const catalog::PeakNote& note) {
+    if (note.clock.empty()) return note.source;
+    return fmt::format("{}; {}", note.source, note.clock);
+}
+
+}  // namespace
+
+PeakTable peak_table_of(std::string_view convention) {
+    if (convention == "gpu-recipes") return {"gpu-recipes", true};
+    return {k_nvidia_table, false};
 }
 
 namespace {
 
-std::vector<std::string> pairs_of(std::string_view table) {
-    std::vector<std::string> out;
-    for (const PeakRow& r : peak_table())
-        if (r.table == table) out.push_back(fmt::format("{}/{}", r.gpu, catalog::to_string(r.precision)));
-    return out;
+Peak from_catalog(const PeakRequest& request, Peak peak) {
+    const catalog::Gpu& gpu = *request.gpu;
+    const std::string_view tool = request.tool.empty() ? peak_table_of(request.convention).tool : request.tool;
+    const bool strict = request.tool.empty() ? peak_table_of(request.convention).strict : true;
+    if (const double* v = gpu.tool_peak(tool, request.precision)) {
+        peak.tflops = *v;
+        peak.source = gpu.tool_peaks.at(std::string(tool)).source;
+        return peak;
+    }
+    if (strict) {
+        std::vector<std::string> has;
+        if (auto t = gpu.tool_peaks.find(std::string(tool)); t != gpu.tool_peaks.end())
+            for (const auto& [p, v] : t->second.tflops) has.emplace_back(catalog::to_string(p));
+        throw InputError(
+            fmt::format("{} has no peak for GPU '{}' at precision '{}'; for this GPU it has {}", tool,
+                        request.gpu_family, peak.precision,
+                        has.empty() ? std::string("none") : quoted_list(has, " and ")),
+            fmt::format("give the peak with --peak TFLOPS, or use another --flops convention (the table is "
+                        "tool_peaks.{} of '{}' in recipes/catalog/gpus.yaml)",
+                        tool, gpu.name));
+    }
+    auto it = gpu.peak_tflops_dense.find(request.precision);
+    if (it == gpu.peak_tflops_dense.end())
+        throw InputError(fmt::format("GPU '{}' has no {} peak; its precisions are {}", gpu.name, peak.precision,
+                                     gpu.peak_tflops_dense.empty() ? std::string("none in the catalog")
+                                                                   : quoted_list(gpu.precision_names(), " and ")),
+                         "give the peak with --peak TFLOPS, use one of its precisions (--precision), or add "
+                         "peak_tflops to the GPU in the catalog");
+    peak.tflops = it->second;
+    auto note = gpu.peak_notes.find(request.precision);
+    peak.source = note != gpu.peak_notes.end() && !note->second.source.empty()
+                      ? note_text(note->second)
+                      : std::string("the catalog's dense peak for this GPU (recipes/catalog/gpus.yaml)");
+    return peak;
 }
 
 }  // namespace
@@ -72,28 +86,11 @@ Peak resolve_peak(const PeakRequest& request) {
         peak.source = "measured on this machine by the workload's matmul calibration";
         return peak;
     }
-    const bool gpu_recipes = request.convention == "gpu-recipes";
-    const std::string_view table = gpu_recipes ? "gpu-recipes" : "default";
-    for (const PeakRow& r : peak_table()) {
-        if (r.table == table && r.gpu == request.gpu_family && r.precision == request.precision) {
-            peak.tflops = r.tflops;
-            peak.source = gpu_recipes ? "gpu-recipes data_defs.py MAX_TFLOPS"
-                                      : "NVIDIA dense peak (datasheet sparse value / 2, as NVIDIA publishes it)";
-            return peak;
-        }
-    }
-    if (gpu_recipes)
-        throw InputError(fmt::format("gpu-recipes has no peak for GPU '{}' at precision '{}'; its table has {}",
-                                     request.gpu_family, peak.precision, quoted_list(pairs_of("gpu-recipes"), " and ")),
-                         "give the peak with --peak TFLOPS, or use another --flops convention");
-    if (request.catalog_tflops && *request.catalog_tflops > 0) {
-        peak.tflops = *request.catalog_tflops;
-        peak.source = "the catalog's dense peak for this GPU (recipes/catalog/gpus.yaml)";
-        return peak;
-    }
-    throw InputError(fmt::format("no peak TFLOPS known for GPU '{}' at precision '{}'; the table has {}",
-                                 request.gpu_family, peak.precision, quoted_list(pairs_of("default"), " and ")),
-                     "give the peak with --peak TFLOPS, or add peak_tflops to the GPU in the catalog");
+    if (!request.gpu)
+        throw InputError(
+            fmt::format("no peak TFLOPS known for GPU '{}': it is not a GPU of the catalog", request.gpu_family),
+            "give --gpu with a GPU of `trainbench list gpus`, or the peak with --peak TFLOPS");
+    return from_catalog(request, std::move(peak));
 }
 
 }  // namespace trainbench::analysis

@@ -400,7 +400,7 @@ RunSummary analyse(AnalysisRequest request) {
         if (declared.values.count("precision"))
             if (auto p = precision_from_log(declared.values.at("precision"))) pr.precision = *p;
     }
-    if (auto it = in.catalog_peaks.find(pr.precision); it != in.catalog_peaks.end()) pr.catalog_tflops = it->second;
+    if (in.catalog_gpu) pr.gpu = &*in.catalog_gpu;
     s.peak = resolve_peak(pr);
 
     s.stats = step_statistics(request.step_records, in.window);

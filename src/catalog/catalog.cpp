@@ -15,8 +15,8 @@ namespace trainbench::catalog {
 // ---------------------------------------------------------------- names
 
 namespace {
-constexpr std::array<Precision, 5> k_precisions{Precision::bf16, Precision::fp16, Precision::fp8, Precision::tf32,
-                                                Precision::fp32};
+constexpr std::array<Precision, 7> k_precisions{Precision::bf16,  Precision::fp16, Precision::fp8, Precision::mxfp8,
+                                                Precision::nvfp4, Precision::tf32, Precision::fp32};
 }
 
 std::string_view to_string(Precision p) {
@@ -27,6 +27,10 @@ std::string_view to_string(Precision p) {
             return "fp16";
         case Precision::fp8:
             return "fp8";
+        case Precision::mxfp8:
+            return "mxfp8";
+        case Precision::nvfp4:
+            return "nvfp4";
         case Precision::tf32:
             return "tf32";
         case Precision::fp32:
@@ -42,7 +46,7 @@ std::optional<Precision> parse_precision(std::string_view s) {
 }
 
 const std::vector<std::string>& precision_names() {
-    static const std::vector<std::string> names = {"bf16", "fp16", "fp8", "tf32", "fp32"};
+    static const std::vector<std::string> names = {"bf16", "fp16", "fp8", "mxfp8", "nvfp4", "tf32", "fp32"};
     return names;
 }
 
@@ -196,95 +200,9 @@ void read_target_fields(yaml::MapReader& r, Target& t, const std::vector<std::st
     }
 }
 
-void read_model_fields(yaml::MapReader& r, Model& m) {
-    r.read("family", m.family);
-    r.read("description", m.description);
-    r.read("layers", m.layers, 1);
-    r.read("hidden", m.hidden, 1);
-    r.read("heads", m.heads, 1);
-    r.read("kv_heads", m.kv_heads, 0);
-    r.read("ffn", m.ffn, 0);
-    r.read("seq_length", m.seq_length, 1);
-    r.read("vocab", m.vocab, 1);
-    r.read_enum("activation", m.activation, detail::activation_names());
-    r.read_enum("position", m.position, detail::position_names());
-    r.read("tied_embeddings", m.tied_embeddings);
-    r.read("experts", m.experts, 0);
-    r.read("moe_top_k", m.moe_top_k, 0);
-}
-
-void check_model(const Model& m, const SourceLocation& where, const std::string& key, Diagnostics& d) {
-    auto need = [&](int value, const char* field) {
-        if (value <= 0)
-            d.error(where, yaml::join_key(key, field), "model size is missing", "an integer >= 1",
-                    fmt::format("set '{}'", field));
-    };
-    need(m.layers, "layers");
-    need(m.hidden, "hidden");
-    need(m.heads, "heads");
-    need(m.vocab, "vocab");
-    if (m.hidden > 0 && m.heads > 0 && m.hidden % m.heads != 0)
-        d.error(where, yaml::join_key(key, "heads"),
-                fmt::format("hidden size {} is not divisible by {} heads", m.hidden, m.heads),
-                "heads that divide hidden");
-    if (m.kv_heads > 0 && m.heads > 0 && m.heads % m.kv_heads != 0)
-        d.error(where, yaml::join_key(key, "kv_heads"),
-                fmt::format("{} heads are not divisible by {} kv_heads", m.heads, m.kv_heads),
-                "kv_heads that divide heads");
-    if (m.experts > 0 && (m.moe_top_k < 1 || m.moe_top_k > m.experts))
-        d.error(where, yaml::join_key(key, "moe_top_k"),
-                fmt::format("moe_top_k {} with {} experts", m.moe_top_k, m.experts), "1 <= moe_top_k <= experts");
-}
-
 // ---------------------------------------------------------------- loading
 
 namespace {
-
-void load_gpu(const yaml::Node& node, std::string name, const SourceLocation& name_where, Catalog& cat,
-              Diagnostics& d) {
-    yaml::MapReader r(node, name, d);
-    if (!r.valid()) return;
-    Gpu g;
-    g.name = std::move(name);
-    g.where = name_where;
-    r.allow("name");
-    r.read("display_name", g.display_name);
-    r.read("family", g.family);
-    r.read("memory_gib", g.memory_gib, 0.0);
-    r.read("memory_bandwidth_gbs", g.memory_bandwidth_gbs, 0.0);
-    if (const yaml::Node* p = r.get("peak_tflops")) {
-        yaml::MapReader pr(*p, r.key_path("peak_tflops"), d);
-        for (const std::string& prec : precision_names()) {
-            double v = 0;
-            if (pr.read(prec, v, 0.0) && v > 0) g.peak_tflops_dense[*parse_precision(prec)] = v;
-        }
-        pr.finish();
-    }
-    r.finish();
-    if (g.family.empty()) d.error(g.where, yaml::join_key(g.name, "family"), "required key is missing", "e.g. 'h100'");
-    cat.add_gpu(std::move(g));
-}
-
-void load_gpus(const fs::path& file, Catalog& cat, Diagnostics& d) {
-    std::string display = file.string();
-    yaml::Node root = yaml::parse_file(file, display, d);
-    if (root.is_null()) return;
-    if (root.is_map()) {
-        for (const yaml::Entry& e : root.entries) load_gpu(e.value, e.key, e.key_where, cat, d);
-    } else if (root.is_sequence()) {
-        for (std::size_t i = 0; i < root.items.size(); ++i) {
-            const yaml::Node& item = root.items[i];
-            const yaml::Node* name = item.is_map() ? item.find("name") : nullptr;
-            if (!name || !name->is_scalar()) {
-                d.error(item.where, fmt::format("[{}].name", i), "a GPU needs a name", "a string");
-                continue;
-            }
-            load_gpu(item, name->scalar, item.where, cat, d);
-        }
-    } else {
-        yaml::type_error(d, root, {}, "a map of GPU name -> fields");
-    }
-}
 
 // name: the file stem; a `name` key, when present, must agree with it.
 std::string entity_name(yaml::MapReader& r, const fs::path& file, Diagnostics& d) {
@@ -386,7 +304,7 @@ Catalog Catalog::load(const std::vector<fs::path>& recipe_dirs, CatalogParts par
     for (const fs::path& dir : recipe_dirs) {
         std::error_code ec;
         fs::path gpus = dir / "catalog" / "gpus.yaml";
-        if (fs::exists(gpus, ec)) load_gpus(gpus, cat, d);
+        if (fs::exists(gpus, ec)) detail::load_gpus(gpus, cat, d);
     }
     std::vector<std::string> gpu_names = cat.gpu_names();
     for (const fs::path& dir : recipe_dirs) {

@@ -20,6 +20,7 @@ int emit(const ListOptions& opts, Context& ctx, const report::Listing& listing) 
         for (const auto& r : listing.rows) ctx.out << r.front() << '\n';
     } else {
         ctx.out << report::fitted_table(listing.header, listing.rows);
+        for (const std::string& line : listing.notes) ctx.out << line << '\n';
     }
     return 0;
 }
@@ -46,7 +47,7 @@ void setup_list_command(CLI::App& root, Context& ctx) {
     cmd->footer(R"TXT(Examples:
   trainbench list targets
   trainbench list models --json
-  trainbench list gpus              # memory and dense peak TFLOPS per precision
+  trainbench list gpus              # memory, dense peak TFLOPS per precision, and each peak's source
   trainbench list frameworks        # framework versions whose launch lines validate checks
   trainbench list recipes --recipes ~/my-recipes)TXT");
     cmd->callback([opts, &ctx] { ctx.action = [opts, &ctx] { return run_list(*opts, ctx); }; });

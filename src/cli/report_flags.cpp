@@ -11,8 +11,9 @@ namespace trainbench::cli {
 void add_report_flags(CLI::App* cmd, ReportFlags& f) {
     cmd->add_option("--model", f.model, "Catalog model (bare logs), e.g. gpt3-175b");
     cmd->add_option("--gpus", f.gpus, "Total number of GPUs (bare logs)")->check(CLI::PositiveNumber);
-    cmd->add_option("--gpu", f.gpu, "GPU: catalog name or family (h100, h200, a100, b200, cpu)");
-    cmd->add_option("--precision", f.precision, "Precision the peak is taken at: bf16, fp16, fp8, tf32, fp32");
+    cmd->add_option("--gpu", f.gpu, "GPU: catalog name or family (a100, h100, h200, b200, gb200, gb300, b300, cpu)");
+    cmd->add_option("--precision", f.precision,
+                    "Precision the peak is taken at: bf16, fp16, fp8, mxfp8, nvfp4, tf32, fp32");
     cmd->add_option("--global-batch", f.global_batch, "Global batch size in sequences (bare logs)")
         ->check(CLI::PositiveNumber);
     cmd->add_option("--seq", f.seq, "Sequence length (default: the model's)")->check(CLI::PositiveNumber);
@@ -23,7 +24,7 @@ void add_report_flags(CLI::App* cmd, ReportFlags& f) {
     cmd->add_option("--flops", f.flops,
                     "FLOPs convention: " + fmt::format("{}", fmt::join(analysis::flops_convention_names(), ", ")));
     cmd->add_option("--format", f.format, "Log format of bare logs (default: detected)");
-    cmd->add_option("--peak", f.peak, "Peak TFLOPS per GPU for MFU (overrides the peak table)")
+    cmd->add_option("--peak", f.peak, "Peak TFLOPS per GPU for MFU (overrides the catalog's peak)")
         ->check(CLI::PositiveNumber);
     cmd->add_option("--tokens", f.tokens, "Tokens for the days-to-train figure (default 300e9)")
         ->check(CLI::PositiveNumber);

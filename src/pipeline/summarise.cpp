@@ -35,54 +35,65 @@ const catalog::Catalog& figures_catalog(const Services& services, std::string_vi
     return services.catalog_without_targets ? services.catalog_without_targets(model) : services.catalog();
 }
 
-// The GPU named by a flag: a catalog GPU, or a family the peak table or the catalog knows.
-// A catalog that cannot be loaded leaves the built-in tables; when they do not know the name
-// either, the catalog's own error says why.
+// The catalog GPU a family name stands for ("h100" -> h100-sxm-80gb): the GPUs of the family must
+// agree on every peak (A100 40GB and 80GB do), else the name is ambiguous. nullptr: none.
+const catalog::Gpu* family_gpu(const catalog::Catalog& cat, const std::string& family) {
+    const catalog::Gpu* first = nullptr;
+    std::vector<std::string> names;
+    bool same = true;
+    for (const auto& [n, g] : cat.gpus()) {
+        if (g.family != family) continue;
+        names.push_back(n);
+        if (!first) {
+            first = &g;
+            continue;
+        }
+        same = same && g.peak_tflops_dense == first->peak_tflops_dense &&
+               g.tool_peaks.size() == first->tool_peaks.size() &&
+               std::equal(g.tool_peaks.begin(), g.tool_peaks.end(), first->tool_peaks.begin(),
+                          [](const auto& a, const auto& b) {
+                              return a.first == b.first && a.second.tflops == b.second.tflops;
+                          });
+    }
+    if (!same)
+        throw UsageError(fmt::format("GPU family '{}' has GPUs with different peaks: {}", family, quoted_list(names)),
+                         "name one of them with --gpu");
+    return first;
+}
+
+// The GPU named by a flag: a catalog GPU, or a family of the catalog's GPUs. The catalog is the
+// one source of GPUs and peaks: when it cannot be loaded, its own error says why.
 void apply_gpu(const Services& services, const std::string& name, analysis::Inputs& in, const std::string& origin) {
-    const catalog::Catalog* cat = nullptr;
-    std::exception_ptr catalog_error;
-    try {
-        cat = &figures_catalog(services, in.model.name);
-    } catch (const Error&) {
-        catalog_error = std::current_exception();
+    const catalog::Catalog& cat = figures_catalog(services, in.model.name);
+    if (const catalog::Gpu* g = cat.find_gpu(name)) {
+        in.gpu_name = g->name;
+        in.gpu_family = g->family;
+        return;
+    }
+    if (family_gpu(cat, name)) {
+        in.gpu_name = name;
+        in.gpu_family = name;
+        return;
     }
     std::vector<std::string> known;
-    if (cat) {
-        if (const catalog::Gpu* g = cat->find_gpu(name)) {
-            in.gpu_name = g->name;
-            in.gpu_family = g->family;
-            return;
-        }
-        for (const auto& [n, g] : cat->gpus()) {
-            known.push_back(n);
-            if (g.family == name) {
-                in.gpu_name = name;
-                in.gpu_family = name;
-                return;
-            }
-        }
+    for (const auto& [n, g] : cat.gpus()) {
+        known.push_back(n);
+        known.push_back(g.family);
     }
-    for (const auto& row : analysis::peak_table()) {
-        known.emplace_back(row.gpu);
-        if (row.gpu == name) {
-            in.gpu_name = name;
-            in.gpu_family = name;
-            return;
-        }
-    }
-    if (catalog_error) std::rethrow_exception(catalog_error);
     std::sort(known.begin(), known.end());
     known.erase(std::unique(known.begin(), known.end()), known.end());
     throw UsageError(fmt::format("unknown GPU '{}' ({})", name, origin), did_you_mean(name, known));
 }
 
-std::map<catalog::Precision, double> catalog_peaks(const Services& services, const analysis::Inputs& in) {
+// The catalog's GPU of the inputs (by name, else by family): where the peak comes from.
+std::optional<catalog::Gpu> catalog_gpu(const Services& services, const analysis::Inputs& in) {
     try {
-        if (const catalog::Gpu* g = figures_catalog(services, in.model.name).find_gpu(in.gpu_name))
-            return g->peak_tflops_dense;
+        const catalog::Catalog& cat = figures_catalog(services, in.model.name);
+        if (const catalog::Gpu* g = cat.find_gpu(in.gpu_name)) return *g;
+        if (const catalog::Gpu* g = family_gpu(cat, in.gpu_family)) return *g;
     } catch (const Error&) {
     }
-    return {};
+    return std::nullopt;
 }
 
 catalog::Precision parse_precision_flag(const std::string& text) {
@@ -246,7 +257,7 @@ analysis::RunSummary summarise_run(const Services& services, const fs::path& run
     in = results::inputs_from_recipe(r);
     in.label = run_json.value("run_id", run_dir.filename().string());
     apply_flags(services, flags, in);
-    in.catalog_peaks = catalog_peaks(services, in);
+    in.catalog_gpu = catalog_gpu(services, in);
 
     std::string format;
     const fs::path log_dir = run_dir / "logs" / stage_name(r);
@@ -292,7 +303,7 @@ analysis::RunSummary summarise_logs(const Services& services, const std::vector<
         // A log from the local workload declares its measured peak: that is a CPU run.
         if (log.parameters.count("peak_tflops_measured")) apply_gpu(services, "cpu", in, "log peak_tflops_measured");
     }
-    in.catalog_peaks = catalog_peaks(services, in);
+    in.catalog_gpu = catalog_gpu(services, in);
 
     req.log = &log;
     std::string source;

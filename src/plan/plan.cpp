@@ -39,20 +39,20 @@ std::optional<analysis::Peak> peak_of(const recipe::Recipe& r, const std::string
     req.convention = convention;
     req.gpu_family = r.gpu.family;
     req.precision = r.precision;
-    auto it = r.gpu.peak_tflops_dense.find(r.precision);
-    if (it != r.gpu.peak_tflops_dense.end()) req.catalog_tflops = it->second;
+    if (!r.gpu.name.empty()) req.gpu = &r.gpu;
     try {
         return analysis::resolve_peak(req);
     } catch (const Error&) {
-        if (req.catalog_tflops && *req.catalog_tflops > 0) {
-            analysis::Peak p;
-            p.gpu = r.gpu.family;
-            p.precision = std::string(catalog::to_string(r.precision));
-            p.tflops = *req.catalog_tflops;
-            p.source = "catalog gpus.yaml";
-            return p;
-        }
-        return std::nullopt;
+        // A tool table without this GPU/precision (gpu-recipes has no A100 FP16): the estimate
+        // uses the GPU's datasheet dense peak instead, and says so.
+        auto it = r.gpu.peak_tflops_dense.find(r.precision);
+        if (it == r.gpu.peak_tflops_dense.end()) return std::nullopt;
+        analysis::Peak p;
+        p.gpu = r.gpu.family;
+        p.precision = std::string(catalog::to_string(r.precision));
+        p.tflops = it->second;
+        p.source = "catalog gpus.yaml";
+        return p;
     }
 }
 

@@ -276,6 +276,7 @@ private:
             pr.read("virtual_pipeline", m_r.parallelism.virtual_pipeline, 0, 1024);
             pr.read("context", m_r.parallelism.context, 1, 1024);
             pr.read("expert", m_r.parallelism.expert, 1, 4096);
+            pr.read("expert_tensor", m_r.parallelism.expert_tensor, 1, 1024);
             pr.read("sequence_parallel", m_r.parallelism.sequence_parallel);
             pr.read("pipeline_layout", m_r.parallelism.pipeline_layout);
             pr.finish();
@@ -861,7 +862,16 @@ Recipe load_recipe(const RecipeSource& source, const catalog::Catalog& catalog, 
             r.origins[ref + ".name"] = it->second;
     }
     if (!r.target_name.empty()) fill_from(r.resolved["target"], "target", r.target.where, r.origins);
-    if (!r.model_name.empty()) fill_from(r.resolved["model"], "model", r.model.where, r.origins);
+    if (!r.model_name.empty()) {
+        fill_from(r.resolved["model"], "model", r.model.where, r.origins);
+        // A catalog model's keys are located at their own line of the model's file.
+        for (const auto& [key, loc] : r.model.key_where) {
+            auto it = r.origins.find("model." + key);
+            if (it != r.origins.end() && it->second.file == r.model.where.file &&
+                it->second.line == r.model.where.line && it->second.column == r.model.where.column)
+                it->second = loc;
+        }
+    }
     d.throw_if_errors(fmt::format("invalid recipe '{}'", display));
     return r;
 }

@@ -96,6 +96,50 @@ nlohmann::ordered_json target_json(const catalog::Target& t) {
     return j;
 }
 
+// The fields of today's architectures, each only where it differs from its default (so a
+// GPT-3 model's resolved recipe reads as it did before they existed).
+void add_new_model_fields(nlohmann::ordered_json& j, const catalog::Model& m) {
+    const catalog::Model d;
+    auto put = [&j](const char* key, const auto& value, const auto& unset) {
+        if (value != unset) j[key] = value;
+    };
+    put("source", m.source, d.source);
+    put("norm", m.norm, d.norm);
+    put("norm_epsilon", m.norm_epsilon, d.norm_epsilon);
+    put("max_position_embeddings", m.max_position_embeddings, d.max_position_embeddings);
+    put("head_dim", m.head_dim, d.head_dim);
+    put("qk_norm", m.qk_norm, d.qk_norm);
+    put("linear_bias", m.linear_bias, d.linear_bias);
+    put("qkv_bias", m.qkv_bias, d.qkv_bias);
+    put("rope_theta", m.rope_theta, d.rope_theta);
+    put("rope_scaling", m.rope_scaling, d.rope_scaling);
+    put("rope_scaling_factor", m.rope_scaling_factor, d.rope_scaling_factor);
+    put("rope_low_freq_factor", m.rope_low_freq_factor, d.rope_low_freq_factor);
+    put("rope_high_freq_factor", m.rope_high_freq_factor, d.rope_high_freq_factor);
+    put("rope_original_max_positions", m.rope_original_max_positions, d.rope_original_max_positions);
+    put("rope_beta_fast", m.rope_beta_fast, d.rope_beta_fast);
+    put("rope_beta_slow", m.rope_beta_slow, d.rope_beta_slow);
+    put("rope_mscale", m.rope_mscale, d.rope_mscale);
+    put("rope_mscale_all_dim", m.rope_mscale_all_dim, d.rope_mscale_all_dim);
+    put("moe_ffn", m.moe_ffn, d.moe_ffn);
+    put("moe_shared_experts", m.moe_shared_experts, d.moe_shared_experts);
+    put("moe_shared_ffn", m.moe_shared_ffn, d.moe_shared_ffn);
+    put("moe_dense_layers", m.moe_dense_layers, d.moe_dense_layers);
+    put("moe_layer_freq", m.moe_layer_freq, d.moe_layer_freq);
+    put("moe_score_function", m.moe_score_function, d.moe_score_function);
+    put("moe_top_k_scaling", m.moe_top_k_scaling, d.moe_top_k_scaling);
+    put("moe_groups", m.moe_groups, d.moe_groups);
+    put("moe_group_top_k", m.moe_group_top_k, d.moe_group_top_k);
+    put("moe_expert_bias", m.moe_expert_bias, d.moe_expert_bias);
+    put("attention", m.attention, d.attention);
+    put("q_lora_rank", m.q_lora_rank, d.q_lora_rank);
+    put("kv_lora_rank", m.kv_lora_rank, d.kv_lora_rank);
+    put("qk_head_dim", m.qk_head_dim, d.qk_head_dim);
+    put("qk_rope_head_dim", m.qk_rope_head_dim, d.qk_rope_head_dim);
+    put("v_head_dim", m.v_head_dim, d.v_head_dim);
+    put("mtp_layers", m.mtp_layers, d.mtp_layers);
+}
+
 nlohmann::ordered_json model_json(const catalog::Model& m) {
     nlohmann::ordered_json j;
     j["name"] = m.name;
@@ -113,6 +157,7 @@ nlohmann::ordered_json model_json(const catalog::Model& m) {
     j["tied_embeddings"] = m.tied_embeddings;
     j["experts"] = m.experts;
     j["moe_top_k"] = m.moe_top_k;
+    add_new_model_fields(j, m);
     return j;
 }
 
@@ -144,6 +189,7 @@ nlohmann::ordered_json to_json(const Recipe& r) {
                         {"context", r.parallelism.context},
                         {"expert", r.parallelism.expert},
                         {"sequence_parallel", r.parallelism.sequence_parallel}};
+    if (r.parallelism.expert_tensor > 0) j["parallelism"]["expert_tensor"] = r.parallelism.expert_tensor;
     j["batch"] = {{"micro", r.batch.micro}, {"global", r.batch.global}};
     j["precision"] = std::string(catalog::to_string(r.precision));
     j["steps"] = r.steps;

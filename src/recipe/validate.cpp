@@ -44,11 +44,17 @@ MemoryEstimate estimate_memory(const Recipe& r) {
     // ---- parameters
     const bool gated = m.activation == "swiglu";
     const double attn = h * (h + 2 * kv_dim) + (h + 2 * kv_dim) + h * h + h;
-    double mlp = (gated ? 3.0 : 2.0) * h * f + (gated ? 2.0 : 1.0) * f + h;
+    auto mlp_of = [&](double ffn) { return (gated ? 3.0 : 2.0) * h * ffn + (gated ? 2.0 : 1.0) * ffn + h; };
+    double mlp = mlp_of(f);
     double mlp_per_gpu = mlp;
     if (m.experts > 0) {
-        mlp_per_gpu = mlp * m.experts / ep + h * m.experts;  // experts sharded over expert parallel, plus the router
-        mlp = mlp * m.experts + h * m.experts;
+        // Routed experts (their own FFN size) sharded over expert parallel, the shared experts and the
+        // router on every rank; averaged over the layers, of which the dense ones keep the dense FFN.
+        const double routed = mlp_of(m.expert_ffn_size()) * m.experts;
+        const double shared = m.moe_shared_experts * mlp_of(m.shared_expert_ffn_size());
+        const double moe_share = L > 0 ? m.moe_layer_count() / L : 1.0;
+        mlp_per_gpu = moe_share * (routed / ep + shared + h * m.experts) + (1 - moe_share) * mlp;
+        mlp = moe_share * (routed + shared + h * m.experts) + (1 - moe_share) * mlp;
     }
     const double layer = attn + mlp + 4 * h;
     const double embedding = V * h + (m.position == "learned" ? s_full * h : 0.0);
@@ -186,6 +192,34 @@ void validate_run_outputs(const Recipe& r, Diagnostics& d) {
     }
 }
 
+// The expert layers' own layout: expert x expert_tensor x pipeline ranks hold one copy of the
+// experts (Megatron's expert data parallel is what is left of the world).
+void validate_expert_layout(const Recipe& r, Diagnostics& d) {
+    const Parallelism& par = r.parallelism;
+    const int total = r.total_gpus();
+    auto at = [&](const std::string& key) { return origin_of(r, key); };
+    if (par.expert_tensor > 0 && r.model.experts == 0)
+        d.error(at("parallelism.expert_tensor"), "parallelism.expert_tensor",
+                fmt::format("expert tensor parallel {} on a dense model", par.expert_tensor),
+                "no expert_tensor for a model without experts");
+    if (r.model.experts == 0 || total <= 0) return;
+    const int etp = par.expert_tensor > 0 ? par.expert_tensor : par.tensor;
+    const long long layout = static_cast<long long>(par.expert) * etp * par.pipeline;
+    if (total % layout != 0)
+        d.error(at(par.expert_tensor > 0 ? "parallelism.expert_tensor" : "parallelism.expert"),
+                par.expert_tensor > 0 ? "parallelism.expert_tensor" : "parallelism.expert",
+                fmt::format("expert {} x expert_tensor {} x pipeline {} = {} does not divide the {} GPUs", par.expert,
+                            etp, par.pipeline, layout, total),
+                "expert x expert_tensor x pipeline dividing nodes x gpus_per_node",
+                "change the node count or the expert parallelism");
+    const int expert_ffn = r.model.expert_ffn_size();
+    if (expert_ffn > 0 && expert_ffn % etp != 0)
+        d.error(at(par.expert_tensor > 0 ? "parallelism.expert_tensor" : "parallelism.tensor"),
+                par.expert_tensor > 0 ? "parallelism.expert_tensor" : "parallelism.tensor",
+                fmt::format("the expert FFN size {} is not divisible by expert tensor parallel {}", expert_ffn, etp),
+                "an expert tensor size that divides the expert FFN");
+}
+
 }  // namespace
 
 void validate_recipe(const Recipe& r, Diagnostics& d) {
@@ -255,6 +289,7 @@ void validate_recipe(const Recipe& r, Diagnostics& d) {
                     fmt::format("{} experts are not divisible by expert parallel {}", m.experts, par.expert),
                     "an expert size that divides the experts");
     }
+    validate_expert_layout(r, d);
 
     const int dp = r.data_parallel();
     if (dp > 0) {
@@ -272,8 +307,11 @@ void validate_recipe(const Recipe& r, Diagnostics& d) {
         d.error(at("precision"), "precision",
                 fmt::format("GPU '{}' of target '{}' has no {} support", r.gpu.name, r.target.name,
                             catalog::to_string(r.precision)),
-                "a precision the GPU supports",
-                r.precision == catalog::Precision::fp8 ? "fp8 needs H100/H200; use bf16" : "");
+                fmt::format("one of the GPU's precisions: {}", quoted_list(r.gpu.precision_names())),
+                r.precision == catalog::Precision::fp8 ? "fp8 needs Hopper or Blackwell (H100, H200, B200, ...)"
+                : r.precision == catalog::Precision::mxfp8 || r.precision == catalog::Precision::nvfp4
+                    ? "MXFP8 and NVFP4 need Blackwell (B200, GB200, B300, GB300)"
+                    : "");
 
     if (r.metrics.window_start > r.metrics.window_end)
         d.error(at("metrics.window"), "metrics.window",

@@ -154,6 +154,10 @@ std::vector<LaunchCommand> launch_commands(const recipe::Recipe& recipe, const R
 }
 
 void check_launch(const recipe::Recipe& recipe, const catalog::Catalog& catalog, Diagnostics& diagnostics) {
+    // What the framework version cannot express, each at the recipe key that asks for it.
+    const std::vector<ModelProblem> problems = model_support_problems(recipe);
+    for (const ModelProblem& p : problems) diagnostics.error(origin(recipe, p.key), p.key, p.message, p.expected);
+    if (!problems.empty()) return;
     std::vector<LaunchCommand> commands;
     try {
         commands = launch_commands(recipe, RenderOptions{});

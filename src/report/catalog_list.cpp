@@ -19,6 +19,37 @@ std::string num(double v) {
 
 }  // namespace
 
+namespace {
+
+std::string peak_list(const std::map<catalog::Precision, double>& peaks) {
+    std::string out;
+    for (const auto& [p, v] : peaks)
+        out += fmt::format("{}{} {}", out.empty() ? "" : ", ", catalog::to_string(p), num(v));
+    return out;
+}
+
+// The sources of one GPU's peaks: one line per datasheet figure, one per tool table.
+void gpu_notes(const std::string& name, const catalog::Gpu& g, std::vector<std::string>& notes,
+               nlohmann::ordered_json& peaks, nlohmann::ordered_json& tools) {
+    for (const auto& [p, v] : g.peak_tflops_dense) {
+        const std::string prec(catalog::to_string(p));
+        auto it = g.peak_notes.find(p);
+        const catalog::PeakNote note = it == g.peak_notes.end() ? catalog::PeakNote{} : it->second;
+        const std::string source = note.source.empty() ? "the catalog's dense peak (no source given)" : note.source;
+        notes.push_back(fmt::format("{} {} {}: {}{}", name, prec, num(v), source,
+                                    note.clock.empty() ? "" : " [" + note.clock + "]"));
+        peaks[prec] = {{"tflops", v}, {"source", note.source}, {"clock", note.clock}};
+    }
+    for (const auto& [tool, t] : g.tool_peaks) {
+        notes.push_back(fmt::format("{} {} table: {} ({})", name, tool, peak_list(t.tflops), t.source));
+        nlohmann::ordered_json tf = nlohmann::ordered_json::object();
+        for (const auto& [p, v] : t.tflops) tf[std::string(catalog::to_string(p))] = v;
+        tools[tool] = {{"source", t.source}, {"tflops", tf}};
+    }
+}
+
+}  // namespace
+
 Listing gpu_listing(const catalog::Catalog& cat) {
     Listing out;
     nlohmann::ordered_json& j = out.json;
@@ -32,19 +63,27 @@ Listing gpu_listing(const catalog::Catalog& cat) {
         };
         using catalog::Precision;
         rows.push_back({name, g.family, num(g.memory_gib), num(peak(Precision::bf16)), num(peak(Precision::fp16)),
-                        num(peak(Precision::fp8)), num(peak(Precision::tf32)), num(peak(Precision::fp32)),
-                        g.display_name});
+                        num(peak(Precision::fp8)), num(peak(Precision::mxfp8)), num(peak(Precision::nvfp4)),
+                        num(peak(Precision::tf32)), num(peak(Precision::fp32)), g.display_name});
         nlohmann::ordered_json peaks = nlohmann::ordered_json::object();
         for (const auto& [p, v] : g.peak_tflops_dense) peaks[std::string(catalog::to_string(p))] = v;
+        nlohmann::ordered_json sources = nlohmann::ordered_json::object();
+        nlohmann::ordered_json tools = nlohmann::ordered_json::object();
+        gpu_notes(name, g, out.notes, sources, tools);
         j.push_back({{"name", name},
                      {"display_name", g.display_name},
                      {"family", g.family},
                      {"memory_gib", g.memory_gib},
                      {"memory_bandwidth_gbs", g.memory_bandwidth_gbs},
                      {"peak_tflops_dense", peaks},
+                     {"peak_sources", sources},
+                     {"tool_peaks", tools},
                      {"file", g.where.to_string()}});
     }
-    out.header = {"GPU", "FAMILY", "MEMORY_GIB", "BF16", "FP16", "FP8", "TF32", "FP32", "DESCRIPTION"};
+    out.header = {"GPU",   "FAMILY", "MEMORY_GIB", "BF16", "FP16",       "FP8",
+                  "MXFP8", "NVFP4",  "TF32",       "FP32", "DESCRIPTION"};
+    if (!out.notes.empty())
+        out.notes.insert(out.notes.begin(), "Sources of the dense peaks (TFLOPS) and the tool tables:");
     return out;
 }
 
@@ -77,7 +116,9 @@ Listing model_listing(const catalog::Catalog& cat) {
     std::vector<Row>& rows = out.rows;
     for (const auto& [name, m] : cat.models()) {
         rows.push_back({name, m.family, std::to_string(m.layers), std::to_string(m.hidden), std::to_string(m.heads),
-                        std::to_string(m.ffn_size()), std::to_string(m.seq_length), std::to_string(m.vocab)});
+                        std::to_string(m.kv_head_count()), std::to_string(m.ffn_size()),
+                        m.is_moe() ? fmt::format("{}/{}", m.moe_top_k, m.experts) : std::string("-"),
+                        std::to_string(m.seq_length), std::to_string(m.vocab), m.source.empty() ? "-" : m.source});
         j.push_back({{"name", name},
                      {"family", m.family},
                      {"layers", m.layers},
@@ -89,9 +130,14 @@ Listing model_listing(const catalog::Catalog& cat) {
                      {"vocab", m.vocab},
                      {"activation", m.activation},
                      {"position", m.position},
+                     {"experts", m.experts},
+                     {"moe_top_k", m.moe_top_k},
+                     {"attention", m.attention},
+                     {"source", m.source},
                      {"file", m.where.file}});
     }
-    out.header = {"MODEL", "FAMILY", "LAYERS", "HIDDEN", "HEADS", "FFN", "SEQ", "VOCAB"};
+    out.header = {"MODEL", "FAMILY",        "LAYERS", "HIDDEN", "HEADS", "KV_HEADS",
+                  "FFN",   "TOP_K/EXPERTS", "SEQ",    "VOCAB",  "SOURCE"};
     return out;
 }
 

@@ -132,7 +132,7 @@ std::optional<Progress> progress_of(const metrics::LogData& log, const analysis:
         pr.precision = in.precision;
         pr.override_tflops = in.peak_override;
         pr.measured_tflops = log.parameter_number("peak_tflops_measured");
-        if (auto it = in.catalog_peaks.find(in.precision); it != in.catalog_peaks.end()) pr.catalog_tflops = it->second;
+        if (in.catalog_gpu) pr.gpu = &*in.catalog_gpu;
         const analysis::Derived d =
             analysis::derive(p.window_s, conv.per_sample(fi).per_sample, in.global_batch, in.seq_len, in.gpus,
                              analysis::resolve_peak(pr).tflops, in.train_tokens);

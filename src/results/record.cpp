@@ -72,7 +72,7 @@ analysis::Inputs inputs_from_recipe(const recipe::Recipe& r) {
     in.window_origin = "recipe";
     in.convention = r.metrics.flops;
     in.convention_origin = "recipe";
-    in.catalog_peaks = r.gpu.peak_tflops_dense;
+    if (!r.gpu.name.empty()) in.catalog_gpu = r.gpu;
     return in;
 }
 

@@ -93,6 +93,27 @@ struct Framework {
 // NeMo's tokenizer (prepare-data): the NeMo release of the container image, else the recipe's.
 [[nodiscard]] std::string nemo_preprocess_version(const recipe::Recipe& r, const std::string& image);
 
+// ---------------------------------------------------------------- the model's architecture
+// One group of arguments that expresses a model key (field "" = the basic shape every version
+// has), with what it means for messages ("grouped-query attention (8 groups)").
+struct ModelArgs {
+    std::string field;  // the model key: "kv_heads", "experts", "mtp_layers", ...
+    std::string what;
+    std::vector<ShellWord> words;
+};
+// Megatron-LM's model arguments, in the order they are rendered (megatron_model.cpp).
+[[nodiscard]] std::vector<ModelArgs> megatron_model_args(const catalog::Model& m);
+
+// A model key the recipe's framework version cannot express (model_support.cpp).
+struct ModelProblem {
+    std::string key;       // the recipe key: "model.experts", "model.rope_scaling", "precision"
+    std::string message;   // "NeMo 2.0.0rc1 (container nemo:24.07) cannot express mixture of experts ..."
+    std::string expected;  // what would do
+};
+[[nodiscard]] std::vector<ModelProblem> model_support_problems(const recipe::Recipe& r);
+// Throws InputError with the first problem (a launch builder never renders half a model).
+void refuse_unsupported_model(const recipe::Recipe& r);
+
 // ---------------------------------------------------------------- shared helpers (common.cpp)
 [[nodiscard]] std::vector<ShellWord> group(ShellWord w);
 // "--flag" of "--flag" or "--flag=v"; "a.b" of "++a.b=v" / "+a.b=v" / "a.b=v".

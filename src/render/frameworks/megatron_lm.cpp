@@ -24,20 +24,9 @@ void opt(Args& a, const std::string& flag, const std::string& value) {
     a.push_back({ShellWord(flag), ShellWord(value)});
 }
 
-// The model's shape.
+// The model's architecture (megatron_model.cpp).
 void add_model_args(Args& a, const catalog::Model& m) {
-    opt(a, "--num-layers", std::to_string(m.layers));
-    opt(a, "--hidden-size", std::to_string(m.hidden));
-    opt(a, "--ffn-hidden-size", std::to_string(m.ffn_size()));
-    opt(a, "--num-attention-heads", std::to_string(m.heads));
-    if (m.kv_heads > 0 && m.kv_heads != m.heads) {
-        a.push_back(group("--group-query-attention"));
-        opt(a, "--num-query-groups", std::to_string(m.kv_heads));
-    }
-    opt(a, "--seq-length", std::to_string(m.seq_length));
-    opt(a, "--max-position-embeddings", std::to_string(m.seq_length));
-    if (m.position == "rope") opt(a, "--position-embedding-type", "rope");
-    if (m.activation == "swiglu") a.push_back(group("--swiglu"));
+    for (ModelArgs& g : megatron_model_args(m)) a.push_back(std::move(g.words));
 }
 
 // Batch, steps and parallelism.
@@ -55,6 +44,8 @@ void add_parallel_args(Args& a, const recipe::Recipe& r) {
     else if (p.virtual_pipeline > 0 && p.pipeline > 0 && m.layers % (p.pipeline * p.virtual_pipeline) == 0)
         opt(a, "--num-layers-per-virtual-pipeline-stage", std::to_string(m.layers / (p.pipeline * p.virtual_pipeline)));
     if (p.context > 1) opt(a, "--context-parallel-size", std::to_string(p.context));
+    if (p.expert > 1) opt(a, "--expert-model-parallel-size", std::to_string(p.expert));
+    if (p.expert_tensor > 0) opt(a, "--expert-tensor-parallel-size", std::to_string(p.expert_tensor));
     if (p.sequence_parallel) a.push_back(group("--sequence-parallel"));
     if (r.distributed_optimizer) a.push_back(group("--use-distributed-optimizer"));
 }
@@ -71,6 +62,16 @@ void add_precision_args(Args& a, const recipe::Recipe& r) {
         case catalog::Precision::fp8:
             a.push_back(group("--bf16"));
             opt(a, "--fp8-format", "hybrid");
+            break;
+        case catalog::Precision::mxfp8:  // Blackwell MX blocks: E4M3 everywhere (TE's MXFP8BlockScaling)
+            a.push_back(group("--bf16"));
+            opt(a, "--fp8-format", "e4m3");
+            opt(a, "--fp8-recipe", "mxfp8");
+            break;
+        case catalog::Precision::nvfp4:  // TransformerConfig fp4 (--fp4-format) with the nvfp4 recipe
+            a.push_back(group("--bf16"));
+            opt(a, "--fp4-format", "e2m1");
+            opt(a, "--fp4-recipe", "nvfp4");
             break;
         case catalog::Precision::tf32:
         case catalog::Precision::fp32:
@@ -148,6 +149,7 @@ catalog::EnvList megatron_lm_env(const recipe::Recipe&) {
 }
 
 FrameworkLaunch megatron_lm_launch(const Facts& f) {
+    refuse_unsupported_model(f.r);
     FrameworkLaunch out;
     out.program.emplace_back(entry_point(f.r, k_megatron_workdir, "pretrain_gpt.py"));
     append_args(out.program, megatron_args(f), f.r.launch.extra_args);

@@ -91,6 +91,7 @@ Args metaseq_args(const Facts& f) {
 }  // namespace
 
 FrameworkLaunch metaseq_launch(const Facts& f) {
+    refuse_unsupported_model(f.r);
     FrameworkLaunch out;
     out.program.emplace_back(entry_point(f.r, "", "metaseq/cli/train.py"));
     append_args(out.program, metaseq_args(f), f.r.launch.extra_args);

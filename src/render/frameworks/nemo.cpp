@@ -68,6 +68,8 @@ std::string precision_value(catalog::Precision p) {
     switch (p) {
         case catalog::Precision::bf16:
         case catalog::Precision::fp8:
+        case catalog::Precision::mxfp8:
+        case catalog::Precision::nvfp4:
             return "bf16";
         case catalog::Precision::fp16:
             return "16";
@@ -76,6 +78,21 @@ std::string precision_value(catalog::Precision p) {
             return "32";
     }
     return "bf16";
+}
+
+// Today's architecture keys, each only where the model differs from NeMo's GPT default (the
+// ones NeMo 1.x cannot express were refused before: model_support.cpp).
+void set_architecture(Config& c, const catalog::Model& m) {
+    if (m.norm == "rmsnorm") c.set("model.normalization", "rmsnorm");
+    if (m.norm_epsilon > 0) c.set("model.layernorm_epsilon", m.norm_epsilon);
+    if (!m.linear_bias) c.set("model.bias", false);
+    if (!m.tied_embeddings) c.set("model.share_embeddings_and_output_weights", false);
+    if (m.head_dim > 0) c.set("model.kv_channels", m.head_dim);
+    if (m.rope_theta > 0) {
+        const bool integral = std::floor(m.rope_theta) == m.rope_theta && m.rope_theta < 1e15;
+        c.set("model.rotary_base",
+              integral ? ordered_json(static_cast<long long>(m.rope_theta)) : ordered_json(m.rope_theta));
+    }
 }
 
 void set_shape(Config& c, const Facts& f) {
@@ -94,10 +111,11 @@ void set_shape(Config& c, const Facts& f) {
                      m.kv_heads > 0 && m.kv_heads != m.heads ? ordered_json(m.kv_heads) : ordered_json(nullptr),
                      nullptr);
     c.set("model.encoder_seq_length", m.seq_length);
-    c.set("model.max_position_embeddings", m.seq_length);
+    c.set("model.max_position_embeddings", m.max_positions());
     if (c.has("model.data.seq_length")) c.set("model.data.seq_length", m.seq_length);
     if (m.activation == "swiglu") c.set("model.activation", "fast-swiglu");
     if (m.position == "rope") c.set("model.position_embedding_type", "rope");
+    set_architecture(c, m);
     c.set("model.micro_batch_size", r.batch.micro);
     c.set("model.global_batch_size", r.batch.global);
     c.set("model.tensor_model_parallel_size", p.tensor);
@@ -257,6 +275,7 @@ std::string config_yaml(const ordered_json& flat, const recipe::Recipe& r, const
 
 FrameworkLaunch nemo_launch(const Facts& f) {
     const recipe::Recipe& r = f.r;
+    refuse_unsupported_model(r);
     if (!r.profile)
         throw InputError(
             fmt::format("recipe '{}': framework 'nemo' needs framework_version (the NeMo container "

@@ -5,6 +5,7 @@ namespace trainbench::render {
 
 FrameworkLaunch tinygpt_launch(const Facts& f) {
     const recipe::Recipe& r = f.r;
+    refuse_unsupported_model(r);
     const catalog::Model& m = r.model;
     Args a;
     auto opt = [&a](const std::string& flag, const std::string& value) {

@@ -1,5 +1,6 @@
 // analyse(): gaps filled from the log, cross-check, peaks, expectations.
 #include "unit/analysis/test_models.hpp"
+#include "unit/shipped_gpus.hpp"
 
 #include <gtest/gtest.h>
 
@@ -43,6 +44,7 @@ AnalysisRequest bare_request(const metrics::LogData& log) {
     r.inputs.model_origin = "--model";
     r.inputs.gpu_family = "h100";
     r.inputs.gpu_name = "h100";
+    r.inputs.catalog_gpu = trainbench::testing::shipped_gpu("h100-sxm-80gb");
     r.inputs.convention = "gpu-recipes";
     r.inputs.convention_origin = "--flops";
     r.inputs.window = {47, 47};
@@ -142,37 +144,85 @@ TEST(Analyse, CpuUsesThePeakTheWorkloadMeasured) {
     EXPECT_THROW((void)analyse(r), InputError);
 }
 
+PeakRequest peak_request(std::string convention, const char* gpu, catalog::Precision p) {
+    PeakRequest r;
+    r.convention = std::move(convention);
+    r.gpu = &trainbench::testing::shipped_gpu(gpu);
+    r.gpu_family = r.gpu->family;
+    r.precision = p;
+    return r;
+}
+
+std::string error_of(const PeakRequest& p) {
+    try {
+        (void)resolve_peak(p);
+    } catch (const InputError& e) {
+        return e.what();
+    }
+    return "(no error)";
+}
+
 TEST(Peaks, DifferPerConventionWhereTheToolsDiffer) {
-    PeakRequest p{"gpu-recipes", "h100", catalog::Precision::fp8, {}, {}, {}};
+    PeakRequest p = peak_request("gpu-recipes", "h100-sxm-80gb", catalog::Precision::fp8);
     EXPECT_EQ(resolve_peak(p).tflops, 1978);
+    EXPECT_EQ(resolve_peak(p).source, "gpu-recipes data_defs.py MAX_TFLOPS");
     p.convention = "megatron";
     EXPECT_EQ(resolve_peak(p).tflops, 1979);
+    EXPECT_EQ(resolve_peak(p).source, "NVIDIA dense peak (datasheet sparse value / 2, as NVIDIA publishes it)");
     p.precision = catalog::Precision::bf16;
     EXPECT_EQ(resolve_peak(p).tflops, 989);
-    p.gpu_family = "a100";
+    p = peak_request("megatron", "a100-sxm-80gb", catalog::Precision::bf16);
     EXPECT_EQ(resolve_peak(p).tflops, 312);
     p.override_tflops = 300;
     EXPECT_EQ(resolve_peak(p).tflops, 300);
     EXPECT_EQ(resolve_peak(p).source, "given on the command line (--peak)");
+    // A tool table asked for by name: dgxc-benchmarking's GB200 figure, not the datasheet's
+    p = peak_request("megatron", "gb200-186gb", catalog::Precision::bf16);
+    p.tool = "dgxc-benchmarking";
+    EXPECT_EQ(resolve_peak(p).tflops, 2450);
+    EXPECT_EQ(resolve_peak(p).source, "dgxc-benchmarking README.md Peak Theoretical Throughput (841f5466)");
+}
+
+TEST(Peaks, AGpuWithoutATableEntryUsesItsOwnDatasheetPeakWithItsSourceAndClock) {
+    // GB200 has no NVIDIA-rounded table: the datasheet's dense figure, with where it comes from
+    PeakRequest p = peak_request("megatron", "gb200-186gb", catalog::Precision::bf16);
+    const Peak peak = resolve_peak(p);
+    EXPECT_EQ(peak.tflops, 2500);
+    EXPECT_EQ(peak.gpu, "gb200");
+    EXPECT_NE(peak.source.find("NVIDIA Blackwell datasheet, GB200 NVL72 per GPU"), std::string::npos) << peak.source;
+    EXPECT_NE(peak.source.find("up to 1,200 W"), std::string::npos) << peak.source;
+    p.precision = catalog::Precision::nvfp4;
+    EXPECT_EQ(resolve_peak(p).tflops, 10000);
+    p = peak_request("megatron", "b200-sxm-180gb", catalog::Precision::mxfp8);
+    EXPECT_EQ(resolve_peak(p).tflops, 4500);
+    p.convention = "gpu-recipes";  // gpu-recipes has B200 bf16/fp8 only: never another table's figure
+    EXPECT_NE(error_of(p).find("gpu-recipes has no peak for GPU 'b200' at precision 'mxfp8'; for this GPU it has "
+                               "'bf16' and 'fp8'"),
+              std::string::npos)
+        << error_of(p);
 }
 
 TEST(Peaks, AnUnknownCombinationIsAClearErrorNeverACrash) {
-    PeakRequest p{"gpu-recipes", "a100", catalog::Precision::fp8, {}, {}, {}};
-    try {
-        (void)resolve_peak(p);
-        FAIL();
-    } catch (const InputError& e) {
-        EXPECT_NE(std::string(e.what()).find("gpu-recipes has no peak for GPU 'a100' at precision 'fp8'"),
-                  std::string::npos);
-        EXPECT_NE(std::string(e.what()).find("'h100/fp8'"), std::string::npos);
-    }
-    p.convention = "megatron";
-    EXPECT_THROW((void)resolve_peak(p), InputError);  // A100 has no FP8
+    PeakRequest p = peak_request("gpu-recipes", "a100-sxm-80gb", catalog::Precision::fp8);
+    EXPECT_NE(error_of(p).find("gpu-recipes has no peak for GPU 'a100' at precision 'fp8'; for this GPU it has 'bf16'"),
+              std::string::npos)
+        << error_of(p);
+    p.convention = "megatron";  // A100 has no FP8: an error naming its precisions
+    EXPECT_NE(error_of(p).find("GPU 'a100-sxm-80gb' has no fp8 peak; its precisions are 'bf16', 'fp16', 'tf32' "
+                               "and 'fp32'"),
+              std::string::npos)
+        << error_of(p);
+    p = peak_request("megatron", "h100-sxm-80gb", catalog::Precision::nvfp4);
+    EXPECT_NE(error_of(p).find("GPU 'h100-sxm-80gb' has no nvfp4 peak"), std::string::npos) << error_of(p);
+    // No catalog GPU: never another GPU's figure, whatever the family is called
+    p.gpu = nullptr;
     p.gpu_family = "v100";
     p.precision = catalog::Precision::fp16;
-    EXPECT_THROW((void)resolve_peak(p), InputError);
-    p.catalog_tflops = 125;
-    EXPECT_EQ(resolve_peak(p).tflops, 125);  // the catalog fills what the table lacks
+    EXPECT_NE(error_of(p).find("no peak TFLOPS known for GPU 'v100': it is not a GPU of the catalog"),
+              std::string::npos)
+        << error_of(p);
+    p.gpu_family = "h100";
+    EXPECT_THROW((void)resolve_peak(p), InputError) << "a family name alone is no catalog GPU";
 }
 
 RunSummary summary_with(double step, double mfu) {

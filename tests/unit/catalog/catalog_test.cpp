@@ -120,11 +120,14 @@ TEST(Catalog, ShipsTheFrameworkProfilesOfTheSeedVersions) {
     // Megatron-Core 2026: flags generated from config dataclasses (ArgumentGroupFactory), renamed ones
     auto d98 = cat.find_framework("megatron-lm", "d98e8a64");
     ASSERT_TRUE(d98);
-    for (const char* a : {"--num-experts", "--moe-router-topk", "--expert-tensor-parallel-size", "--multi-latent-attention",
-                          "--mtp-num-layers", "--fp8-recipe", "--norm-epsilon", "--disable-bias-linear"})
+    for (const char* a :
+         {"--num-experts", "--moe-router-topk", "--expert-tensor-parallel-size", "--multi-latent-attention",
+          "--mtp-num-layers", "--fp8-recipe", "--norm-epsilon", "--disable-bias-linear"})
         EXPECT_TRUE(d98->knows(a)) << a;
     EXPECT_FALSE(d98->knows("--layernorm-epsilon")) << "renamed to --norm-epsilon by argparse_meta";
-    EXPECT_FALSE(e958->knows("--mtp-num-layers"));
+    // (e958b2ca already has --mtp-num-layers: its arguments.py:1235; FP4 came later)
+    EXPECT_FALSE(e958->knows("--fp4-format"));
+    EXPECT_TRUE(d98->knows("--fp4-format"));
     auto metaseq = cat.find_framework("metaseq", "f7ffa5f");
     ASSERT_TRUE(metaseq);
     EXPECT_EQ(metaseq->choice_defaults.at("--task"), "translation");

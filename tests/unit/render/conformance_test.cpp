@@ -66,7 +66,7 @@ TEST(CheckLaunch, ASettingTheVersionLacksIsRefusedAtFrameworkVersion) {
     r.framework_version = "22.06";
     r.profile = render_test::shipped_catalog().find_framework("nemo", "22.06");
     r.metrics.source = "tensorboard";
-    r.parallelism = {1, 2, 2, 1, 1, false, {}};
+    r.parallelism = {1, 2, 2, 1, 1, false};
     std::string out = problems(r);
     EXPECT_THAT(out, HasSubstr("base.yaml:3:20: error:"));
     EXPECT_THAT(out, HasSubstr("has no 'model.virtual_pipeline_model_parallel_size'"));

@@ -110,9 +110,9 @@ std::map<std::string, YAML::Node> delivered_config(const recipe::Recipe& r) {
 
 TEST(Context, NemoDeliversTheSeedConfigWithTheRecipesValuesAndPassesOnlyRunTimePaths) {
     recipe::Recipe r = render_test::base_recipe("nemo");
-    r.parallelism = {4, 8, 6, 1, 1, true, {}};
+    r.parallelism = {4, 8, 6, 1, 1, true};
     r.precision = catalog::Precision::fp8;
-    r.recompute = {"full", "block", 1, {}};
+    r.recompute = {"full", "block", 1};
     std::vector<std::string> a = argv_of(r);
     EXPECT_EQ(a.at(0), "python3");
     EXPECT_EQ(a.at(2), "/opt/NeMo/examples/nlp/language_modeling/megatron_gpt_pretraining.py");
@@ -175,7 +175,7 @@ TEST(Context, NemoRefusesASettingItsVersionLacks) {
     r.framework_version = "22.06";
     r.profile = render_test::shipped_catalog().find_framework("nemo", "22.06");
     r.metrics.source = "tensorboard";
-    r.parallelism = {1, 2, 2, 1, 1, false, {}};
+    r.parallelism = {1, 2, 2, 1, 1, false};
     try {
         (void)context_of(r);
         FAIL() << "an interleaved pipeline on NeMo 1.11 was rendered";
@@ -183,7 +183,7 @@ TEST(Context, NemoRefusesASettingItsVersionLacks) {
         EXPECT_THAT(e.what(), HasSubstr("NeMo 1.11's megatron_gpt_config (container bignlp-training:22.06) has no "
                                         "'model.virtual_pipeline_model_parallel_size'"));
     }
-    r.parallelism = {1, 2, 0, 1, 1, false, {}};
+    r.parallelism = {1, 2, 0, 1, 1, false};
     std::map<std::string, YAML::Node> cfg = delivered_config(r);
     EXPECT_EQ(cfg.count("model.virtual_pipeline_model_parallel_size"), 0u) << "not in 22.06's config";
     EXPECT_EQ(cfg.count("model.context_parallel_size"), 0u) << "not in 22.06's config";
@@ -206,7 +206,7 @@ TEST(Context, ExtraArgumentsReplaceGeneratedOnesWithTheSameKey) {
 
 TEST(Context, MegatronRunsTorchrunOncePerNodeWithSeed002Arguments) {
     recipe::Recipe r = render_test::base_recipe("megatron-lm");
-    r.parallelism = {8, 16, 0, 1, 1, true, {}};
+    r.parallelism = {8, 16, 0, 1, 1, true};
     r.precision = catalog::Precision::fp16;
     r.launch.workdir = "/opt/Megatron-LM";
     r.launch.entrypoint = "pretrain_gpt.py";

@@ -1,6 +1,8 @@
 // Report formats: golden files for every format (tests/golden/report/), and
 // the properties every format must have (convention and peak stated, escaping,
 // colour only when asked).
+#include "unit/shipped_gpus.hpp"
+
 #include <trainbench/report.hpp>
 
 #include <gtest/gtest.h>
@@ -48,6 +50,7 @@ analysis::RunSummary sample_summary(std::string label = "gpt3-175b-a3mega") {
     req.inputs.gpus_origin = "recipe";
     req.inputs.gpu_family = "h100";
     req.inputs.gpu_name = "h100-sxm-80gb";
+    req.inputs.catalog_gpu = trainbench::testing::shipped_gpu("h100-sxm-80gb");
     req.inputs.precision = catalog::Precision::fp8;
     req.inputs.precision_origin = "recipe";
     req.inputs.global_batch = 2048;
