@@ -51,9 +51,9 @@ int run_plan(const PlanOptions& opts, Context& ctx) {
         }
         ctx.out << report::search_text(r, all, top);
         if (!ctx.options.quiet)
-            ctx.err
-                << "ranked by estimated throughput (MFU x pipeline-bubble, tensor-parallel and micro-batch factors), "
-                   "then memory headroom; a starting point for a sweep, not a prediction\n";
+            ctx.err << "ranked by estimated throughput (MFU x pipeline-bubble, tensor/context/expert-parallel, "
+                       "tokens-per-expert and micro-batch factors), then memory headroom; a starting point for a "
+                       "sweep, not a prediction\n";
         return all.empty() ? static_cast<int>(ExitCode::invalid_input) : 0;
     }
 

@@ -11,17 +11,6 @@ namespace trainbench::plan {
 
 namespace {
 
-// The model's multi-token prediction layers (none before the catalog has the field).
-int mtp_layers(const catalog::Model&) {
-    return 0;
-}
-
-// The tensor size of the expert layers (the tensor size before the recipe has its own key).
-int expert_tensor_of(const recipe::Parallelism& p) {
-    return p.tensor;
-}
-void set_expert_tensor(recipe::Parallelism&, int) {}
-
 std::vector<int> powers_of_two_up_to(int limit) {
     std::vector<int> v;
     for (int x = 1; x <= limit; x *= 2) v.push_back(x);
@@ -37,14 +26,12 @@ std::string accounted_layout(int layers, int mtp, int stages) {
     const int k = slots / stages;
     const int last_layers = k - 1 - mtp;
     if (k < 2 || last_layers < 0) return {};
-    std::string out = fmt::format("Et*{}", k - 1);
-    if (stages > 2)
-        out += fmt::format("|(t*{}|)*{}", k, stages - 2);
-    else
-        out += "|";
-    out += last_layers > 0 ? fmt::format("t*{}", last_layers) : std::string();
-    out += mtp > 0 ? fmt::format("m*{}L", mtp) : std::string("L");
-    return out;
+    auto times = [](const char* symbol, int n) {
+        return n == 0 ? std::string() : n == 1 ? std::string(symbol) : fmt::format("{}*{}", symbol, n);
+    };
+    std::string out = "E" + times("t", k - 1) + "|";
+    if (stages > 2) out += fmt::format("({}|)*{}", times("t", k), stages - 2);
+    return out + times("t", last_layers) + times("m", mtp) + "L";
 }
 
 // The pipeline layout of a candidate: none when the layers split evenly, the recipe's own when it
@@ -52,11 +39,11 @@ std::string accounted_layout(int layers, int mtp, int stages) {
 std::optional<std::string> layout_for(const recipe::Recipe& r, int pp, int vp) {
     const int stages = pp * std::max(1, vp);
     const int layers = r.model.layers;
-    if (mtp_layers(r.model) == 0 && layers % stages == 0) return std::string();
+    if (r.model.mtp_layers == 0 && layers % stages == 0) return std::string();
     if (!r.parallelism.pipeline_layout.empty() && pp == r.parallelism.pipeline && vp == r.parallelism.virtual_pipeline)
         return r.parallelism.pipeline_layout;
     if (pp == 1 && vp == 0) return std::string();
-    std::string acc = accounted_layout(layers, mtp_layers(r.model), stages);
+    std::string acc = accounted_layout(layers, r.model.mtp_layers, stages);
     if (acc.empty()) return std::nullopt;
     return acc;
 }
@@ -65,23 +52,31 @@ std::optional<std::string> layout_for(const recipe::Recipe& r, int pp, int vp) {
 // bubble (p-1)/(m*v) with m micro-batches per step and v model chunks per rank; about 8% per
 // tensor-parallel doubling (an all-reduce per layer), 5% per context-parallel doubling (the
 // ring exchange of K and V), 3% per expert-parallel doubling (all-to-all) and 15% more when the
-// expert group leaves the NVLink domain; small micro-batches underuse the GPU; recomputation
-// repeats forward work.
+// expert group leaves the NVLink domain; experts that get few tokens per micro-batch and small
+// micro-batches underuse the GPU; recomputation repeats forward work.
 double relative_efficiency(const recipe::Recipe& c, int dp, int nvlink) {
     const recipe::Parallelism& p = c.parallelism;
     const double microbatches = static_cast<double>(c.batch.global) / (dp * c.batch.micro);
     const double bubble = (p.pipeline - 1) / (microbatches * std::max(1, p.virtual_pipeline));
     const double tp_factor = std::pow(0.92, std::log2(static_cast<double>(p.tensor)));
     const double cp_factor = std::pow(0.95, std::log2(static_cast<double>(p.context)));
-    const int etp = expert_tensor_of(p);
+    const int etp = p.expert_tensor > 0 ? p.expert_tensor : p.tensor;
     double ep_factor = std::pow(0.97, std::log2(static_cast<double>(p.expert)));
     if (p.expert * etp > nvlink) ep_factor *= 0.85;
+    // MoE: a rank's experts get s*b*k*EP/E tokens each per micro-batch; grouped GEMMs of few
+    // rows run far below peak (half way at 128 rows here).
+    double moe_factor = 1.0;
+    if (c.model.is_moe()) {
+        const double per_expert = c.model.seq_length / double(p.context) * c.batch.micro * c.model.moe_top_k *
+                                  p.expert / double(c.model.experts);
+        moe_factor = per_expert / (per_expert + 128.0);
+    }
     const int mbs = c.batch.micro;
     const double mbs_factor = mbs >= 4 ? 1.0 : mbs == 2 ? 0.95 : 0.88;
     const double recompute_factor = c.recompute.granularity == "full"        ? 0.75
                                     : c.recompute.granularity == "selective" ? 0.97
                                                                              : 1.0;
-    return tp_factor * cp_factor * ep_factor * mbs_factor * recompute_factor / (1.0 + bubble);
+    return tp_factor * cp_factor * ep_factor * moe_factor * mbs_factor * recompute_factor / (1.0 + bubble);
 }
 
 // A candidate when it validates and leaves the headroom asked for.
@@ -90,10 +85,10 @@ std::optional<Candidate> evaluate(recipe::Recipe& c, const recipe::Recipe& r, co
     const recipe::Parallelism& p = c.parallelism;
     const int total = c.total_gpus();
     const int dp = total / (p.tensor * p.pipeline * p.context);
-    const int etp = expert_tensor_of(p);
+    const int etp = p.expert_tensor > 0 ? p.expert_tensor : p.tensor;
     // cheap checks first: most combinations fail one of them
     if (dp < 1 || c.batch.global % (dp * c.batch.micro) != 0) return std::nullopt;
-    if (c.model.experts > 0 && total % (p.expert * etp * p.pipeline) != 0) return std::nullopt;
+    if (c.model.is_moe() && total % (p.expert * etp * p.pipeline) != 0) return std::nullopt;
     const int layers_in_chunk = c.model.layers / (p.pipeline * std::max(1, p.virtual_pipeline));
     if (p.virtual_pipeline > 0 && layers_in_chunk < 1) return std::nullopt;
     if (c.recompute.granularity == "full") {
@@ -141,11 +136,12 @@ std::vector<Candidate> search(const recipe::Recipe& r, const SearchOptions& opti
     for (int c = 2; c <= 16; c *= 2)
         if (m.seq_length % (2 * c) == 0 && m.seq_length / c >= 1024) cps.push_back(c);
     std::vector<int> eps{1};
-    if (m.experts > 0)
+    if (m.is_moe())
         for (int e = 2; e <= m.experts; e *= 2)
             if (m.experts % e == 0) eps.push_back(e);
     for (int tp : tps) {
         std::vector<int> etps{0};
+        if (m.is_moe() && tp > 1) etps.push_back(1);
         for (int pp = 1; pp <= layers && tp * pp <= total; ++pp) {
             if (total % (tp * pp) != 0) continue;
             for (int vp : vps) {
@@ -164,7 +160,7 @@ std::vector<Candidate> search(const recipe::Recipe& r, const SearchOptions& opti
                                 c.parallelism.pipeline_layout = *layout;
                                 c.parallelism.context = cp;
                                 c.parallelism.expert = ep;
-                                set_expert_tensor(c.parallelism, etp);
+                                c.parallelism.expert_tensor = etp;
                                 c.parallelism.sequence_parallel = tp > 1 && r.parallelism.sequence_parallel;
                                 c.batch.micro = mbs;
                                 if (auto k = evaluate(c, r, options, nvlink)) out.push_back(*k);

@@ -136,6 +136,7 @@ std::vector<PipelineStage> pipeline_stages(const Recipe& r) {
         st.layers = layers * (j + 1) / count - st.first_layer;
         st.embedding = j == 0;
         st.loss = j == count - 1;
+        st.mtp = j == count - 1 ? r.model.mtp_layers : 0;  // Megatron-Core puts MTP in the last stage
         out.push_back(st);
     }
     return out;
@@ -165,10 +166,11 @@ void validate_pipeline_layout(const Recipe& r, Diagnostics& d) {
                 fmt::format("the layout has {} stages, pipeline {} x virtual_pipeline {} needs {}", count, par.pipeline,
                             std::max(1, par.virtual_pipeline), want),
                 fmt::format("{} stages split by '|'", want));
-    int layers = 0, embeddings = 0, losses = 0;
+    int layers = 0, embeddings = 0, losses = 0, mtp = 0;
     for (int i = 0; i < count; ++i) {
         const std::string& s = (*stages)[static_cast<std::size_t>(i)];
         layers += static_cast<int>(std::count(s.begin(), s.end(), 't'));
+        mtp += static_cast<int>(std::count(s.begin(), s.end(), 'm'));
         int e = static_cast<int>(std::count(s.begin(), s.end(), 'E'));
         int l = static_cast<int>(std::count(s.begin(), s.end(), 'L'));
         embeddings += e;
@@ -185,6 +187,11 @@ void validate_pipeline_layout(const Recipe& r, Diagnostics& d) {
                 fmt::format("the layout places {} decoder layers (t), model '{}' has {}", layers, r.model.name,
                             r.model.layers),
                 fmt::format("{} t in all", r.model.layers));
+    if (mtp != r.model.mtp_layers)
+        d.error(where, key,
+                fmt::format("the layout places {} MTP layers (m), model '{}' has {}", mtp, r.model.name,
+                            r.model.mtp_layers),
+                fmt::format("{} m in all", r.model.mtp_layers));
 }
 
 }  // namespace trainbench::recipe

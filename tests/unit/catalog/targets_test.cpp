@@ -53,6 +53,33 @@ TEST(Targets, AwsP5UsesEfaThroughLibfabric) {
     EXPECT_FALSE(t->slurm.block_topology);
 }
 
+TEST(Targets, GkeA4IsA3UltrasStackWithItsOwnPluginTunerAndQueue) {
+    const Target* t = shipped().find_target("gcp-a4-highgpu-8g");
+    ASSERT_NE(t, nullptr);
+    EXPECT_EQ(t->gpu, "b200-sxm-180gb");
+    EXPECT_EQ(t->kubernetes.network_stack, "gib");
+    EXPECT_EQ(t->kubernetes.nccl_plugin_image, "us-docker.pkg.dev/gce-ai-infra/gpudirect-gib/nccl-plugin-gib:v1.1.1");
+    EXPECT_EQ(env_of(t->kubernetes.network_env, "NCCL_TUNER_CONFIG_PATH"),
+              "/usr/local/gib/configs/tuner_config_a4.txtpb");
+    EXPECT_EQ(env_of(t->env, "NCCL_PLUGIN_PATH"), "/usr/local/gib/lib64:/usr/local/nvidia/lib64");
+    EXPECT_EQ(t->kubernetes.queue, "a4");
+}
+
+TEST(Targets, AzureNdGb200V6IsFourGpuNodesInNvl72RacksUnderBlockTopology) {
+    const Target* t = shipped().find_target("azure-nd-gb200-v6");
+    ASSERT_NE(t, nullptr);
+    EXPECT_EQ(t->scheduler, Scheduler::slurm);
+    EXPECT_EQ(t->gpus_per_node, 4);
+    EXPECT_EQ(t->gpu, "gb200-186gb");
+    EXPECT_EQ(t->fabric, "infiniband-ndr");
+    EXPECT_EQ(t->nvlink_domain_nodes, 18);  // 72 GPUs per rack / 4
+    EXPECT_TRUE(t->slurm.block_topology);
+    EXPECT_EQ(t->slurm.partition, "gpu");
+    EXPECT_EQ(env_of(t->env, "NCCL_MNNVL_ENABLE"), "1");
+    EXPECT_EQ(env_of(t->env, "NCCL_NET_GDR_C2C"), "1");
+    EXPECT_EQ(env_of(t->env, "LD_LIBRARY_PATH"), "<unset>");  // the host plugin path would replace the image's
+}
+
 class TargetDir : public ::testing::Test {
 protected:
     void SetUp() override {
