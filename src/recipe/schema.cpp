@@ -190,6 +190,7 @@ nlohmann::ordered_json to_json(const Recipe& r) {
                         {"expert", r.parallelism.expert},
                         {"sequence_parallel", r.parallelism.sequence_parallel}};
     if (r.parallelism.expert_tensor > 0) j["parallelism"]["expert_tensor"] = r.parallelism.expert_tensor;
+    if (!r.parallelism.pipeline_layout.empty()) j["parallelism"]["pipeline_layout"] = r.parallelism.pipeline_layout;
     j["batch"] = {{"micro", r.batch.micro}, {"global", r.batch.global}};
     j["precision"] = std::string(catalog::to_string(r.precision));
     j["steps"] = r.steps;
