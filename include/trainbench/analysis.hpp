@@ -29,14 +29,63 @@
 namespace trainbench::analysis {
 
 // ---------------------------------------------------------------- FLOPs
+// The architecture the FLOPs formulas read: every field any convention needs.
+// flops_shape() is the one mapping from a catalog model to it.
+struct FlopsShape {
+    std::string name;    // the model's name: gpu-recipes keys on it, NeMo picks its formula by it
+    std::string family;  // catalog family ("gpt3", "llama", "mixtral", "qwen3", "deepseek", ...)
+    int layers = 0;
+    int hidden = 0;
+    int heads = 0;
+    int kv_heads = 0;                // query groups; 0 = heads (multi-head attention)
+    int head_dim = 0;                // kv_channels; 0 = hidden / heads
+    int ffn = 0;                     // dense MLP width; 0 = 4 * hidden
+    int vocab = 0;                   // tokenizer vocabulary, unpadded
+    bool gated_mlp = false;          // SwiGLU: three h x f GEMMs instead of two
+    bool tied_embeddings = false;    // the output layer is the input embedding
+    bool rms_norm = false;           // RMSNorm (a weight) rather than LayerNorm (weight and bias)
+    bool linear_bias = false;        // linear layers carry biases (GPT-3, OPT)
+    bool qkv_bias = false;           // only the QKV projection carries a bias (Qwen2)
+    bool learned_positions = false;  // a learned position table (GPT-3, OPT) rather than RoPE
+    int max_positions = 0;           // its rows: the model's sequence length
+    bool qk_norm = false;            // per-head RMSNorm of q and k (Qwen3)
+    // Mixture of experts.
+    int experts = 0;      // routed experts; 0 = dense
+    int top_k = 0;        // experts each token is routed to
+    int moe_ffn = 0;      // one routed expert's FFN width; 0 = ffn
+    int shared_ffn = 0;   // the shared experts' FFN width, all of them together; 0 = none
+    int dense_first = 0;  // leading layers with a dense MLP (DeepSeek-V3: 3)
+    int moe_every = 1;    // after them, layer i is MoE when i % moe_every == 0 (Megatron's --moe-layer-freq)
+    // Multi-head latent attention (DeepSeek); kv_lora_rank 0 = none.
+    int q_lora_rank = 0;  // 0 = a full-rank query projection
+    int kv_lora_rank = 0;
+    int qk_head_dim = 0;       // the per-head query/key part without RoPE
+    int qk_rope_head_dim = 0;  // the RoPE part
+    int v_head_dim = 0;
+    int mtp_layers = 0;  // multi-token prediction depth
+
+    [[nodiscard]] bool mla() const { return kv_lora_rank > 0; }
+    [[nodiscard]] int ffn_size() const { return ffn > 0 ? ffn : 4 * hidden; }
+    [[nodiscard]] int groups() const { return kv_heads > 0 ? kv_heads : heads; }
+    [[nodiscard]] int kv_channels() const { return head_dim > 0 ? head_dim : hidden / heads; }
+    [[nodiscard]] int expert_ffn() const { return moe_ffn > 0 ? moe_ffn : ffn_size(); }
+    // Layer i's MLP is routed (1) or dense (0), as Megatron's moe_layer_freq list.
+    [[nodiscard]] std::vector<int> moe_pattern() const;
+};
+
+// The catalog model as the formulas read it.
+[[nodiscard]] FlopsShape flops_shape(const catalog::Model& model);
+
 // What a FLOPs formula needs besides the architecture.
 struct FlopsInput {
-    catalog::Model model;          // name (gpu-recipes keys on it), family, shape
-    int seq_length = 0;            // 0 = model.seq_length
-    int tensor_parallel = 1;       // Megatron pads the vocabulary to a multiple of divisor * TP
-    int vocab_divisible_by = 128;  // --make-vocab-size-divisible-by
+    catalog::Model model;             // name (gpu-recipes keys on it), family, shape
+    int seq_length = 0;               // 0 = model.seq_length
+    int tensor_parallel = 1;          // Megatron pads the vocabulary to a multiple of divisor * TP
+    int vocab_divisible_by = 128;     // --make-vocab-size-divisible-by
+    std::optional<FlopsShape> shape;  // given: used instead of flops_shape(model) (tests, bare shapes)
 
     [[nodiscard]] int seq() const { return seq_length > 0 ? seq_length : model.seq_length; }
+    [[nodiscard]] FlopsShape architecture() const { return shape ? *shape : flops_shape(model); }
 };
 
 // FLOPs of one sample (one sequence), forward + backward.
@@ -49,24 +98,78 @@ struct FlopsResult {
 
 using FlopsFunction = FlopsResult (*)(const FlopsInput&);
 
+// Where a convention's formula is written: one upstream function at one commit.
+struct ConventionSource {
+    std::string_view repository;  // "NVIDIA/Megatron-LM", or a paper
+    std::string_view file;        // "megatron/training/training.py"
+    std::string_view function;    // "num_floating_point_operations"
+    std::string_view commit;      // full commit, tag, or "" for a paper
+    std::string_view date;        // the commit's date, YYYY-MM-DD
+};
+
+// One dated FLOPs convention: a formula as one framework counted it between two dates.
 struct FlopsConvention {
-    std::string_view name;         // "gpu-recipes", "megatron", ...
+    std::string_view name;         // "megatron-2025-03", ...: the family and the date it took this form
     std::string_view description;  // one line for --help and the report
     FlopsFunction per_sample;
     bool hardware_flops_like = false;  // counts recomputation (narayanan2021): not model FLOPs
+    std::string_view framework;        // "Megatron-LM", "NeMo", "gpu-recipes", ...
+    std::string_view from;             // first day of this form (YYYY-MM-DD), "" = unknown
+    std::string_view until;            // last day of this form, "" = still current at the source commit
+    std::string_view versions;         // the framework versions that print it
+    std::string_view covers;           // "GQA, gated MLP, MoE (top-k, shared, dense-first), MLA, MTP"
+    std::vector<ConventionSource> sources;
+    bool causal = false;  // the s^2 attention term is halved for the causal mask
+
+    [[nodiscard]] std::string date_range() const;  // "2025-03-06 ..", "2024-04-03 .. 2025-03-05"
 };
 
-// The table of conventions, in documentation order.
-[[nodiscard]] const std::vector<FlopsConvention>& flops_conventions();
-[[nodiscard]] std::vector<std::string> flops_convention_names();
-// Throws InputError naming the known conventions (with did-you-mean).
-[[nodiscard]] const FlopsConvention& find_flops_convention(std::string_view name);
+// An undated name kept for recipes and scripts written before the dated ones.
+struct ConventionAlias {
+    std::string_view name;    // "megatron"
+    std::string_view target;  // "megatron-2025-03"
+    std::string_view why;     // one line for the docs and `list conventions`
+};
 
-// gpu-recipes' MODEL_FLOPS_PER_SAMPLE, verbatim (data_defs.py at 534ed01).
+// The table of conventions, in documentation order (dated names only).
+[[nodiscard]] const std::vector<FlopsConvention>& flops_conventions();
+[[nodiscard]] const std::vector<ConventionAlias>& flops_convention_aliases();
+// Every name a recipe or --flops may give: the dated names, then the aliases.
+[[nodiscard]] std::vector<std::string> flops_convention_names();
+// The convention a name (dated or alias) stands for. Throws InputError naming
+// the known conventions (with did-you-mean).
+[[nodiscard]] const FlopsConvention& find_flops_convention(std::string_view name);
+// The alias `name` is, or nullptr for a dated name.
+[[nodiscard]] const ConventionAlias* find_flops_alias(std::string_view name);
+// gpu-recipes' conventions average DLLogger records as its tool does and divide by its peaks.
+[[nodiscard]] bool is_gpu_recipes_convention(std::string_view name);
+
+// gpu-recipes' MODEL_FLOPS_PER_SAMPLE, verbatim (data_defs.py at 2e1fd5ef, unchanged since 534ed01).
 [[nodiscard]] const std::map<std::string, double>& gpu_recipes_model_flops();
+// The same table as it was at 24ba6df (2024-10-21): fewer models, the same values.
+[[nodiscard]] const std::map<std::string, double>& gpu_recipes_model_flops_2024();
 
 // Megatron's padded vocabulary: ceil(v / (divisor * tp)) * divisor * tp.
 [[nodiscard]] int padded_vocab(int vocab, int divisible_by, int tensor_parallel);
+
+// One model's FLOPs under every convention (those that cannot count it say why).
+struct ConventionValue {
+    const FlopsConvention* convention = nullptr;
+    std::optional<FlopsResult> flops;  // nullopt: the convention cannot count this model
+    std::string problem;               // why not
+};
+[[nodiscard]] std::vector<ConventionValue> flops_under_every_convention(const FlopsInput& input);
+
+// A published (tokens/s/GPU, TFLOPS/GPU) pair without a stated convention: the
+// conventions whose FLOPs per token reproduce it within `tolerance` (0.005 = 0.5 %).
+struct ConventionMatch {
+    const FlopsConvention* convention = nullptr;
+    double tflops_per_gpu = 0;  // what the convention gives at the published tokens/s/GPU
+    double difference = 0;      // (this - published) / published
+    bool within = false;
+};
+[[nodiscard]] std::vector<ConventionMatch> match_conventions(const FlopsInput& input, double tokens_per_s_per_gpu,
+                                                             double tflops_per_gpu, double tolerance = 0.005);
 
 // ---------------------------------------------------------------- peaks
 struct Peak {
@@ -74,6 +177,10 @@ struct Peak {
     std::string precision;  // "bf16", "fp8", ...
     double tflops = 0;      // dense TFLOPS per GPU used as the MFU denominator
     std::string source;     // where the number comes from, said in every report
+    // A GPU run's own calibration (the log's peak_tflops_measured, in this precision), shown
+    // beside the datasheet's: MFU is given against both. Unset for CPU runs, whose peak is it.
+    std::optional<double> measured_tflops;
+    std::string measured_source;
 };
 
 struct PeakRequest {
@@ -87,6 +194,10 @@ struct PeakRequest {
     const catalog::Gpu* gpu = nullptr;
     std::string tool;  // the tool table to divide by; "" = the convention's (peak_table_of)
 };
+
+// The convention name a PeakRequest carries for `convention` (a dated name or an
+// alias): "gpu-recipes" for gpu-recipes' conventions (its tool's peak table), else the name.
+[[nodiscard]] std::string peak_convention(std::string_view convention);
 
 // The table of a GPU's catalog entry a convention divides by: a tool table (`tool_peaks.<tool>`),
 // and whether the convention takes that table only (gpu-recipes: exactly its tool's numbers) or
@@ -168,6 +279,7 @@ struct Inputs {
     std::string gpus_origin;
     std::string gpu_family;  // "h100", "cpu"
     std::string gpu_name;    // catalog name or the family
+    std::string gpu_origin;  // where the GPU came from when not the recipe/flags: "log gpu_device_name ..."
     catalog::Precision precision = catalog::Precision::bf16;
     std::string precision_origin;
     int global_batch = 0;
@@ -176,6 +288,9 @@ struct Inputs {
     std::string seq_len_origin;
     int tensor_parallel = 1;
     int pipeline_parallel = 1;
+    int virtual_pipeline = -1;  // -1 = unknown (0 = not interleaved)
+    int context_parallel = 0;   // 0 = unknown
+    int expert_parallel = 0;    // 0 = unknown
     int micro_batch = 0;
     StepWindow window;
     std::string window_origin;
@@ -233,6 +348,7 @@ struct Derived {
     double flops_per_step = 0;
     double tflops_per_gpu = 0;
     double mfu = 0;
+    std::optional<double> mfu_measured;  // tflops_per_gpu / Peak::measured_tflops, when measured
     double train_tokens = 0;
     double days_to_train = 0;
 };
@@ -263,10 +379,52 @@ struct SeriesPoint {
     double value = 0;
 };
 
+// The run's figures under one more convention (`report --conventions`).
+struct ConventionFigures {
+    const FlopsConvention* convention = nullptr;
+    std::optional<FlopsResult> flops;  // nullopt: the convention cannot count this model (problem says why)
+    std::string problem;
+    double tflops_per_gpu = 0;
+    std::optional<Peak> peak;  // the peak that convention divides by, when one is known
+    double mfu = 0;
+};
+
+// A published row as trainbench reproduces it: its FLOPs per token under the row's
+// convention times its tokens/s/GPU, against its TFLOPS/GPU.
+struct ReferenceCheck {
+    std::string convention;                // the dated convention the row used
+    std::optional<double> tflops_per_gpu;  // trainbench's; nullopt when the convention cannot count the model
+    double difference = 0;                 // (trainbench - published) / published
+    bool within = false;                   // |difference| <= 0.5 %
+    std::string problem;
+};
+[[nodiscard]] ReferenceCheck check_reference(const catalog::Reference& row, const catalog::Model& model);
+
+// One configuration key of a run against a published row.
+struct ConfigDifference {
+    std::string key;  // "tensor_parallel", "gpus", ...
+    std::string run;  // "" when the run does not say
+    std::string row;
+};
+
+// A run as a percentage of a published row (`report --reference ID`).
+struct ReferenceComparison {
+    catalog::Reference row;
+    ReferenceCheck reproduced;   // the row's own figures, reproduced
+    double row_step_time_s = 0;  // GBS * seq / (tokens/s/GPU * GPUs)
+    double step_time_pct = 0;    // run / row * 100 (below 100: faster)
+    double tokens_per_s_per_gpu_pct = 0;
+    std::optional<double> run_tflops;  // the run under the row's convention
+    double tflops_pct = 0;
+    std::vector<ConfigDifference> differences;  // keys that differ, or the run does not say
+};
+
 struct RunSummary {
     Inputs inputs;
-    std::string convention;  // = inputs.convention, resolved
+    std::string convention;        // the dated convention inputs.convention stands for
+    std::string convention_alias;  // the undated name it was given as ("megatron"), or ""
     std::string convention_description;
+    std::string convention_dates;  // "2025-03-06 .. "
     bool hardware_flops_like = false;
     FlopsResult flops;
     Peak peak;
@@ -276,9 +434,11 @@ struct RunSummary {
     std::vector<CrossCheck> cross_checks;
     std::vector<Finding> findings;
     Provenance provenance;
-    std::vector<SeriesPoint> step_times;  // every step of the log (plots)
-    std::vector<SeriesPoint> loss;        // loss per step (plots), may be empty
-    std::string resolved_recipe;          // YAML text for the HTML report; empty for bare logs
+    std::vector<SeriesPoint> step_times;           // every step of the log (plots)
+    std::vector<SeriesPoint> loss;                 // loss per step (plots), may be empty
+    std::string resolved_recipe;                   // YAML text for the HTML report; empty for bare logs
+    std::vector<ConventionFigures> conventions;    // report --conventions: every convention
+    std::optional<ReferenceComparison> reference;  // report --reference ID
 
     [[nodiscard]] bool expectations_passed() const;
     // A named figure (expectation_figures()), nullopt for unknown names.
@@ -306,6 +466,13 @@ struct AnalysisRequest {
     // output shows figures only, so a long log's steps are not held twice.
     bool plot_series = true;
 };
+
+// The summary's run under every convention (report --conventions).
+[[nodiscard]] std::vector<ConventionFigures> figures_under_every_convention(const RunSummary& summary);
+// The summary's run as a percentage of a published row (report --reference).
+// `row_model`: the row's catalog model (the row is reproduced with it).
+[[nodiscard]] ReferenceComparison compare_with_reference(const RunSummary& summary, const catalog::Reference& row,
+                                                         const catalog::Model& row_model);
 
 // The whole analysis: fills gaps from the log and cross-checks, picks the
 // convention and peak, computes statistics and derived figures, checks

@@ -162,6 +162,22 @@ struct BackendInfo {
 // Throws UsageError (with did-you-mean) for an unknown name.
 [[nodiscard]] std::unique_ptr<Backend> make_backend(std::string_view name, const BackendOptions& options = {});
 
+// ---------------------------------------------------------------- this machine's GPUs
+// The NVIDIA GPUs a local job can use (src/backend/local_gpus.cpp): one per device node
+// <dev>/nvidia<N> (CUDA cannot reach a GPU without it), no more than CUDA_VISIBLE_DEVICES
+// lists when it is set, named from the driver's <driver_gpus>/<bus id>/information files
+// where they are readable (the names are for messages only).
+struct LocalGpus {
+    int count = 0;         // usable GPUs
+    int device_nodes = 0;  // <dev>/nvidia<N> entries
+    std::vector<std::string> names;
+    bool visible_devices_set = false;
+    std::string visible_devices;
+    std::string evidence;  // what was seen, for a message
+};
+[[nodiscard]] LocalGpus probe_local_gpus(const std::filesystem::path& dev = "/dev",
+                                         const std::filesystem::path& driver_gpus = "/proc/driver/nvidia/gpus");
+
 // ---------------------------------------------------------------- parsers
 // Pure functions over scheduler output, exposed for tests.
 namespace slurm {

@@ -56,8 +56,11 @@ struct Gpu {
     double memory_gib = 0;     // usable device memory
     double memory_bandwidth_gbs = 0;
     std::map<Precision, double> peak_tflops_dense;  // vendor dense values; absent = unsupported
-    std::map<Precision, PeakNote> peak_notes;       // the source and clock of each dense value
-    std::map<std::string, ToolPeaks> tool_peaks;    // tool name -> the peaks that tool uses
+    // The names the CUDA driver gives this GPU ("NVIDIA H100 80GB HBM3"), as patterns
+    // (device_name_matches): how a log that names its device is mapped to the catalog.
+    std::vector<std::string> device_names;
+    std::map<Precision, PeakNote> peak_notes;     // the source and clock of each dense value
+    std::map<std::string, ToolPeaks> tool_peaks;  // tool name -> the peaks that tool uses
     SourceLocation where;
 
     [[nodiscard]] bool supports(Precision p) const { return peak_tflops_dense.count(p) != 0; }
@@ -66,6 +69,10 @@ struct Gpu {
     // A tool's peak for a precision; nullptr when the tool has none for this GPU.
     [[nodiscard]] const double* tool_peak(std::string_view tool, Precision p) const;
 };
+
+// Whether the device name a driver reports matches a device_names pattern: case-insensitive,
+// leading/trailing blanks ignored and runs of blanks equal, '*' matching any text.
+[[nodiscard]] bool device_name_matches(std::string_view pattern, std::string_view device_name);
 
 struct SlurmDefaults {
     std::string partition;  // empty: let the cluster choose
@@ -245,14 +252,46 @@ struct LogFormat {
 [[nodiscard]] const std::vector<LogFormat>& log_formats();
 [[nodiscard]] const LogFormat* find_log_format(std::string_view name);
 [[nodiscard]] std::vector<std::string> log_format_names();
-// The FLOPs conventions analysis implements.
+// The FLOPs conventions analysis implements: the dated names, then the undated aliases.
 [[nodiscard]] const std::vector<std::string>& flops_convention_names();
+// The FLOPs convention a framework version prints (its own formula at its date), the
+// metrics.flops of a recipe that names none; the kind's default for a version not listed.
+[[nodiscard]] std::string_view default_flops_convention(std::string_view framework, std::string_view version);
+
+// What one argument or config key takes (a profile's `values:` entry), as the upstream
+// parser or config reader of that version reads it.
+struct ValueRule {
+    // "int", "float" (argparse: Python's int()/float() of the word; NeMo: the YAML/Hydra type of
+    // the upstream default, an int being a float too), "str", "bool", "list", "size" (nccl-tests'
+    // parsesize: a number with an optional K/M/G suffix), "strtol" (an integer C's strtol reads
+    // whole), "any" (NeMo: a scalar or a list, not a map); another name is a converter that is
+    // not checked (Megatron-LM's moe_freq_type, an enum the sources do not define).
+    std::string type;
+    std::vector<std::string> choices;  // the values allowed, as text; empty = any of the type
+    std::string action;                // an argparse action that takes no value ("store_true"); empty = a value
+    std::string nargs;                 // argparse nargs ("?", "*", "+", "3"); empty = exactly one value
+    bool nullable = false;             // NeMo: null is allowed (the upstream default is null)
+
+    [[nodiscard]] bool takes_value() const { return action.empty(); }
+};
+
+// Why a value does not fit a ValueRule.
+struct ValueProblem {
+    std::string message;   // "'banana' is not an int"
+    std::string expected;  // "an int (argparse type=int)"
+    std::string hint;      // a did-you-mean for choices, or ""
+};
+
+// Whether Python's int() / float() takes the text (as argparse type=int/float converts a word;
+// Hydra's integers and floats are the same texts).
+[[nodiscard]] bool is_python_int(std::string_view text);
+[[nodiscard]] bool is_python_float(std::string_view text);
 
 // What one version of a training framework accepts (recipes/catalog/frameworks/
-// <framework>-<version>.yaml), written from reading its sources: the config keys
-// (NeMo) or command-line arguments (Megatron-LM, metaseq, nccl-tests) that exist
-// in that version, and for NeMo the seed's configuration that the job's config
-// file starts from. `validate` checks every rendered launch line against it.
+// <framework>-<version>.yaml), generated from its sources by tests/conformance/oracles.py:
+// the config keys (NeMo) or command-line arguments (Megatron-LM, metaseq, nccl-tests) that
+// exist in that version with what each takes, and for NeMo the seed's configuration that
+// the job's config file starts from. `validate` checks every rendered launch line against it.
 struct FrameworkProfile {
     std::string framework;                              // "nemo", "megatron-lm", "metaseq", "nccl-tests"
     std::string version;                                // "22.06", "e958b2ca", ...
@@ -267,12 +306,23 @@ struct FrameworkProfile {
     // Arguments that exist only with a choice: "--task" -> "dummy_lm" -> its arguments (metaseq).
     std::map<std::string, std::map<std::string, std::vector<std::string>>> choices;
     std::map<std::string, std::string> choice_defaults;  // "--arch" -> the value used when absent
+    std::map<std::string, ValueRule> values;             // argument or key -> what it takes (absent: not known)
+    std::vector<std::string> positionals;                // argparse positionals (a left-over word may fill one)
+    bool getopt = false;                                 // a C getopt_long parser (nccl-tests), not argparse
     SourceLocation where;
 
     // Whether `key` exists in this version (directly, under an open map, or with one of `chosen`).
     [[nodiscard]] bool knows(std::string_view key, const std::map<std::string, std::string>& chosen = {}) const;
     // The keys a near miss is suggested from (keys plus every choice's arguments).
     [[nodiscard]] std::vector<std::string> all_keys() const;
+    // The rule of an argument or key; null when the profile has none.
+    [[nodiscard]] const ValueRule* rule(std::string_view key) const;
+    // A command-line word given to `key`, converted as the parser converts it (no problem when
+    // the word holds a shell variable: its value is known at run time only).
+    [[nodiscard]] std::optional<ValueProblem> check_word(std::string_view key, std::string_view word) const;
+    // A config value (framework_config's YAML, a Hydra override's value) for `key`.
+    [[nodiscard]] std::optional<ValueProblem> check_config(std::string_view key,
+                                                           const nlohmann::ordered_json& value) const;
 };
 
 struct FrameworkSlot;  // a profile, or the file it is read from on first use (frameworks.cpp)
@@ -294,6 +344,10 @@ public:
                                       CatalogParts parts = CatalogParts::all, std::string_view only_model = {});
 
     [[nodiscard]] const Gpu* find_gpu(std::string_view name) const;
+    // The GPU whose device_names matches `device_name` (as the CUDA driver names it). Throws
+    // InputError naming the name seen (`seen_in` says where) and the names the catalog knows
+    // when no GPU lists it, or when two do: never another GPU's peak.
+    [[nodiscard]] const Gpu& gpu_for_device(std::string_view device_name, std::string_view seen_in) const;
     [[nodiscard]] const Target* find_target(std::string_view name) const;
     [[nodiscard]] const Model* find_model(std::string_view name) const;
     // The profile of `framework` at `version`; null when there is none. Shared, so
@@ -346,5 +400,41 @@ void read_model_fields(yaml::MapReader& r, Model& m);
 void check_model(const Model& m, const SourceLocation& where, const std::string& key, Diagnostics& d);
 // The container runtimes a target or recipe may name (for messages and docs).
 [[nodiscard]] const std::vector<std::string>& container_runtime_names();
+
+// ---------------------------------------------------------------- published references
+// A published training-throughput figure (recipes/catalog/references/*.yaml): one row of a
+// vendor's performance table, with the configuration it ran and the FLOPs convention its
+// TFLOPS column used. `report --reference ID` compares a run with it (docs/metrics.md).
+struct Reference {
+    std::string id;               // "nemo-24.07-gpt3-175b-h100x512-fp8"
+    std::string source;           // where it is published: a URL, or repository@commit:file
+    std::string publisher;        // "NVIDIA"
+    std::string release;          // "NeMo 24.07", "Megatron-Bridge 26.08 (NeMo container 26.08)"
+    std::string framework;        // the framework that ran it ("nemo", "megatron-bridge")
+    std::string model;            // catalog model
+    std::string published_model;  // the name in the table ("GPT3-175B")
+    std::string system;           // "DGX-H100"
+    std::string gpu;              // catalog GPU name or family ("h100", "gb200")
+    int gpus = 0;
+    std::string precision;  // as trainbench names it ("fp8", "mxfp8")
+    int global_batch = 0;
+    int micro_batch = 0;
+    int seq_length = 0;
+    int tensor = 1, pipeline = 1, context = 1, virtual_pipeline = 0, expert = 1;  // 0 VP = not interleaved
+    double tokens_per_s_per_gpu = 0;
+    double tflops_per_gpu = 0;
+    std::string convention;  // the FLOPs convention of its TFLOPS column, as trainbench names it
+    std::string why;         // how that convention was decided (the release's date, a formula that reproduces it)
+    std::string explained;   // when trainbench does not reproduce it within 0.5 %: why (docs/metrics.md)
+    std::string note;
+    SourceLocation where;
+};
+
+// Every reference row of <dir>/catalog/references/*.yaml of every dir (a later directory's
+// row replaces an earlier one of the same id). Checks the model against the catalog, the
+// convention against flops_convention_names() and the numbers; throws InputError with
+// every problem located.
+[[nodiscard]] std::vector<Reference> load_references(const std::vector<std::filesystem::path>& recipe_dirs,
+                                                     const Catalog& catalog);
 
 }  // namespace trainbench::catalog

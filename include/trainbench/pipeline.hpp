@@ -234,6 +234,8 @@ struct SummaryOptions {
     std::string format = "auto";  // log format
     double peak = 0;              // TFLOPS; 0 = from the table
     double tokens = 0;            // for days_to_train; 0 = 300e9
+    bool conventions = false;     // add the run under every FLOPs convention (report --conventions)
+    std::string reference;        // a published row's id: the run as a percentage of it (report --reference)
     // The output shows figures only (no per-step series), so the parse keeps the
     // step times and the final loss, nothing else.
     bool figures_only = false;
@@ -247,6 +249,11 @@ struct SummaryOptions {
 // One run directory -> its summary (recipe from recipe.resolved.yaml, logs from logs/<stage>/).
 [[nodiscard]] analysis::RunSummary summarise_run(const Services& services, const std::filesystem::path& run_dir,
                                                  const SummaryOptions& options);
+// The published rows of the catalog's references (recipes/catalog/references/*.yaml).
+[[nodiscard]] std::vector<catalog::Reference> published_references(const Services& services);
+// The row `id`; a UsageError naming the known ids (did-you-mean) when there is none.
+[[nodiscard]] catalog::Reference find_reference(const std::vector<catalog::Reference>& rows, const std::string& id);
+
 // Bare log files (one run's logs, one format) -> a summary.
 [[nodiscard]] analysis::RunSummary summarise_logs(const Services& services, const std::vector<std::string>& files,
                                                   const SummaryOptions& options);

@@ -125,6 +125,15 @@ struct Listing {
 [[nodiscard]] Listing target_listing(const catalog::Catalog& catalog);
 [[nodiscard]] Listing model_listing(const catalog::Catalog& catalog);
 [[nodiscard]] Listing framework_listing(const catalog::Catalog& catalog);
+// `list conventions`: every dated FLOPs convention with its aliases, dates and sources.
+[[nodiscard]] Listing convention_listing();
+// `flops`: one model under every convention; with `matches`, the TFLOPS/GPU each gives at a
+// published tokens/s/GPU and whether it reproduces the published TFLOPS/GPU.
+[[nodiscard]] Listing flops_listing(const analysis::FlopsInput& input,
+                                    const std::vector<analysis::ConventionMatch>* matches);
+// `list references`: the published rows, each reproduced under its convention (checks[i] of rows[i]).
+[[nodiscard]] Listing reference_listing(const std::vector<catalog::Reference>& rows,
+                                        const std::vector<analysis::ReferenceCheck>& checks);
 // Every recipe file below the directories, loaded (an invalid one is a row that says so).
 [[nodiscard]] Listing recipe_listing(const catalog::Catalog& catalog,
                                      const std::vector<std::filesystem::path>& recipe_dirs);

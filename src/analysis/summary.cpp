@@ -81,6 +81,25 @@ std::optional<catalog::Precision> precision_from_log(const std::string& text) {
     return std::nullopt;
 }
 
+// A GPU run's own matmul calibration (the log's peak_tflops_measured) beside the datasheet peak,
+// when it was measured in the report's precision. (A CPU run's peak is that calibration.)
+void attach_measured_peak(const DeclaredConfig& declared, Peak& peak, std::vector<Finding>& findings) {
+    if (peak.gpu == "cpu") return;
+    const std::optional<double> measured = declared.number("peak_tflops_measured");
+    if (!measured || !(*measured > 0)) return;
+    if (declared.values.count("precision")) {
+        const auto p = precision_from_log(declared.values.at("precision"));
+        if (p && catalog::to_string(*p) != peak.precision) {
+            findings.push_back({Severity::note, fmt::format("the log's measured peak ({:g} TFLOPS) is for {}, the "
+                                                            "report's precision is {}: it is not shown",
+                                                            *measured, catalog::to_string(*p), peak.precision)});
+            return;
+        }
+    }
+    peak.measured_tflops = *measured;
+    peak.measured_source = "measured on this GPU by the workload's matmul calibration, log peak_tflops_measured";
+}
+
 }  // namespace
 
 std::optional<double> DeclaredConfig::number(const std::string& key) const {
@@ -225,7 +244,7 @@ const std::vector<std::string>& expectation_figures() {
         "step_time_s",          "step_time_median_s", "step_time_min_s",    "step_time_max_s",
         "step_time_p10_s",      "step_time_p90_s",    "step_time_stddev_s", "tokens_per_s",
         "tokens_per_s_per_gpu", "samples_per_s",      "tflops_per_gpu",     "mfu",
-        "days_to_train",        "final_loss",
+        "days_to_train",        "final_loss",         "mfu_measured",
     };
     return names;
 }
@@ -243,6 +262,7 @@ std::optional<double> RunSummary::figure(std::string_view name) const {
     if (name == "samples_per_s") return derived.samples_per_s;
     if (name == "tflops_per_gpu") return derived.tflops_per_gpu;
     if (name == "mfu") return derived.mfu;
+    if (name == "mfu_measured") return derived.mfu_measured;
     if (name == "days_to_train") return derived.days_to_train;
     if (name == "final_loss") {
         if (loss.empty()) return std::nullopt;
@@ -324,30 +344,53 @@ Derived derive(double step_time_s, double flops_per_sample, int global_batch, in
     return d;
 }
 
+namespace {
+
+// The model, when none was given: built from the architecture the log declares.
+void model_from_log(const DeclaredConfig& declared, Inputs& in, std::vector<Finding>& findings) {
+    if (!in.model.name.empty() || in.model.layers > 0 || !declared.number("layers") || !declared.number("hidden") ||
+        !declared.number("heads"))
+        return;
+    in.model.name = "log-declared";
+    in.model.family = "gpt3";
+    in.model.layers = static_cast<int>(*declared.number("layers"));
+    in.model.hidden = static_cast<int>(*declared.number("hidden"));
+    in.model.heads = static_cast<int>(*declared.number("heads"));
+    if (auto f = declared.number("ffn")) in.model.ffn = static_cast<int>(*f);
+    if (auto g = declared.number("kv_heads")) in.model.kv_heads = static_cast<int>(*g);
+    if (auto v = declared.number("vocab"))
+        in.model.vocab = static_cast<int>(*v);
+    else
+        in.model.vocab = 50257;
+    in.model_origin = "log";
+    findings.push_back({Severity::note, "model shape taken from the log's parameters (vocabulary " +
+                                            std::to_string(in.model.vocab) + ")"});
+}
+
+// Series for plots: one point per step (the later record wins), in step order.
+std::vector<SeriesPoint> step_series(const std::vector<StepSample>& records) {
+    std::vector<SeriesPoint> out;
+    out.reserve(records.size());
+    for (const StepSample& r : records) {
+        if (!out.empty() && out.back().step == r.step)
+            out.back().value = r.seconds;
+        else
+            out.push_back({r.step, r.seconds});
+    }
+    std::stable_sort(out.begin(), out.end(),
+                     [](const SeriesPoint& a, const SeriesPoint& b) { return a.step < b.step; });
+    return out;
+}
+
+}  // namespace
+
 RunSummary analyse(AnalysisRequest request) {
     RunSummary s;
     Inputs& in = request.inputs;
     DeclaredConfig declared;
     if (request.log) declared = declared_config(*request.log);
 
-    // The model: given, or built from the architecture the log declares.
-    if (in.model.name.empty() && in.model.layers <= 0 && declared.number("layers") && declared.number("hidden") &&
-        declared.number("heads")) {
-        in.model.name = "log-declared";
-        in.model.family = "gpt3";
-        in.model.layers = static_cast<int>(*declared.number("layers"));
-        in.model.hidden = static_cast<int>(*declared.number("hidden"));
-        in.model.heads = static_cast<int>(*declared.number("heads"));
-        if (auto f = declared.number("ffn")) in.model.ffn = static_cast<int>(*f);
-        if (auto g = declared.number("kv_heads")) in.model.kv_heads = static_cast<int>(*g);
-        if (auto v = declared.number("vocab"))
-            in.model.vocab = static_cast<int>(*v);
-        else
-            in.model.vocab = 50257;
-        in.model_origin = "log";
-        s.findings.push_back({Severity::note, "model shape taken from the log's parameters (vocabulary " +
-                                                  std::to_string(in.model.vocab) + ")"});
-    }
+    model_from_log(declared, in, s.findings);
     s.cross_checks = cross_check(in, declared);
     for (const CrossCheck& c : s.cross_checks)
         if (!c.match)
@@ -370,8 +413,10 @@ RunSummary analyse(AnalysisRequest request) {
     if (in.gpu_family.empty()) throw UsageError("the GPU is unknown", "give it with --gpu NAME (e.g. h100, a100, cpu)");
 
     const FlopsConvention& conv = find_flops_convention(in.convention);
+    if (find_flops_alias(in.convention)) s.convention_alias = in.convention;
     s.convention = std::string(conv.name);
     s.convention_description = std::string(conv.description);
+    s.convention_dates = conv.date_range();
     s.hardware_flops_like = conv.hardware_flops_like;
 
     FlopsInput fi;
@@ -380,7 +425,7 @@ RunSummary analyse(AnalysisRequest request) {
     fi.tensor_parallel = std::max(in.tensor_parallel, 1);
     if (auto div = declared.number("vocab_divisible_by")) fi.vocab_divisible_by = static_cast<int>(*div);
     s.flops = conv.per_sample(fi);
-    if (conv.name == "gpu-recipes" && in.model.seq_length > 0 && in.seq_len != in.model.seq_length)
+    if (is_gpu_recipes_convention(conv.name) && in.model.seq_length > 0 && in.seq_len != in.model.seq_length)
         s.findings.push_back(
             {Severity::warning,
              fmt::format("gpu-recipes' constant assumes the model's sequence length {}, the run used {}",
@@ -391,7 +436,7 @@ RunSummary analyse(AnalysisRequest request) {
                               "hardware-FLOPs-like and overstate model FLOPs utilisation"});
 
     PeakRequest pr;
-    pr.convention = s.convention;
+    pr.convention = peak_convention(s.convention);
     pr.gpu_family = in.gpu_family;
     pr.precision = in.precision;
     pr.override_tflops = in.peak_override;
@@ -402,6 +447,7 @@ RunSummary analyse(AnalysisRequest request) {
     }
     if (in.catalog_gpu) pr.gpu = &*in.catalog_gpu;
     s.peak = resolve_peak(pr);
+    attach_measured_peak(declared, s.peak, s.findings);
 
     s.stats = step_statistics(request.step_records, in.window);
     if (s.stats.window_includes_warmup)
@@ -413,19 +459,9 @@ RunSummary analyse(AnalysisRequest request) {
                                                           s.stats.last_step, in.window.end)});
     s.derived =
         derive(s.stats.mean, s.flops.per_sample, in.global_batch, in.seq_len, in.gpus, s.peak.tflops, in.train_tokens);
+    if (s.peak.measured_tflops) s.derived.mfu_measured = s.derived.tflops_per_gpu / *s.peak.measured_tflops;
 
-    // Series for plots: one point per step (the later record wins).
-    if (request.plot_series) {
-        s.step_times.reserve(request.step_records.size());
-        for (const StepSample& r : request.step_records) {
-            if (!s.step_times.empty() && s.step_times.back().step == r.step)
-                s.step_times.back().value = r.seconds;
-            else
-                s.step_times.push_back({r.step, r.seconds});
-        }
-        std::stable_sort(s.step_times.begin(), s.step_times.end(),
-                         [](const SeriesPoint& a, const SeriesPoint& b) { return a.step < b.step; });
-    }
+    if (request.plot_series) s.step_times = step_series(request.step_records);
     if (request.log) {
         auto it = request.log->series.find(std::string(metrics::names::loss));
         if (it != request.log->series.end())

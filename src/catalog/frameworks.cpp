@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <fstream>
 #include <mutex>
 
 namespace fs = std::filesystem;
@@ -53,6 +54,110 @@ void read_choices(yaml::MapReader& r, FrameworkProfile& p) {
     }
 }
 
+// One `values:` entry: "TYPE" or "action=NAME", then "nargs=N", "nullable", "choices=A|B|C"
+// (one scalar per key: a profile of a thousand arguments stays quick to read).
+std::optional<ValueRule> parse_value_rule(std::string_view spec) {
+    ValueRule rule;
+    bool first = true;
+    while (!spec.empty()) {
+        std::size_t space = spec.find(' ');
+        std::string_view token = spec.substr(0, space);
+        spec = space == std::string_view::npos ? std::string_view{} : spec.substr(space + 1);
+        if (token.empty()) continue;
+        if (token.rfind("action=", 0) == 0) {
+            rule.action = token.substr(7);
+        } else if (token.rfind("nargs=", 0) == 0) {
+            rule.nargs = token.substr(6);
+        } else if (token == "nullable") {
+            rule.nullable = true;
+        } else if (token.rfind("choices=", 0) == 0) {
+            for (std::string_view rest = token.substr(8); !rest.empty();) {
+                std::size_t bar = rest.find('|');
+                rule.choices.emplace_back(rest.substr(0, bar));
+                rest = bar == std::string_view::npos ? std::string_view{} : rest.substr(bar + 1);
+            }
+        } else if (first) {
+            rule.type = token;
+        } else {
+            return std::nullopt;
+        }
+        first = false;
+    }
+    return rule;
+}
+
+// The lines of a `values:` block: "NAME SPEC" each; `line` is the number of the line before the first.
+void read_value_lines(std::string_view text, const std::string& file, int line, FrameworkProfile& p, Diagnostics& d) {
+    while (!text.empty()) {
+        std::size_t end = text.find('\n');
+        std::string_view row = text.substr(0, end);
+        text = end == std::string_view::npos ? std::string_view{} : text.substr(end + 1);
+        ++line;
+        while (!row.empty() && (row.front() == ' ' || row.back() == '\r' || row.back() == ' ')) {
+            if (row.front() == ' ')
+                row.remove_prefix(1);
+            else
+                row.remove_suffix(1);
+        }
+        if (row.empty()) continue;
+        std::size_t space = row.find(' ');
+        std::optional<ValueRule> rule =
+            space == std::string_view::npos ? std::nullopt : parse_value_rule(row.substr(space + 1));
+        if (!rule) {
+            d.error(
+                SourceLocation{file, line, 3, {}}, "values",
+                fmt::format("'{}' is not 'NAME TYPE [nargs=N] [nullable] [choices=A|B]' or 'NAME action=NAME'", row),
+                "a rule per line");
+            continue;
+        }
+        p.values.emplace(std::string(row.substr(0, space)), std::move(*rule));
+    }
+}
+
+// values: |
+//   NAME SPEC      (a block scalar, when the fast path below did not take it)
+void read_values(yaml::MapReader& r, FrameworkProfile& p) {
+    const yaml::Node* n = r.get("values");
+    if (!n) return;
+    if (!n->is_scalar()) {
+        yaml::type_error(r.diagnostics(), *n, "values", "a block of lines 'NAME TYPE nargs=N nullable choices=A|B'");
+        return;
+    }
+    read_value_lines(n->scalar, n->where.file, n->where.line, p, r.diagnostics());
+}
+
+// A profile file's text, and the `values: |` block that ends it split off: the generated profiles
+// put it last, and its lines (a thousand for Megatron-LM) are read here rather than by the YAML
+// parser, which costs as much again as the rest of the file. Empty block when there is none.
+std::pair<std::string, std::string> split_values_block(const fs::path& file, std::string& error) {
+    std::ifstream in(file, std::ios::binary);
+    if (!in) {
+        error = "cannot read the file";
+        return {};
+    }
+    constexpr std::streamoff k_max_profile_bytes = 16 << 20;
+    in.seekg(0, std::ios::end);
+    std::streamoff size = in.tellg();
+    if (size < 0 || size > k_max_profile_bytes) {
+        error = fmt::format("{} bytes, more than a framework profile may be", size);
+        return {};
+    }
+    std::string text(static_cast<std::size_t>(size), '\0');
+    in.seekg(0, std::ios::beg);
+    in.read(text.data(), size);
+    std::size_t at = text.rfind("\nvalues: |");
+    if (at == std::string::npos) return {std::move(text), {}};
+    std::size_t body = text.find('\n', at + 1);
+    std::string block = body == std::string::npos ? std::string() : text.substr(body + 1);
+    // the block runs to the end: every line after it is indented (or empty)
+    for (std::size_t i = 0; i < block.size(); i = block.find('\n', i) + 1) {
+        if (block[i] != ' ' && block[i] != '\n' && block[i] != '\r') return {std::move(text), {}};
+        if (block.find('\n', i) == std::string::npos) break;
+    }
+    text.resize(at + 1);
+    return {std::move(text), std::move(block)};
+}
+
 void read_config(yaml::MapReader& r, FrameworkProfile& p) {
     const yaml::Node* n = r.get("config");
     if (!n) return;
@@ -70,8 +175,16 @@ namespace detail {
 FrameworkProfile read_framework(const fs::path& file, Diagnostics& d) {
     std::string display = file.string();
     FrameworkProfile p;
-    yaml::Node root = yaml::parse_file(file, display, d);
+    std::string error;
+    auto [text, values_block] = split_values_block(file, error);
+    if (!error.empty()) {
+        d.error(SourceLocation{display, 1, 1, {}}, {}, fmt::format("framework profile '{}': {}", display, error));
+        return p;
+    }
+    yaml::Node root = yaml::parse(text, display, d);
     if (root.is_null() && d.has_errors()) return p;
+    if (!values_block.empty())
+        read_value_lines(values_block, display, static_cast<int>(std::count(text.begin(), text.end(), '\n')) + 1, p, d);
     yaml::MapReader r(root, {}, d);
     if (!r.valid()) return p;
     p.where = SourceLocation{display, 1, 1, {}};
@@ -89,7 +202,11 @@ FrameworkProfile read_framework(const fs::path& file, Diagnostics& d) {
     read_config(r, p);
     read_string_list(r, "keys", p.keys);
     read_string_list(r, "open_keys", p.open_keys);
+    read_string_list(r, "positionals", p.positionals);
+    std::string parser;
+    if (r.read("parser", parser)) p.getopt = parser == "getopt";
     read_choices(r, p);
+    read_values(r, p);
     r.finish();
     std::string want = p.framework + "-" + p.version;
     if (!p.framework.empty() && file.stem().string() != want)
@@ -111,12 +228,12 @@ bool FrameworkProfile::knows(std::string_view key, const std::map<std::string, s
     if (std::binary_search(keys.begin(), keys.end(), key, std::less<>())) return true;
     for (const std::string& open : open_keys)
         if (key.size() > open.size() && key.substr(0, open.size()) == open && key[open.size()] == '.') return true;
-    for (const auto& [flag, values] : choices) {
+    for (const auto& [flag, by_value] : choices) {
         auto c = chosen.find(flag);
         std::string value =
             c != chosen.end() ? c->second : (choice_defaults.count(flag) ? choice_defaults.at(flag) : "");
-        auto v = values.find(value);
-        if (v != values.end() && std::binary_search(v->second.begin(), v->second.end(), key, std::less<>()))
+        auto v = by_value.find(value);
+        if (v != by_value.end() && std::binary_search(v->second.begin(), v->second.end(), key, std::less<>()))
             return true;
     }
     return false;
@@ -124,8 +241,8 @@ bool FrameworkProfile::knows(std::string_view key, const std::map<std::string, s
 
 std::vector<std::string> FrameworkProfile::all_keys() const {
     std::vector<std::string> out = keys;
-    for (const auto& [flag, values] : choices)
-        for (const auto& [value, args] : values) out.insert(out.end(), args.begin(), args.end());
+    for (const auto& [flag, by_value] : choices)
+        for (const auto& [value, args] : by_value) out.insert(out.end(), args.begin(), args.end());
     std::sort(out.begin(), out.end());
     out.erase(std::unique(out.begin(), out.end()), out.end());
     return out;
@@ -246,8 +363,47 @@ std::vector<std::string> log_format_names() {
 }
 
 const std::vector<std::string>& flops_convention_names() {
-    static const std::vector<std::string> names = {"gpu-recipes", "megatron", "megatron-2024", "nemo", "narayanan2021"};
+    static const std::vector<std::string> names = {
+        "megatron-2025-03",
+        "megatron-2024",
+        "megatron-bridge-2026",
+        "nemo-2025-08",
+        "nemo-2024",
+        "gpu-recipes-2025-05",
+        "gpu-recipes-2024-10",
+        "torchtitan-2026-08",
+        "torchtitan-2026-02",
+        "palm-2022",
+        "narayanan2021",
+        "megatron",
+        "nemo",
+        "gpu-recipes",
+        "megatron-bridge",
+        "torchtitan",
+        "palm",
+    };
     return names;
+}
+
+std::string_view default_flops_convention(std::string_view framework, std::string_view version) {
+    struct Row {
+        std::string_view framework, version, flops;
+    };
+    // NeMo: flops_formulas.py halved causal attention on 2025-08-09 (6251117f), after every NeMo
+    // version listed here. Megatron-LM halved it on 2025-03-06 (8873b55d): fdfcef87 is its parent.
+    static const std::vector<Row> rows = {
+        {"nemo", "22.06", "nemo-2024"},
+        {"nemo", "23.07", "nemo-2024"},
+        {"nemo", "24.07", "nemo-2024"},
+        {"megatron-lm", "fdfcef87", "megatron-2024"},
+        {"megatron-lm", "e958b2ca", "megatron-2025-03"},
+        {"megatron-lm", "878d65f", "megatron-2025-03"},
+        {"megatron-lm", "d98e8a64", "megatron-2025-03"},
+    };
+    for (const Row& r : rows)
+        if (r.framework == framework && r.version == version) return r.flops;
+    const FrameworkKind* kind = find_framework_kind(framework);
+    return kind ? kind->flops : std::string_view{};
 }
 
 }  // namespace trainbench::catalog

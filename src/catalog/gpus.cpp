@@ -111,6 +111,7 @@ void load_gpu(const yaml::Node& node, std::string name, const SourceLocation& na
     g.peak_tflops_dense = read_peaks(r, "peak_tflops", d);
     read_notes(r, g, d);
     read_tool_peaks(r, g, d);
+    r.read("device_names", g.device_names);
     r.finish();
     if (g.family.empty()) d.error(g.where, yaml::join_key(g.name, "family"), "required key is missing", "e.g. 'h100'");
     cat.add_gpu(std::move(g));

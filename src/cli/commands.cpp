@@ -11,6 +11,7 @@ void setup_validate_command(CLI::App& root, Context& ctx);
 void setup_render_command(CLI::App& root, Context& ctx);
 void setup_parse_command(CLI::App& root, Context& ctx);
 void setup_plan_command(CLI::App& root, Context& ctx);
+void setup_flops_command(CLI::App& root, Context& ctx);
 void setup_sweep_command(CLI::App& root, Context& ctx);
 void setup_report_command(CLI::App& root, Context& ctx);
 void setup_compare_command(CLI::App& root, Context& ctx);
@@ -27,7 +28,8 @@ void setup_regress_command(CLI::App& root, Context& ctx);
 
 const std::vector<CommandInfo>& command_table() {
     static const std::vector<CommandInfo> table = {
-        {"list", "List catalog targets, models, GPUs, or the shipped recipes", setup_list_command},
+        {"list", "List catalog targets, models, GPUs, FLOPs conventions, published references, or the shipped recipes",
+         setup_list_command},
         {"show", "Print the fully resolved recipe, with --origin the source of each value", setup_show_command},
         {"validate", "Check recipes: schema, parallelism, batch, precision, memory fit", setup_validate_command},
         {"render", "Render a recipe's job files (Slurm, Kubernetes/Helm, local) without submitting",
@@ -38,6 +40,8 @@ const std::vector<CommandInfo>& command_table() {
         {"plan",
          "Estimate before spending GPU hours: FLOPs, memory, checkpoint, step time, days; --search ranks TP/PP/MBS",
          setup_plan_command},
+        {"flops", "A model's FLOPs under every dated convention; which ones reproduce a published pair",
+         setup_flops_command},
         {"sweep", "Expand a sweep (base recipe + matrix/zip/exclude): --dry-run preview, resumable submission, status",
          setup_sweep_command},
         {"report", "Step time, throughput, TFLOPS/GPU and MFU of a run or logs, checked against expectations",

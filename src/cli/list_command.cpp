@@ -1,6 +1,8 @@
-// trainbench list targets|models|frameworks|recipes|gpus: the catalog and the shipped recipes.
+// trainbench list targets|models|frameworks|recipes|gpus|conventions|references: the catalog,
+// the shipped recipes, the FLOPs conventions and the published references.
 #include "cli/app.hpp"
 
+#include <trainbench/pipeline.hpp>
 #include <trainbench/report.hpp>
 
 namespace trainbench::cli {
@@ -26,11 +28,19 @@ int emit(const ListOptions& opts, Context& ctx, const report::Listing& listing) 
 }
 
 int run_list(const ListOptions& opts, Context& ctx) {
+    if (opts.what == "conventions") return emit(opts, ctx, report::convention_listing());
     const catalog::Catalog& cat = ctx.catalog();
     if (opts.what == "gpus") return emit(opts, ctx, report::gpu_listing(cat));
     if (opts.what == "targets") return emit(opts, ctx, report::target_listing(cat));
     if (opts.what == "models") return emit(opts, ctx, report::model_listing(cat));
     if (opts.what == "frameworks") return emit(opts, ctx, report::framework_listing(cat));
+    if (opts.what == "references") {
+        const std::vector<catalog::Reference> rows = pipeline::published_references(ctx.services());
+        std::vector<analysis::ReferenceCheck> checks;
+        for (const catalog::Reference& r : rows)
+            checks.push_back(analysis::check_reference(r, *cat.find_model(r.model)));
+        return emit(opts, ctx, report::reference_listing(rows, checks));
+    }
     return emit(opts, ctx, report::recipe_listing(cat, ctx.data_dirs().recipes));
 }
 
@@ -38,17 +48,22 @@ int run_list(const ListOptions& opts, Context& ctx) {
 
 void setup_list_command(CLI::App& root, Context& ctx) {
     auto opts = std::make_shared<ListOptions>();
-    CLI::App* cmd =
-        root.add_subcommand("list", "List catalog targets, models, GPUs, framework versions, or the shipped recipes");
-    cmd->add_option("what", opts->what, "What to list: targets, models, frameworks, recipes or gpus")
+    CLI::App* cmd = root.add_subcommand("list",
+                                        "List catalog targets, models, GPUs, framework versions, FLOPs conventions, "
+                                        "published references, or the shipped recipes");
+    cmd->add_option("what", opts->what,
+                    "What to list: targets, models, frameworks, recipes, gpus, conventions (FLOPs) or references "
+                    "(published rows)")
         ->required()
-        ->check(CLI::IsMember({"targets", "models", "frameworks", "recipes", "gpus"}));
+        ->check(CLI::IsMember({"targets", "models", "frameworks", "recipes", "gpus", "conventions", "references"}));
     cmd->add_flag("--names", opts->names, "Only the names, one per line (for scripts and shell completion)");
     cmd->footer(R"TXT(Examples:
   trainbench list targets
   trainbench list models --json
   trainbench list gpus              # memory, dense peak TFLOPS per precision, and each peak's source
   trainbench list frameworks        # framework versions whose launch lines validate checks
+  trainbench list conventions       # dated FLOPs conventions, their aliases and upstream sources
+  trainbench list references        # published rows, each reproduced under its own convention
   trainbench list recipes --recipes ~/my-recipes)TXT");
     cmd->callback([opts, &ctx] { ctx.action = [opts, &ctx] { return run_list(*opts, ctx); }; });
 }

@@ -151,6 +151,11 @@ void setup_report_command(CLI::App& root, Context& ctx) {
     CLI::App* cmd = root.add_subcommand("report", "Step time, throughput, TFLOPS/GPU and MFU of a run or of log files");
     cmd->add_option("RUN|LOGFILE", opts->targets, "A run directory (or run id), or log files of one run")->required();
     add_report_flags(cmd, opts->flags);
+    cmd->add_flag("--conventions", opts->flags.conventions,
+                  "Also show the run under every FLOPs convention (TFLOPS/GPU and MFU of each)");
+    cmd->add_option("--reference", opts->flags.reference,
+                    "Show the run as a percentage of a published row (step time, tokens/s/GPU, TFLOPS under the "
+                    "row's convention) and the configuration differences; 'trainbench list references' lists them");
     cmd->add_option("--junit", opts->junit, "Write the expectations as JUnit XML to FILE");
     cmd->add_flag("--record", opts->record, "Record the result of bare logs in the results database");
     cmd->add_option("--name", opts->labels.name, "With --record: the recipe name to record bare logs under");
@@ -158,7 +163,9 @@ void setup_report_command(CLI::App& root, Context& ctx) {
     cmd->add_option("--container", opts->labels.container, "With --record: the container image or version");
     cmd->add_option("--ran-at", opts->labels.ran_at, "With --record: when the logs ran (UTC ISO; default: mtime)");
     cmd->footer(R"(Output: a table (default), --json, --csv, --markdown on stdout; --html FILE and --junit FILE
-write files. Every format names the FLOPs convention and the peak it used. For a run, the
+write files. Every format names the FLOPs convention (dated: the formula as one framework
+counted it between two dates; a run's default is the one its framework version prints) and
+the peak it used. For a run, the
 inputs come from its recipe, report/summary.json is written and the result is recorded in
 the results database (docs/results.md); for bare logs, flags give what the log does not
 declare, and --record records them. Exit 5 when an expectation fails.
@@ -167,7 +174,8 @@ Examples:
   trainbench report runs/gpt3-126m-p4d-2n/20261122T020000Z-a1b2c3
   trainbench report dllogger.json --model gpt3-175b --gpus 256 --gpu h100 --precision fp8 \
       --global-batch 2048 --flops gpu-recipes
-  trainbench report a1b2c3 --flops megatron --window 20:40 --html report.html --junit expect.xml)");
+  trainbench report a1b2c3 --flops megatron --window 20:40 --html report.html --junit expect.xml
+  trainbench report a1b2c3 --conventions --reference nemo-24.07-gpt3-175b-h100x512-fp8)");
     cmd->callback([opts, &ctx] { ctx.action = [opts, &ctx] { return run_report(*opts, ctx); }; });
 }
 

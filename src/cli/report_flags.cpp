@@ -22,7 +22,9 @@ void add_report_flags(CLI::App* cmd, ReportFlags& f) {
     cmd->add_option("--window", f.window,
                     "Inclusive step window START:END for the mean (default 10:30 or the recipe's)");
     cmd->add_option("--flops", f.flops,
-                    "FLOPs convention: " + fmt::format("{}", fmt::join(analysis::flops_convention_names(), ", ")));
+                    "FLOPs convention (default: the one the run's framework version prints): " +
+                        fmt::format("{}", fmt::join(analysis::flops_convention_names(), ", ")) +
+                        " ('trainbench list conventions')");
     cmd->add_option("--format", f.format, "Log format of bare logs (default: detected)");
     cmd->add_option("--peak", f.peak, "Peak TFLOPS per GPU for MFU (overrides the catalog's peak)")
         ->check(CLI::PositiveNumber);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace trainbench {
 
@@ -52,14 +53,18 @@ std::optional<std::string> closest_match(std::string_view word, const std::vecto
     std::size_t limit = std::clamp<std::size_t>(word.size() / 3, 1, 4);
     std::optional<std::string> best;
     std::size_t best_distance = limit + 1;
+    std::size_t best_spelling = std::numeric_limits<std::size_t>::max();
     for (const std::string& c : candidates) {
-        std::size_t d = edit_distance(word, c);
+        const std::size_t spelling = edit_distance(word, c);
+        std::size_t d = spelling;
         // A candidate that contains the word (or the reverse) is a near miss too: "p4d" ~ "aws-p4d-24xlarge".
         if (d > limit && word.size() >= 3 &&
             (c.find(word) != std::string::npos || word.find(c) != std::string_view::npos))
             d = limit;
-        if (d < best_distance) {
+        // (among several that contain it, the closest spelling: "h100" ~ "h100-sxm-80gb", not a longer name)
+        if (d < best_distance || (d == best_distance && spelling < best_spelling)) {
             best_distance = d;
+            best_spelling = spelling;
             best = c;
         }
     }

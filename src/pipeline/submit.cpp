@@ -1,10 +1,14 @@
 // The one submit path: `submit`, `run` and every point of a sweep go through
 // submit_recipe, so secrets, the run id in the rendered files and the journal
 // of a failed render are the same for all three.
+#include <trainbench/backend.hpp>
 #include <trainbench/pipeline.hpp>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdlib>
 
 namespace fs = std::filesystem;
 
@@ -87,10 +91,40 @@ std::vector<render::RenderedJob> render_into_run(const Services& services, const
     }
 }
 
+// A recipe on a local target with real GPUs needs them on this machine: checked before the
+// run exists, so a machine without them fails at once and leaves nothing behind.
+// TRAINBENCH_LOCAL_GPUS=N states the count where the device nodes are not in /dev.
+void check_local_gpus(const recipe::Recipe& r) {
+    if (r.target.scheduler != catalog::Scheduler::local || r.gpu.family == "cpu") return;
+    const int wanted = std::max(1, r.gpus_per_node_effective());
+    backend::LocalGpus gpus = backend::probe_local_gpus();
+    if (const char* stated = std::getenv("TRAINBENCH_LOCAL_GPUS"); stated != nullptr && *stated != '\0') {
+        char* end = nullptr;
+        const long n = std::strtol(stated, &end, 10);
+        if (*end != '\0' || n < 0 || n > 1024)
+            throw UsageError(fmt::format("TRAINBENCH_LOCAL_GPUS='{}' is not a number of GPUs", stated),
+                             "unset it, or give a count such as 8");
+        gpus.count = static_cast<int>(n);
+        gpus.evidence = fmt::format("TRAINBENCH_LOCAL_GPUS={}", n);
+    }
+    if (gpus.count >= wanted) return;
+    const std::string target = r.target_name.empty() ? r.target.name : r.target_name;
+    std::string seen = gpus.count == 0 ? "no NVIDIA GPU" : fmt::format("{} NVIDIA GPU(s)", gpus.count);
+    if (!gpus.names.empty()) seen += fmt::format(" ({})", quoted_list(gpus.names, " and "));
+    throw RuntimeError(
+        fmt::format("recipe '{}' runs on {} NVIDIA GPU(s) of this machine (target '{}', GPU '{}'), and this "
+                    "machine has {}: {}",
+                    r.name, wanted, target, r.gpu.name, seen, gpus.evidence),
+        gpus.count == 0 ? "run it on a machine with an NVIDIA GPU and its driver (the device nodes /dev/nvidia<N> "
+                          "in this container); recipes/local/tinygpt.yaml is the workload on this CPU"
+                        : "lower gpus_per_node (-s gpus_per_node=N, with a global batch that it divides)");
+}
+
 }  // namespace
 
 run::RunInfo submit_recipe(const Services& services, const recipe::Recipe& r, const SubmitRequest& request) {
-    // 1. Secrets first: nothing is created when one is missing.
+    // 1. The GPUs of a local GPU target, then the secrets: nothing is created when one is missing.
+    check_local_gpus(r);
     std::map<std::string, std::string> secrets = submit_secrets(r);
     // 2. The stages an earlier run already did (a validated cluster, prepared data).
     check_store_is_shared(services, r, request);

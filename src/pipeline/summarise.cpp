@@ -96,6 +96,23 @@ std::optional<catalog::Gpu> catalog_gpu(const Services& services, const analysis
     return std::nullopt;
 }
 
+// A log that names its GPU (the tinygpt workload on CUDA: gpu_device_name) was measured on that
+// GPU: the catalog GPU whose device_names has the name, unless --gpu names one. A name the
+// catalog does not know is an error naming it (gpu_for_device), never another GPU's peak.
+void apply_log_device(const Services& services, const metrics::LogData& log, const SummaryOptions& flags,
+                      analysis::Inputs& in) {
+    const std::optional<std::string> device = log.parameter_text("gpu_device_name");
+    if (!flags.gpu.empty() || !device || device->empty()) return;
+    const catalog::Gpu& g =
+        figures_catalog(services, in.model.name).gpu_for_device(*device, "the log's gpu_device_name");
+    const std::string before = in.gpu_name;
+    in.gpu_name = g.name;
+    in.gpu_family = g.family;
+    in.gpu_origin = fmt::format("GPU from the log's gpu_device_name '{}'", *device);
+    if (!before.empty() && before != g.name) in.gpu_origin += fmt::format(", not the recipe's '{}'", before);
+    in.catalog_gpu = g;
+}
+
 catalog::Precision parse_precision_flag(const std::string& text) {
     if (auto p = catalog::parse_precision(text)) return *p;
     throw UsageError(fmt::format("unknown precision '{}'", text), did_you_mean(text, catalog::precision_names()));
@@ -113,7 +130,9 @@ void apply_flags(const Services& services, const SummaryOptions& f, analysis::In
         }
         if (m) {
             in.model = *m;
-        } else if (f.flops == "gpu-recipes" && analysis::gpu_recipes_model_flops().count(f.model)) {
+        } else if (!f.flops.empty() &&
+                   analysis::is_gpu_recipes_convention(analysis::find_flops_convention(f.flops).name) &&
+                   analysis::gpu_recipes_model_flops().count(f.model)) {
             in.model = catalog::Model{};
             in.model.name = f.model;
             in.model.family = f.model.substr(0, f.model.find('-'));
@@ -148,7 +167,8 @@ void apply_flags(const Services& services, const SummaryOptions& f, analysis::In
         in.window_origin = "--window";
     }
     if (!f.flops.empty()) {
-        in.convention = std::string(analysis::find_flops_convention(f.flops).name);
+        (void)analysis::find_flops_convention(f.flops);  // an unknown name fails here, with did-you-mean
+        in.convention = f.flops;
         in.convention_origin = "--flops";
     }
     if (f.peak > 0) in.peak_override = f.peak;
@@ -162,7 +182,7 @@ metrics::ParseOptions report_parse_options(const std::string& format, const std:
                                            bool figures_only) {
     metrics::ParseOptions po;
     po.format = format;
-    po.step_records = convention == "gpu-recipes";
+    po.step_records = analysis::is_gpu_recipes_convention(analysis::find_flops_convention(convention).name);
     po.wall_times = false;
     po.tags = {std::string(metrics::names::loss)};
     if (!(po.step_records && format == "dllogger")) po.tags.emplace_back(metrics::names::step_time_s);
@@ -173,7 +193,8 @@ metrics::ParseOptions report_parse_options(const std::string& format, const std:
 // Step records: gpu-recipes averages DLLogger records as its tool does; everything else the parsed series.
 std::vector<analysis::StepSample> step_records(metrics::LogData& log, const std::string& convention,
                                                std::string& source) {
-    if (convention == "gpu-recipes" && log.format == "dllogger") {
+    if (analysis::is_gpu_recipes_convention(analysis::find_flops_convention(convention).name) &&
+        log.format == "dllogger") {
         source = "DLLogger records (gpu-recipes: every record counts, duplicates too)";
         return std::move(log.step_records);
     }
@@ -240,7 +261,33 @@ std::string stage_name(const recipe::Recipe& r) {
     return "train";
 }
 
+// --conventions and --reference: the run under every convention, and against a published row.
+void add_comparisons(const Services& services, const SummaryOptions& f, analysis::RunSummary& s) {
+    if (f.conventions) s.conventions = analysis::figures_under_every_convention(s);
+    if (f.reference.empty()) return;
+    const catalog::Reference row = find_reference(published_references(services), f.reference);
+    const catalog::Model* m = figures_catalog(services, row.model).find_model(row.model);
+    if (!m)
+        throw InputError(fmt::format("reference '{}' names model '{}', which the catalog lacks", row.id, row.model));
+    s.reference = analysis::compare_with_reference(s, row, *m);
+}
+
 }  // namespace
+
+std::vector<catalog::Reference> published_references(const Services& services) {
+    return catalog::load_references(services.dirs.recipes, figures_catalog(services, {}));
+}
+
+catalog::Reference find_reference(const std::vector<catalog::Reference>& rows, const std::string& id) {
+    std::vector<std::string> ids;
+    for (const catalog::Reference& r : rows) {
+        if (r.id == id) return r;
+        ids.push_back(r.id);
+    }
+    std::string hint = did_you_mean(id, ids);
+    if (hint.empty()) hint = "'trainbench list references' lists them";
+    throw UsageError(fmt::format("no published reference '{}'", id), hint);
+}
 
 analysis::RunSummary summarise_run(const Services& services, const fs::path& run_dir, const SummaryOptions& flags) {
     const fs::path recipe_file = run_dir / "recipe.resolved.yaml";
@@ -266,6 +313,7 @@ analysis::RunSummary summarise_run(const Services& services, const fs::path& run
         files, report_parse_options(flags.format != "auto" ? flags.format : (format.empty() ? "auto" : format),
                                     in.convention, false));
 
+    apply_log_device(services, log, flags, in);
     req.log = &log;
     std::string source;
     req.step_records = step_records(log, in.convention, source);
@@ -280,7 +328,9 @@ analysis::RunSummary summarise_run(const Services& services, const fs::path& run
     if (run_json.contains("git_commit") && run_json["git_commit"].is_string())
         req.provenance.git_commit = run_json["git_commit"].get<std::string>();
     req.resolved_recipe = read_file(recipe_file);
-    return analysis::analyse(std::move(req));
+    analysis::RunSummary summary = analysis::analyse(std::move(req));
+    add_comparisons(services, flags, summary);
+    return summary;
 }
 
 analysis::RunSummary summarise_logs(const Services& services, const std::vector<std::string>& files,
@@ -299,18 +349,21 @@ analysis::RunSummary summarise_logs(const Services& services, const std::vector<
     metrics::ParseOptions po = report_parse_options(format, in.convention, flags.figures_only);
     metrics::LogData log = metrics::parse_logs(paths, po);
     req.plot_series = !flags.figures_only;
+    apply_log_device(services, log, flags, in);
     if (in.gpu_family.empty()) {
         // A log from the local workload declares its measured peak: that is a CPU run.
         if (log.parameters.count("peak_tflops_measured")) apply_gpu(services, "cpu", in, "log peak_tflops_measured");
     }
-    in.catalog_gpu = catalog_gpu(services, in);
+    if (!in.catalog_gpu) in.catalog_gpu = catalog_gpu(services, in);
 
     req.log = &log;
     std::string source;
     req.step_records = step_records(log, in.convention, source);
     req.provenance = log_provenance(log);
     req.provenance.step_source = source;
-    return analysis::analyse(std::move(req));
+    analysis::RunSummary summary = analysis::analyse(std::move(req));
+    add_comparisons(services, flags, summary);
+    return summary;
 }
 
 }  // namespace trainbench::pipeline

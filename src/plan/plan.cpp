@@ -36,7 +36,7 @@ analysis::FlopsInput flops_input(const recipe::Recipe& r) {
 
 std::optional<analysis::Peak> peak_of(const recipe::Recipe& r, const std::string& convention) {
     analysis::PeakRequest req;
-    req.convention = convention;
+    req.convention = analysis::peak_convention(convention);
     req.gpu_family = r.gpu.family;
     req.precision = r.precision;
     if (!r.gpu.name.empty()) req.gpu = &r.gpu;
@@ -68,8 +68,8 @@ std::optional<double> flops_per_sample(const recipe::Recipe& r, const std::strin
 // The convention the estimate uses: the recipe's, else megatron when the
 // recipe's has no formula for this model (e.g. gpu-recipes' fixed table).
 std::string estimate_convention(const recipe::Recipe& r) {
-    if (flops_per_sample(r, r.metrics.flops)) return r.metrics.flops;
-    return "megatron";
+    const std::string conv = flops_per_sample(r, r.metrics.flops) ? r.metrics.flops : "megatron";
+    return std::string(analysis::find_flops_convention(conv).name);  // the dated name the table rows carry
 }
 
 std::optional<double> step_time_at(const recipe::Recipe& r, double mfu) {
@@ -121,7 +121,7 @@ Plan make_plan(const recipe::Recipe& r, const PlanOptions& options) {
         p.flops.push_back(std::move(row));
     }
     p.convention = estimate_convention(r);
-    if (p.convention != r.metrics.flops)
+    if (!flops_per_sample(r, r.metrics.flops))
         p.notes.push_back(
             fmt::format("the recipe's FLOPs convention '{}' has no formula for this model: estimates use '{}'",
                         r.metrics.flops, p.convention));

@@ -244,6 +244,7 @@ public:
         decode_stages(top);
         top.finish();
         default_framework_version();
+        default_flops_convention();
     }
 
 private:
@@ -561,12 +562,17 @@ private:
         }
     }
 
+    // No metrics.flops: the convention the framework version prints (once the version is known).
+    void default_flops_convention() {
+        if (m_flops_given) return;
+        const std::string_view conv = catalog::default_flops_convention(m_r.framework, m_r.framework_version);
+        if (!conv.empty()) m_r.metrics.flops = std::string(conv);
+    }
+
     void decode_metrics(MapReader& top) {
-        // The framework's default convention, unless the recipe names one.
-        if (const catalog::FrameworkKind* kind = catalog::find_framework_kind(m_r.framework))
-            m_r.metrics.flops = std::string(kind->flops);
         const Node* n = top.get("metrics");
         if (!n) return;
+        m_flops_given = n->is_map() && n->find("flops") != nullptr;
         MapReader mr(*n, "metrics", m_d);
         mr.read_enum("source", m_r.metrics.source, metrics_source_names());
         mr.read("path", m_r.metrics.path);
@@ -778,6 +784,7 @@ private:
     const catalog::Catalog& m_cat;
     Recipe& m_r;
     Diagnostics& m_d;
+    bool m_flops_given = false;  // the recipe names metrics.flops
 };
 
 // ---------------------------------------------------------------- origins
@@ -789,9 +796,8 @@ void record_origins(const Node& n, const std::string& key, std::map<std::string,
         return;
     }
     out[key] = n.where;
-    if (n.is_sequence())
-        for (std::size_t i = 0; i < n.items.size(); ++i)
-            if (n.items[i].is_map()) record_origins(n.items[i], fmt::format("{}[{}]", key, i), out);
+    if (n.is_sequence())  // each item too: an error about one word of launch.extra_args points at it
+        for (std::size_t i = 0; i < n.items.size(); ++i) record_origins(n.items[i], fmt::format("{}[{}]", key, i), out);
 }
 
 void fill_from(const nlohmann::ordered_json& j, const std::string& key, const SourceLocation& where,

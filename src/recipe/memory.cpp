@@ -17,8 +17,9 @@ constexpr double k_gib = 1024.0 * 1024.0 * 1024.0;
 
 bool uses_fused_attention(const Recipe& r) {
     // NeMo and Megatron-LM (Transformer Engine / flash attention) never store
-    // the a*s*s attention scores; the 2022 stacks (metaseq) and unknown ones do.
-    return r.framework == "nemo" || r.framework == "megatron-lm";
+    // the a*s*s attention scores; the 2022 stacks (metaseq) and unknown ones do. The
+    // shipped workload on a GPU calls scaled_dot_product_attention (flash kernels).
+    return r.framework == "nemo" || r.framework == "megatron-lm" || (r.framework == "tinygpt" && r.gpu.family != "cpu");
 }
 
 bool has_arg(const Recipe& r, std::string_view flag) {

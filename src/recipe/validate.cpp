@@ -28,7 +28,13 @@ void validate_framework_profile(const Recipe& r, Diagnostics& d) {
     if (!p) return;
     std::vector<std::string> known;
     for (const auto& [key, value] : r.framework_config.items()) {
-        if (p->knows(key)) continue;
+        if (p->knows(key)) {
+            // the value against the type of the upstream default and the version's enumeration
+            if (auto bad = p->check_config(key, value))
+                d.error(at("framework_config." + key), "framework_config." + key,
+                        fmt::format("{}: {} ({})", key, bad->message, p->schema), bad->expected, bad->hint);
+            continue;
+        }
         if (known.empty()) known = p->all_keys();
         d.error(at("framework_config." + key), "framework_config." + key,
                 fmt::format("'{}' is not a key of {}", key, p->schema), "a key this version reads",
@@ -246,6 +252,12 @@ void validate_recipe(const Recipe& r, Diagnostics& d) {
     }
     validate_framework_profile(r, d);
     validate_run_outputs(r, d);
+    // The shipped workload on a GPU: fp32 or bf16 autocast (train.py --precision).
+    if (r.framework == "tinygpt" && r.gpu.family != "cpu" && r.precision != catalog::Precision::fp32 &&
+        r.precision != catalog::Precision::bf16)
+        d.error(at("precision"), "precision",
+                fmt::format("the tinygpt workload trains in fp32 or bf16, not {}", catalog::to_string(r.precision)),
+                "bf16 or fp32");
     if (r.framework == "metaseq") {
         if (par.pipeline != 1)
             d.error(at("parallelism.pipeline"), "parallelism.pipeline", "metaseq has no pipeline parallelism", "1");

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 
 namespace trainbench::render {
 
@@ -21,6 +22,29 @@ SourceLocation origin(const recipe::Recipe& r, std::string key) {
         if (cut == std::string::npos || cut == 0) return SourceLocation{r.file.string(), 0, 0, {}};
         key.resize(cut);
     }
+}
+
+// The value of a Hydra override as Hydra's grammar types it: null, true/false (any case), an
+// integer, a float, a quoted string, a list [..] or a dict {..} (their items are not parsed),
+// else an unquoted string.
+nlohmann::ordered_json hydra_value(const std::string& text) {
+    std::string lower = text;
+    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+    if (lower == "null") return nullptr;
+    if (lower == "true" || lower == "false") return lower == "true";
+    if (text.size() >= 2 && (text.front() == '\'' || text.front() == '"') && text.back() == text.front())
+        return text.substr(1, text.size() - 2);
+    if (!text.empty() && text.front() == '[') return nlohmann::ordered_json::array();
+    if (!text.empty() && text.front() == '{') return nlohmann::ordered_json::object();
+    std::string digits = text;
+    digits.erase(std::remove(digits.begin(), digits.end(), '_'), digits.end());
+    try {
+        if (catalog::is_python_int(text)) return std::stoll(digits);
+        if (catalog::is_python_float(text)) return std::stod(digits);
+    } catch (const std::out_of_range&) {
+        return catalog::is_python_int(text) ? nlohmann::ordered_json(0) : nlohmann::ordered_json(0.0);
+    }
+    return text;
 }
 
 bool is_option(const std::string& word) {
@@ -60,6 +84,10 @@ public:
                         fmt::format("override it: '{}'", word.substr(1)));
             } else if (prefix == "~" && !in_config) {
                 problem(word, fmt::format("Hydra cannot delete '{}': the delivered config has no such key", key), "");
+            } else if (std::size_t eq = word.find('='); eq != std::string::npos && prefix != "~") {
+                if (auto bad = m_p.check_config(key, hydra_value(word.substr(eq + 1))))
+                    problem(word, fmt::format("'{}': {} ({})", word, bad->message, m_p.schema), bad->hint,
+                            bad->expected);
             }
         }
     }
@@ -88,9 +116,79 @@ public:
             problem(word, fmt::format("'{}' is not an argument of {}{}", flag, m_p.schema, with),
                     other.empty() ? suggestion(flag) : fmt::format("'{}' comes with {}", flag, other));
         }
+        if (!m_p.values.empty()) values();
     }
 
 private:
+    // Each option's values, walked as argparse (or getopt_long, for nccl-tests) walks them.
+    void values() {
+        const std::vector<std::string>& argv = m_cmd.argv;
+        for (std::size_t i = 1; i < argv.size(); ++i) {
+            const std::string& word = argv[i];
+            if (!is_option(word)) continue;
+            std::size_t eq = word.find('=');
+            bool long_option = word.rfind("--", 0) == 0;
+            std::string flag = long_option ? word.substr(0, eq) : word.substr(0, 2);
+            const catalog::ValueRule* rule = m_p.rule(flag);
+            if (!rule) continue;
+            bool attached = long_option ? eq != std::string::npos : word.size() > 2;  // --x=v, -b8
+            if (!rule->takes_value()) {
+                no_value(flag, word, attached, i);
+                continue;
+            }
+            std::vector<std::string> given;
+            if (attached)
+                given.push_back(long_option ? word.substr(eq + 1) : word.substr(2));
+            else
+                i = take_values(*rule, flag, i, given);
+            for (const std::string& v : given)
+                if (auto bad = m_p.check_word(flag, v))
+                    problem(attached ? word : v, fmt::format("{} {}: {}", flag, v, bad->message), bad->hint,
+                            bad->expected);
+        }
+    }
+
+    // A flag that takes no value, given one attached or followed by a word no option takes.
+    void no_value(const std::string& flag, const std::string& word, bool attached, std::size_t i) {
+        const std::vector<std::string>& argv = m_cmd.argv;
+        if (attached && !m_p.getopt) {
+            problem(word, fmt::format("'{}': {} takes no value ({})", word, flag, m_p.schema), "", "the flag alone");
+        } else if (!attached && i + 1 < argv.size() && !is_option(argv[i + 1]) && m_p.positionals.empty()) {
+            problem(argv[i + 1],
+                    fmt::format("{} takes no value: '{}' after it is {}", flag, argv[i + 1],
+                                m_p.getopt ? "ignored (getopt leaves it)" : "an unrecognized argument"),
+                    fmt::format("write '{}' alone", flag), "the flag alone");
+        }
+    }
+
+    // The words after argv[i] that `flag` consumes; returns the index of the last one.
+    std::size_t take_values(const catalog::ValueRule& rule, const std::string& flag, std::size_t i,
+                            std::vector<std::string>& out) {
+        const std::vector<std::string>& argv = m_cmd.argv;
+        if (m_p.getopt) {  // required_argument: the next word, whatever it is
+            if (i + 1 < argv.size())
+                out.push_back(argv[++i]);
+            else
+                problem(argv[i], fmt::format("{} needs a value ({})", flag, m_p.schema), "", "a value");
+            return i;
+        }
+        const std::string& n = rule.nargs;
+        std::size_t want = std::string::npos;  // '*', '+', '?': no fixed count
+        if (n.empty())
+            want = 1;
+        else if (n != "?" && n != "*" && n != "+")
+            want = std::stoul(n);
+        std::size_t limit = n == "?" ? std::size_t{1} : want;
+        while (out.size() < limit && i + 1 < argv.size() && !is_option(argv[i + 1])) out.push_back(argv[++i]);
+        bool short_of = (want != std::string::npos && out.size() < want) || (n == "+" && out.empty());
+        if (short_of)
+            problem(argv[i],
+                    fmt::format("{} needs {} value{} ({})", flag, n == "+" ? "at least one" : std::to_string(want),
+                                want == 1 ? "" : "s", m_p.schema),
+                    "", "a value");
+        return i;
+    }
+
     [[nodiscard]] bool has_config_key(const std::string& key) const {
         const std::vector<std::string>& keys = m_cmd.config_keys;
         if (std::find(keys.begin(), keys.end(), key) != keys.end()) return true;
@@ -110,18 +208,20 @@ private:
         if (m_known.empty()) m_known = m_p.all_keys();
         return did_you_mean(key, m_known);
     }
-    // Located at launch.extra_args when the recipe wrote the word, else at framework_version
-    // (trainbench generated it for this version).
-    void problem(const std::string& word, const std::string& message, const std::string& hint) {
+    // Located at the launch.extra_args item when the recipe wrote the word, else at
+    // framework_version (trainbench generated it for this version).
+    void problem(const std::string& word, const std::string& message, const std::string& hint,
+                 const std::string& expected = "an argument this version accepts") {
         const std::vector<std::string>& extra = m_r.launch.extra_args;
-        bool recipe_word = std::find(extra.begin(), extra.end(), word) != extra.end();
-        std::string key = recipe_word ? "launch.extra_args" : "framework_version";
+        auto it = std::find(extra.begin(), extra.end(), word);
+        bool recipe_word = it != extra.end();
+        std::string key = recipe_word ? fmt::format("launch.extra_args[{}]", it - extra.begin()) : "framework_version";
         std::string text = recipe_word ? message
                                        : fmt::format(
                                              "{} (trainbench renders it for stage '{}'; a trainbench bug or a "
                                              "profile that misses the key)",
                                              message, m_cmd.stage);
-        m_d.error(origin(m_r, key), key, text, recipe_word ? "an argument this version accepts" : "", hint);
+        m_d.error(origin(m_r, key), key, text, recipe_word ? expected : "", hint);
     }
 
     const recipe::Recipe& m_r;

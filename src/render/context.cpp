@@ -131,10 +131,25 @@ std::vector<ShellWord> torchrun_per_node(const Facts& f) {
     return w;
 }
 
+// The shipped workload on GPUs: `python3` from PATH (the interpreter whose PyTorch has CUDA,
+// not the system's CPU one); locally with several GPUs, torchrun (torch.distributed.run)
+// starts one rank per GPU. Under Slurm srun starts the ranks (one task per GPU).
+std::vector<ShellWord> gpu_workload_launcher(const Facts& f) {
+    std::vector<ShellWord> w;
+    w.emplace_back("python3");
+    w.emplace_back("-u");
+    if (f.scheduler == catalog::Scheduler::local && f.gpus_per_node > 1) {
+        for (const char* word : {"-m", "torch.distributed.run", "--standalone", "--nnodes=1"}) w.emplace_back(word);
+        w.emplace_back("--nproc-per-node=" + std::to_string(f.gpus_per_node));
+    }
+    return w;
+}
+
 // The interpreter/launcher words before the program, per scheduler (none for a
 // stage's own command or a program that is not Python).
 std::vector<ShellWord> launcher_words(const Facts& f, const Framework* fw, bool nsys) {
     if (!fw || fw->python.empty()) return {};
+    if (fw->own_rank_loop && f.requests_gpus) return gpu_workload_launcher(f);
     if (f.scheduler == catalog::Scheduler::kubernetes && fw->torchrun_on_kubernetes)
         return kubernetes_torchrun(f, nsys);
     if (fw->torchrun_per_node) return torchrun_per_node(f);
@@ -673,7 +688,8 @@ ordered_json build_context(const recipe::Recipe& recipe_in, const RenderOptions&
     add_delivered_files_and_preflight(launch, runner, fw, c);
     c["commands"] = stage_commands(f, shape, launch, c);
     // 7. Local: how many processes the local script starts itself; Kubernetes objects.
-    c["local"] = {{"spawn_ranks", fw != nullptr && fw->own_rank_loop},
+    // (the shipped workload on GPUs: torchrun starts them, see gpu_workload_launcher)
+    c["local"] = {{"spawn_ranks", fw != nullptr && fw->own_rank_loop && !f.requests_gpus},
                   {"world_size", f.world_size},
                   {"master_addr", "127.0.0.1"}};
     c["kubernetes"] = kubernetes_json(r, stage, options.run_id);

@@ -51,7 +51,8 @@ const std::vector<FigureInfo>& summary_figures() {
 std::string format_figure(std::string_view key, std::optional<double> value) {
     if (!value || !std::isfinite(*value)) return "-";
     const double v = *value;
-    if (key == "step_time_s" || key == "tflops_per_gpu" || key == "mfu") return fmt::format("{:.8f}", v);
+    if (key == "step_time_s" || key == "tflops_per_gpu" || key == "mfu" || key == "mfu_measured")
+        return fmt::format("{:.8f}", v);
     if (key.substr(0, 9) == "step_time") return fmt::format("{:.4f}", v);
     if (key == "tokens_per_s" || key == "tokens_per_s_per_gpu") return fmt::format("{:.2f}", v);
     if (key == "samples_per_s") return fmt::format("{:.3f}", v);
@@ -79,6 +80,7 @@ nlohmann::ordered_json origins_json(const analysis::Inputs& in) {
     o["seq_len"] = in.seq_len_origin;
     o["window"] = in.window_origin;
     o["flops_convention"] = in.convention_origin;
+    if (!in.gpu_origin.empty()) o["gpu"] = in.gpu_origin;
     return o;
 }
 
@@ -91,6 +93,32 @@ nlohmann::ordered_json series_json(const std::vector<analysis::SeriesPoint>& poi
 nlohmann::ordered_json number_or_null(std::optional<double> v) {
     if (!v || !std::isfinite(*v)) return nullptr;
     return *v;
+}
+
+// The cross-checks, findings and expectations of a report, each as an array.
+void add_checks_json(const RunSummary& s, nlohmann::ordered_json& j) {
+    auto checks = nlohmann::ordered_json::array();
+    for (const auto& c : s.cross_checks)
+        checks.push_back({{"key", c.key},
+                          {"log_key", c.log_key},
+                          {"logged", c.logged},
+                          {"given", c.given},
+                          {"origin", c.origin},
+                          {"match", c.match}});
+    j["cross_checks"] = checks;
+    auto findings = nlohmann::ordered_json::array();
+    for (const auto& f : s.findings)
+        findings.push_back({{"severity", std::string(severity_name(f.severity))}, {"message", f.message}});
+    j["findings"] = findings;
+    auto expectations = nlohmann::ordered_json::array();
+    for (const auto& e : s.expectations)
+        expectations.push_back({{"figure", e.figure},
+                                {"actual", number_or_null(e.actual)},
+                                {"passed", e.passed},
+                                {"rule", e.rule},
+                                {"message", e.message},
+                                {"where", e.where.to_string()}});
+    j["expectations"] = expectations;
 }
 
 }  // namespace
@@ -113,6 +141,8 @@ nlohmann::ordered_json to_json(const RunSummary& s) {
     j["tensor_parallel"] = in.tensor_parallel;
     j["pipeline_parallel"] = in.pipeline_parallel;
     j["flops_convention"] = s.convention;
+    j["flops_convention_given"] = s.convention_alias.empty() ? s.convention : s.convention_alias;
+    j["flops_convention_dates"] = s.convention_dates;
     j["flops_convention_description"] = s.convention_description;
     j["hardware_flops_like"] = s.hardware_flops_like;
     j["flops_formula"] = s.flops.formula;
@@ -142,32 +172,16 @@ nlohmann::ordered_json to_json(const RunSummary& s) {
     j["samples_per_s"] = s.derived.samples_per_s;
     j["tflops_per_gpu"] = s.derived.tflops_per_gpu;
     j["mfu"] = s.derived.mfu;
+    if (s.peak.measured_tflops) {  // a GPU run's calibration beside the datasheet peak
+        j["mfu_measured"] = number_or_null(s.derived.mfu_measured);
+        j["peak_measured_tflops"] = *s.peak.measured_tflops;
+        j["peak_measured_source"] = s.peak.measured_source;
+    }
     j["train_tokens"] = s.derived.train_tokens;
     j["days_to_train"] = s.derived.days_to_train;
     j["final_loss"] = number_or_null(s.figure("final_loss"));
     j["origins"] = origins_json(in);
-    auto checks = nlohmann::ordered_json::array();
-    for (const auto& c : s.cross_checks)
-        checks.push_back({{"key", c.key},
-                          {"log_key", c.log_key},
-                          {"logged", c.logged},
-                          {"given", c.given},
-                          {"origin", c.origin},
-                          {"match", c.match}});
-    j["cross_checks"] = checks;
-    auto findings = nlohmann::ordered_json::array();
-    for (const auto& f : s.findings)
-        findings.push_back({{"severity", std::string(severity_name(f.severity))}, {"message", f.message}});
-    j["findings"] = findings;
-    auto expectations = nlohmann::ordered_json::array();
-    for (const auto& e : s.expectations)
-        expectations.push_back({{"figure", e.figure},
-                                {"actual", number_or_null(e.actual)},
-                                {"passed", e.passed},
-                                {"rule", e.rule},
-                                {"message", e.message},
-                                {"where", e.where.to_string()}});
-    j["expectations"] = expectations;
+    add_checks_json(s, j);
     j["expectations_passed"] = s.expectations_passed();
     const analysis::Provenance& p = s.provenance;
     j["provenance"] = {{"tool_version", p.tool_version}, {"log_format", p.log_format},   {"log_files", p.log_files},
@@ -175,6 +189,8 @@ nlohmann::ordered_json to_json(const RunSummary& s) {
                        {"step_source", p.step_source},   {"run_dir", p.run_dir},         {"run_id", p.run_id},
                        {"recipe_name", p.recipe_name},   {"recipe_file", p.recipe_file}, {"created", p.created},
                        {"git_commit", p.git_commit}};
+    if (!s.conventions.empty()) j["conventions"] = detail::conventions_json(s);
+    if (s.reference) j["reference"] = detail::reference_json(*s.reference);
     j["series"] = {{"step_time_s", series_json(s.step_times)}, {"loss", series_json(s.loss)}};
     return j;
 }
@@ -216,16 +232,21 @@ std::vector<InputRow> input_rows(const RunSummary& s) {
                                           in.model.layers, in.model.hidden, in.model.heads)
                             : in.model.name;
     rows.push_back({"model", shape, in.model_origin});
-    rows.push_back(
-        {"GPUs", fmt::format("{} x {}", in.gpus, in.gpu_name.empty() ? in.gpu_family : in.gpu_name), in.gpus_origin});
+    rows.push_back({"GPUs", fmt::format("{} x {}", in.gpus, in.gpu_name.empty() ? in.gpu_family : in.gpu_name),
+                    in.gpu_origin.empty() ? in.gpus_origin : in.gpus_origin + "; " + in.gpu_origin});
     rows.push_back({"precision", s.peak.precision, in.precision_origin});
     rows.push_back({"global batch", std::to_string(in.global_batch), in.global_batch_origin});
     rows.push_back({"sequence length", std::to_string(in.seq_len), in.seq_len_origin});
     rows.push_back({"parallelism", fmt::format("TP {} PP {}", in.tensor_parallel, in.pipeline_parallel), ""});
-    rows.push_back({"FLOPs convention", s.convention + (s.hardware_flops_like ? " (hardware-FLOPs-like)" : ""),
-                    in.convention_origin});
+    std::string convention = fmt::format("{} ({})", s.convention, s.convention_dates);
+    if (!s.convention_alias.empty()) convention += fmt::format(", given as '{}'", s.convention_alias);
+    if (s.hardware_flops_like) convention += " (hardware-FLOPs-like)";
+    rows.push_back({"FLOPs convention", convention, in.convention_origin});
     rows.push_back({"FLOPs per sample", fmt::format("{:.6e}  {}", s.flops.per_sample, s.flops.formula), ""});
     rows.push_back({"peak", describe_peak(s.peak), ""});
+    if (s.peak.measured_tflops)
+        rows.push_back(
+            {"measured peak", fmt::format("{:g} TFLOPS ({})", *s.peak.measured_tflops, s.peak.measured_source), ""});
     std::string window =
         fmt::format("{}..{} inclusive: {} records", s.stats.window.start, s.stats.window.end, s.stats.count);
     rows.push_back({"step window", window, in.window_origin});
@@ -246,6 +267,15 @@ std::string steps_text(const std::vector<std::int64_t>& steps) {
         if (!out.empty()) out += ", ";
         out += j > i ? fmt::format("{}-{}", steps[i], steps[j]) : fmt::format("{}", steps[i]);
         i = j + 1;
+    }
+    return out;
+}
+
+std::vector<FigureInfo> report_figures(const RunSummary& s) {
+    std::vector<FigureInfo> out;
+    for (const FigureInfo& f : summary_figures()) {
+        out.push_back(f);
+        if (f.key == "mfu" && s.derived.mfu_measured) out.push_back({"mfu_measured", "MFU (measured peak)", ""});
     }
     return out;
 }

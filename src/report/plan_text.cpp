@@ -18,7 +18,7 @@ std::string gib(double bytes) {
 }
 
 std::string flops_table(const plan::Plan& p) {
-    TextTable t{{{"convention", 15, Align::left, ""},
+    TextTable t{{{"convention", 20, Align::left, ""},
                  {"per sample", 14, Align::right, " "},
                  {"per step", 14, Align::right, " "},
                  {"note", 0, Align::left, "  "}},

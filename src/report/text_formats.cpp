@@ -40,9 +40,39 @@ std::string pad(std::string_view s, std::size_t width) {
     return out;
 }
 
+// Every line of a block indented by two spaces.
+std::string indent(const std::string& block) {
+    std::string out;
+    std::size_t start = 0;
+    while (start < block.size()) {
+        std::size_t end = block.find('\n', start);
+        if (end == std::string::npos) end = block.size() - 1;
+        out += "  " + block.substr(start, end - start + 1);
+        start = end + 1;
+    }
+    return out;
+}
+
+// A Markdown table of rows whose first is the header.
+std::string md_table(const std::vector<std::vector<std::string>>& rows) {
+    std::string out;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        out += "|";
+        for (const auto& cell : rows[i]) out += " " + md_escape(cell) + " |";
+        out += "\n";
+        if (i == 0) {
+            out += "|";
+            for (std::size_t c = 0; c < rows[i].size(); ++c) out += "---|";
+            out += "\n";
+        }
+    }
+    return out;
+}
+
 std::string figure_value_with_unit(const RunSummary& s, const FigureInfo& f) {
     std::string v = format_figure(f.key, s.figure(f.key));
-    if (f.key == "mfu" && s.figure("mfu")) return fmt::format("{} ({:.2f}%)", v, *s.figure("mfu") * 100);
+    if ((f.key == "mfu" || f.key == "mfu_measured") && s.figure(f.key))
+        return fmt::format("{} ({:.2f}%)", v, *s.figure(f.key) * 100);
     if (!f.unit.empty() && v != "-" && f.unit != "tokens/s" && f.unit != "samples/s") v += " " + std::string(f.unit);
     return v;
 }
@@ -63,9 +93,21 @@ public:
         }
         out += "\n" + m_style.bold("figures") + "\n";
         std::size_t fw = 0;
-        for (const auto& f : summary_figures()) fw = std::max(fw, display_width(figure_label(s, f)));
-        for (const auto& f : summary_figures())
+        const std::vector<FigureInfo> figures = report_figures(s);
+        for (const auto& f : figures) fw = std::max(fw, display_width(figure_label(s, f)));
+        for (const auto& f : figures)
             out += "  " + pad(figure_label(s, f), fw) + "  " + figure_value_with_unit(s, f) + "\n";
+        if (!s.conventions.empty()) {
+            const auto table = conventions_rows(s);
+            out += "\n" + m_style.bold("under every convention (* = the report's)") + "\n" +
+                   indent(fitted_table(table.front(), {table.begin() + 1, table.end()}));
+        }
+        if (s.reference) {
+            const auto table = reference_rows(s);
+            out += "\n" + m_style.bold("against " + s.reference->row.id) + "  " + m_style.dim(s.reference->row.source) +
+                   "\n" + indent(fitted_table(table.front(), {table.begin() + 1, table.end()})) + "  " +
+                   differences_text(*s.reference);
+        }
         if (!s.expectations.empty()) {
             out += "\n" + m_style.bold("expectations") + "\n";
             std::size_t ew = 0;
@@ -225,8 +267,12 @@ public:
         for (const auto& r : input_rows(s))
             out += "| " + md_escape(r.label) + " | " + md_escape(r.value) + " | " + md_escape(r.origin) + " |\n";
         out += "\n| figure | value |\n|---|---:|\n";
-        for (const auto& f : summary_figures())
+        for (const auto& f : report_figures(s))
             out += "| " + md_escape(figure_label(s, f)) + " | " + figure_value_with_unit(s, f) + " |\n";
+        if (!s.conventions.empty()) out += "\n" + md_table(conventions_rows(s));
+        if (s.reference)
+            out += "\nagainst " + md_escape(s.reference->row.id) + " (" + md_escape(s.reference->row.source) + ")\n\n" +
+                   md_table(reference_rows(s)) + "\n" + md_escape(differences_text(*s.reference));
         if (!s.expectations.empty()) {
             out += "\n| expectation | result | actual | rule |\n|---|---|---:|---|\n";
             for (const auto& e : s.expectations)

@@ -125,9 +125,12 @@ std::optional<Progress> progress_of(const metrics::LogData& log, const analysis:
     p.window_s = p.window_count > 0 ? sum / static_cast<double>(p.window_count) : p.current_s;
     try {
         const analysis::FlopsConvention& conv = analysis::find_flops_convention(in.convention);
-        analysis::FlopsInput fi{in.model, in.seq_len, in.tensor_parallel};
+        analysis::FlopsInput fi;
+        fi.model = in.model;
+        fi.seq_length = in.seq_len;
+        fi.tensor_parallel = in.tensor_parallel;
         analysis::PeakRequest pr;
-        pr.convention = in.convention;
+        pr.convention = analysis::peak_convention(in.convention);
         pr.gpu_family = in.gpu_family;
         pr.precision = in.precision;
         pr.override_tflops = in.peak_override;

@@ -68,6 +68,9 @@ analysis::Inputs inputs_from_recipe(const recipe::Recipe& r) {
     in.micro_batch = r.batch.micro;
     in.tensor_parallel = r.parallelism.tensor;
     in.pipeline_parallel = r.parallelism.pipeline;
+    in.virtual_pipeline = r.parallelism.virtual_pipeline;
+    in.context_parallel = r.parallelism.context;
+    in.expert_parallel = r.parallelism.expert;
     in.window = {r.metrics.window_start, r.metrics.window_end};
     in.window_origin = "recipe";
     in.convention = r.metrics.flops;

@@ -75,6 +75,9 @@ exec 1>>{{stdout_file}}
 {{#framework_is.metaseq}}
 {{> frameworks/metaseq.sh}}
 {{/framework_is.metaseq}}
+{{#framework_is.tinygpt}}
+{{> frameworks/tinygpt.sh}}
+{{/framework_is.tinygpt}}
 {{#framework_is.custom}}
 {{> frameworks/custom.sh}}
 {{/framework_is.custom}}

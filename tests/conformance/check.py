@@ -10,6 +10,9 @@ run time):
   metaseq              metaseq/cli/train.py flags for the --task/--arch/--optimizer/... chosen
   nccl-tests           *_perf flags: getopt_long in src/common.cu
   nemo-preprocess      preprocess_data_for_megatron.py flags
+  torchrun, srun       the launchers' own options in every rendered shell file: torchrun against the
+                       installed torch's argparse (Debian python3-torch), srun against srun(1) of the
+                       installed Slurm (Debian slurm-client)
   nemo                 Hydra 1.3 compose() of the delivered config (or NeMo's megatron_gpt_config
                        when none is delivered) with the overrides; then every key: exp_manager.*
                        against ExpManagerConfig (NeMo merges it into that structured config),
@@ -27,6 +30,7 @@ recipe cannot be rendered.
 from __future__ import annotations
 
 import argparse
+import difflib
 import os
 import re
 import sys
@@ -38,6 +42,7 @@ sys.path.insert(0, str(HERE))
 
 import launches  # noqa: E402
 import nemo_hydra  # noqa: E402
+import nemo_profile  # noqa: E402
 import oracles  # noqa: E402
 
 
@@ -82,6 +87,7 @@ def check_args(argv: list[str], oracle: oracles.ArgOracle) -> list[str]:
     negative_options = any(NEGATIVE_NUMBER.match(s) for o in oracle.options for s in o.strings)
     seen: set[str] = set()
     stray: list[str] = []
+    after_flag: dict[int, str] = {}  # index in stray -> the zero-argument option it follows
     words = argv[1:]
 
     def is_option(word: str) -> bool:
@@ -136,8 +142,8 @@ def check_args(argv: list[str], oracle: oracles.ArgOracle) -> list[str]:
         if attached and not opt.takes_value:
             problems.append(f"'{word}': {opt.strings[0]} takes no value ({what})")
             continue
-        if opt.takes_value and not attached:
-            if oracle.getopt:  # required_argument: the next word, whatever it is
+        if opt.takes_value and not attached and not (oracle.getopt and opt.nargs == "?"):
+            if oracle.getopt:  # required_argument: the next word, whatever it is (optional_argument: attached only)
                 if i < len(words):
                     values.append(words[i])
                     i += 1
@@ -163,25 +169,73 @@ def check_args(argv: list[str], oracle: oracles.ArgOracle) -> list[str]:
                         i += 1
                     if n == "+" and not values:
                         problems.append(f"'{word}' needs at least one value ({what})")
-        if opt.choices:
-            for v in values:
-                if "$" not in v and v not in opt.choices:
-                    problems.append(f"'{word} {v}': {v!r} is not one of {opt.strings[0]}'s choices "
-                                    f"{{{', '.join(opt.choices)}}} ({what})")
+        if not opt.takes_value and i < len(words) and not is_option(words[i]):
+            after_flag[len(stray)] = word  # the next word is left over (argparse) or ignored (getopt)
+        for v in values:
+            problem = value_problem(opt, v)
+            if problem:
+                problems.append(f"'{word} {v}': {problem} ({what})" if v not in word else f"'{word}': {problem} ({what})")
     # words no option consumed: positionals (argparse), or ignored (getopt permutes them away)
     slots = [p for p in oracle.positionals]
     capacity = sum(10**9 if p.nargs in ("*", "+") else (p.nargs if isinstance(p.nargs, int) else 1)
                    for p in slots)
     if oracle.getopt:
-        for w in stray:
-            problems.append(f"'{w}' is not an option of {what}: getopt leaves it and the program ignores it")
+        for n, w in enumerate(stray):
+            flag = f"; {after_flag[n]} takes no value" if n in after_flag else ""
+            problems.append(f"'{w}' is not an option of {what}: getopt leaves it and the program ignores it{flag}")
     elif len(stray) > capacity:
-        for w in stray[capacity:]:
-            problems.append(f"'{w}' is not an argument of {what} (unrecognized positional word)")
+        for n, w in enumerate(stray[capacity:], capacity):
+            if n in after_flag:
+                problems.append(f"'{after_flag[n]} {w}': {after_flag[n]} takes no value, so '{w}' is an "
+                                f"unrecognized positional word ({what})")
+            else:
+                problems.append(f"'{w}' is not an argument of {what} (unrecognized positional word)")
     for opt in oracle.options:
         if opt.required and opt.dest not in seen:
             problems.append(f"{opt.strings[0]} is required by {what} but not given")
     return problems
+
+
+INT_STRTOL = re.compile(r"^\s*[+-]?(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)$")
+C_DOUBLE = r"[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|0[xX][0-9a-fA-F.]+(?:[pP][+-]?\d+)?|inf(?:inity)?|nan)"
+LEADING_DIGITS = re.compile(r"^\s*[+-]?\d")
+NCCL_SIZE = re.compile(r"^\s*" + C_DOUBLE + r"\s*(?:[GgMmKk].*)?$", re.I)
+
+
+def value_problem(opt: oracles.Option, value: str) -> str | None:
+    """Whether the parser takes `value` for `opt`: None when it does, else what it expects.
+    argparse converts with the option's type (int(), float(): run here, as argparse does) and
+    then tests choices; nccl-tests reads sizes with parsesize() and integers with strtol()."""
+    if "$" in value:
+        return None  # a run-time value (${TRAINBENCH_RUN_DIR}, $NNODES): not known here
+    kind = opt.type
+    converted: object = value
+    try:
+        if kind == "int":
+            converted = int(value)
+        elif kind == "float":
+            converted = float(value)
+    except ValueError:
+        return f"{value!r} is not {'an' if kind == 'int' else 'a'} {kind}: {opt.strings[0]} takes type={kind}"
+    if kind == "strtol" and not INT_STRTOL.match(value):
+        read = "the leading digits" if LEADING_DIGITS.match(value) else "0"
+        return f"{value!r} is not an integer: {opt.strings[0]} is read with strtol(), which takes {read} from it"
+    if kind == "size" and not NCCL_SIZE.match(value):
+        return f"{value!r} is not a size: {opt.strings[0]} takes a number with an optional K, M or G suffix (parsesize)"
+    if opt.choices:
+        allowed = opt.choices
+        if kind in ("int", "float"):
+            try:
+                allowed = tuple(str(type(converted)(c)) for c in opt.choices)
+                value = str(converted)
+            except ValueError:
+                pass
+        if value not in allowed:
+            near = [c for c in opt.choices if c.lower() == value.lower()] or difflib.get_close_matches(
+                value, opt.choices, n=1)
+            hint = f"; did you mean {near[0]!r}?" if near else ""
+            return f"{value!r} is not one of {opt.strings[0]}'s choices {{{', '.join(opt.choices)}}}{hint}"
+    return None
 
 
 def check_arg_command(report: Report, stage: launches.Stage, cmd: launches.Command, reference: Path) -> None:
@@ -196,6 +250,39 @@ def check_arg_command(report: Report, stage: launches.Stage, cmd: launches.Comma
         report.reject(stage, cmd.program, f"'{comp}' has no definition in the reference ({_describe(oracle)}), "
                                           "so its flags cannot be checked")
     for problem in check_args(cmd.argv, oracle):
+        report.reject(stage, cmd.program, problem)
+
+
+# --- the launchers (torchrun, srun) --------------------------------------------------------------
+
+def check_launcher_command(report: Report, stage: launches.Stage, cmd: launches.Command, reference: Path) -> None:
+    """torchrun against Debian's python3-torch (the installed torch's argparse), srun against the
+    installed Slurm's srun(1). torch 1.13 spells its options with underscores; the seeds'
+    containers run torch >= 2 (NGC PyTorch 23.xx and later), whose torchrun also takes the
+    hyphenated spelling (gpu-recipes@24ba6df's own chart passes --nproc-per-node): a hyphenated
+    word is checked as its underscore form and noted. Pyxis's --container-* options belong to a
+    SPANK plugin that is not installed here: noted, not checked."""
+    try:
+        oracle = oracles.arg_oracle(cmd.program, cmd.version, cmd.argv, reference)
+    except oracles.OracleError as e:
+        report.note(stage, cmd.program, f"not checked: {e}")
+        return
+    argv = [cmd.argv[0]]
+    table = oracle.table()
+    for word in cmd.argv[1:]:
+        name, eq, value = word.partition("=")
+        if cmd.program == "srun" and name.startswith(oracles.PYXIS_PREFIXES):
+            report.note(stage, "srun", f"'{name}' is an option of the Pyxis SPANK plugin, which is not installed "
+                                       "here: not checked")
+            continue
+        if cmd.program == "torchrun" and name.startswith("--") and name not in table:
+            underscore = "--" + name[2:].replace("-", "_")
+            if underscore in table:
+                report.note(stage, "torchrun", f"'{name}' is torch >= 2's spelling of {underscore} ({oracle.describe()} "
+                                               "has only the latter)")
+                word = underscore + eq + value
+        argv.append(word)
+    for problem in check_args(argv, oracle):
         report.reject(stage, cmd.program, problem)
 
 
@@ -296,8 +383,10 @@ def check_nemo_command(report: Report, stage: launches.Stage, cmd: launches.Comm
         return
     flat = oracles.flatten_keys(OmegaConf.to_container(cfg, resolve=False))
     schema = {f.key: f for f in keys.exp_manager}
-    allowed = keys.model_trainer_keys()
-    open_prefixes = keys.open_prefixes()
+    rules = nemo_profile.key_rules(version, reference, ref_name)
+    parents = {k.rsplit(".", 1)[0] for k in rules if "." in k}
+    # maps NeMo takes whole (an empty {} default): any sub-key; a null default is a leaf
+    open_prefixes = {k for k, r in rules.items() if r.type == "map" and k not in parents and not k.startswith("exp_manager.")}
     exp_ok = True
     em_where = f"ExpManagerConfig ({root.name} {oracles.EXP_MANAGER})"
     seeds = ", ".join(sorted({f for files in keys.launcher.values() for f in files})) or "none"
@@ -316,10 +405,19 @@ def check_nemo_command(report: Report, stage: launches.Stage, cmd: launches.Comm
             report.reject(stage, "nemo", f"'{key}' is not an argument of NeMo {version}: {verdict} of {em_where}, "
                                          "and exp_manager() merges its section into that structured config")
             continue
-        if key in allowed or any(key.startswith(p + ".") for p in open_prefixes):
+        if key in rules:
+            problem = nemo_profile.value_problem(rules[key], flat[key])
+            if problem:
+                report.reject(stage, "nemo", f"'{key}={_hydra_text(flat[key])}': {problem} (NeMo {version})")
             continue
-        report.reject(stage, "nemo", f"'{key}' is not an argument of NeMo {version}: not a key of "
-                                     f"{root.name} {oracles.GPT_CONFIG.rsplit('/', 1)[1]} nor of the seed configs ({seeds})")
+        if any(key.startswith(p + ".") for p in open_prefixes):
+            continue
+        leaf = next((".".join(parts[:n]) for n in range(len(parts) - 1, 0, -1)
+                     if ".".join(parts[:n]) in rules and ".".join(parts[:n]) not in parents), None)
+        why = (f"{leaf} is a leaf ({rules[leaf].type}{', null by default' if rules[leaf].nullable else ''}): "
+               "NeMo reads a value there, not sub-keys" if leaf else
+               f"not a key of {root.name} {oracles.GPT_CONFIG.rsplit('/', 1)[1]} nor of the seed configs ({seeds})")
+        report.reject(stage, "nemo", f"'{key}' is not an argument of NeMo {version}: {why}")
     if exp_ok and "exp_manager" in cfg:
         # what exp_manager() does: resolve, then merge into OmegaConf.structured(ExpManagerConfig)
         nemo_hydra.register_resolvers()
@@ -329,6 +427,14 @@ def check_nemo_command(report: Report, stage: launches.Stage, cmd: launches.Comm
         except Exception as e:  # noqa: BLE001
             report.reject(stage, "nemo", f"the exp_manager section does not merge into {em_where}: "
                                          f"{nemo_hydra.first_line(e)}")
+
+
+def _hydra_text(value) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
 
 
 def _cross_check(report: Report, stage: launches.Stage, cmd: launches.Command, reference: Path, ref_name: str) -> None:
@@ -395,6 +501,13 @@ def check_recipes(recipes: list[str], binary: str, reference: Path, sets: list[s
             ok = False
             continue
         for stage in stages:
+            for cmd in launches.launcher_commands(stage.stage_dir, "installed", "installed"):
+                report.checked += 1
+                before = len(report.rejected)
+                check_launcher_command(report, stage, cmd, reference)
+                if len(report.rejected) > before:
+                    report.rejected_commands += 1
+                report.info(f"checked {stage.file} {stage.stage}: {cmd.program} ({len(cmd.argv) - 1} words) from {cmd.where}")
             for cmd in stage.commands:
                 for item in inject or []:
                     program, _, word = item.partition("=")

@@ -8,19 +8,20 @@ ExpManagerConfig as NeMo's exp_manager() does.
 
 The seed's side, from shared/reference (nothing is copied):
   22.06 (seed 000)  NeMo-Framework-Launcher@eec62ab4 conf/config.yaml composed with
-                    training=gpt3/<size> and the seed's training.* overrides, cfg.training minus
-                    `run`, bignlp_path a dummy, the `multiply` resolver registered, resolved
+                    training=gpt3/<size> (the size of the recipe's model: the launcher's own
+                    conf/training/gpt3/<size>.yaml) and the seed document's command (SEED_COMMANDS
+                    below, cited), cfg.training minus `run`, bignlp_path a dummy, the `multiply`
+                    resolver registered, resolved
   23.07 (seed 001)  the same with NeMo-Framework-Launcher@23.07/launcher_scripts/conf/config.yaml
                     (launcher_scripts_path a dummy)
   24.07 (seed 004)  gpu-recipes@24ba6df gpt3-175b-256gpus-fp8.yaml composed with the overrides the
                     chart's pod command adds (read from nemo-launcher-job.yaml: +trainer.num_nodes,
                     +exp_manager.version, +exp_manager.dllogger_logger_kwargs.json_file) and the
-                    recipe's --set workload.arguments, NNODES from values.yaml workload.gpus
-The seed's overrides are the `training=...` / `training.<key>=<value>` words of the recipe's
-header comment (the document's command), following `extends` for the ones a recipe does not
-repeat; $NN and $NUM_NODES are the recipe's node count. A header line
-`# seed-command: training=gpt3/5b training.trainer.max_steps=20 ...` (one line) gives a recipe's
-whole seed command, and nothing is inherited then.
+                    seed document's --set workload.arguments (quoted in the recipe's header),
+                    NNODES from values.yaml workload.gpus
+$NN and $NUM_NODES are the recipe's node count. The micro batch, tensor and pipeline sizes are
+never taken from the recipe: they are the size config's unless the document's own command sets
+them.
 
 Every differing key is printed with both values. Differences that are meant (benchmark-only
 settings) are listed in intended_differences.yaml (recipe file -> {key: reason}); a difference
@@ -81,42 +82,15 @@ def extends_of(path: Path) -> list[Path]:
     return [(path.parent / item).resolve() for item in re.findall(r"[^\[\],\s]+\.ya?ml", m.group(1))]
 
 
-WORD = r"""("[^"]*"|'[^']*'|[^\s"']+)"""
-
-
-def _unquote(v: str) -> str:
-    return v[1:-1] if len(v) >= 2 and v[0] == v[-1] and v[0] in "'\"" else v
-
-
-def seed_command(path: Path) -> tuple[str | None, dict[str, str], list[str], list[str]]:
-    """(training=<choice>, {training.key: value}, workload arguments, source files)."""
-    choice = None
-    overrides: dict[str, str] = {}
-    workload: list[str] = []
-    sources: list[str] = []
+def seed_command(path: Path) -> tuple[list[str], list[str]]:
+    """24.07: the `--set workload.arguments="{...}"` of the seed document's helm command that the
+    recipe's header quotes (inherited through `extends`), and the files it came from."""
     for p in [path.resolve()] + _ancestors(path):
-        text = header(p)
-        explicit = re.search(r"^\s*seed-command:(.*)$", header(p, joined=False), re.M)
-        if explicit:
-            # `# seed-command: training=gpt3/5b training.x=y ...`: the whole command, not inherited
-            text = explicit.group(1)
-        own = False
-        m = re.search(r"(?<![\w.])training=(\S+)", text)
-        if m and choice is None:
-            choice = m.group(1)
-            own = True
-        for m in re.finditer(r"(?<![\w.])training\.([\w.]+)=" + WORD, text):
-            overrides.setdefault(m.group(1), _unquote(m.group(2)))
-            own = True
-        m = re.search(r"workload\.arguments=\"?\{([^}]*)\}", text)
-        if m and not workload:
-            workload = [w.strip() for w in m.group(1).split(",") if w.strip()]
-            own = True
-        if own:
-            sources.append(str(p.relative_to(REPO)) if p.is_relative_to(REPO) else str(p))
-        if explicit:
-            break
-    return choice, overrides, workload, sources
+        m = re.search(r"workload\.arguments=\"?\{([^}]*)\}", header(p))
+        if m:
+            source = str(p.relative_to(REPO)) if p.is_relative_to(REPO) else str(p)
+            return [w.strip() for w in m.group(1).split(",") if w.strip()], [source]
+    return [], []
 
 
 def _ancestors(path: Path) -> list[Path]:
@@ -134,20 +108,81 @@ def _substitute(value: str, nodes: int) -> str:
     return value
 
 
-def seed_config_launcher(version: str, path: Path, nodes: int, ref: Path) -> tuple[dict, str]:
+# The seeds' own commands, from the seed documents (facts; the per-size values are not here: they
+# are the launcher's conf/training/gpt3/<size>.yaml, which the command selects).
+#   22.06, seed 000 (Azure/woc-benchmarking apps/AI/NeMo/README.md, "Run NeMo Megatron"):
+#     python3 main.py training=gpt3/126m training.run.name=... training.run.time_limit="10:00:00"
+#       training.trainer.num_nodes=$NN training.trainer.max_steps=200 training.trainer.log_every_n_steps=1
+#       training.exp_manager.resume_if_exists=False training.model.micro_batch_size=4
+#       training.model.tensor_model_parallel_size=1 training.model.pipeline_model_parallel_size=1
+#       training.model.activations_checkpoint_num_layers=0
+#     "The following arguments must be changed accordingly to the benchmark you want to run (model,
+#     name, number of nodes, MBS, TP and PP)": for another size, MBS/TP/PP are its size config's.
+#     Its edits: conf/config.yaml data_dir: /shared/data/NeMo, and "only two shards with a 0.5
+#     weight each" in every conf/training/gpt3/*.yaml (data_prefix).
+#   23.07, seed 001 (aws-samples/awsome-distributed-training 3.test_cases/2.nemo-launcher @ 4319f132,
+#     1.bmk-pretrain-gpt3.sh, run by bmk-pretrain-gpt3-126m2.sh (MAX_STEPS=40) and
+#     bmk-pretrain-gpt3-5b2.sh (MAX_STEPS=20), both NUM_NODES=2):
+#     main.py stages=[training] training=gpt3/$MODEL_SIZE training.trainer.num_nodes=$NUM_NODES
+#       training.trainer.max_steps=$MAX_STEPS training.trainer.val_check_interval=$MAX_STEPS
+#       training.trainer.limit_val_batches=0.0 training.exp_manager.create_checkpoint_callback=False
+#       training.exp_manager.resume_if_exists=False training.model.data.data_impl=mock
+#       training.model.data.data_prefix=[]
+#     and for 5b (bmk-pretrain-gpt3-5b2.sh's MODEL_ARGS, "When node_count < 8, needs full
+#     activations checkpointing"): training.model.activations_checkpoint_granularity=full
+#       training.model.activations_checkpoint_method=block training.model.activations_checkpoint_num_layers=1
+SEED_COMMANDS: dict[str, dict[str, Any]] = {
+    "22.06": {
+        "root": ["data_dir=/shared/data/NeMo"],
+        "common": ["trainer.num_nodes=$NN", "trainer.max_steps=200", "trainer.log_every_n_steps=1",
+                   "exp_manager.resume_if_exists=False", "model.activations_checkpoint_num_layers=0",
+                   "model.data.data_prefix=[0.5,${data_dir}/my-gpt3_00_text_document,0.5,"
+                   "${data_dir}/my-gpt3_01_text_document]"],
+        "sizes": {"126m": ["model.micro_batch_size=4", "model.tensor_model_parallel_size=1",
+                           "model.pipeline_model_parallel_size=1"]},
+    },
+    "23.07": {
+        "root": [],
+        "common": ["trainer.num_nodes=$NN", "trainer.max_steps=$MAX_STEPS", "trainer.val_check_interval=$MAX_STEPS",
+                   "trainer.limit_val_batches=0.0", "exp_manager.create_checkpoint_callback=False",
+                   "exp_manager.resume_if_exists=False", "model.data.data_impl=mock", "model.data.data_prefix=[]"],
+        "sizes": {"5b": ["model.activations_checkpoint_granularity=full", "model.activations_checkpoint_method=block",
+                         "model.activations_checkpoint_num_layers=1"]},
+        "max_steps": {"126m": 40, "5b": 20},
+    },
+}
+
+
+def model_size(recipe_model: str) -> str:
+    """gpt3-126m -> 126m: the launcher's conf/training/gpt3/<size>.yaml."""
+    m = re.fullmatch(r"gpt3-(\w+)", recipe_model)
+    if not m:
+        raise SystemExit(f"model {recipe_model!r} has no launcher size config (conf/training/gpt3/<size>.yaml)")
+    return m.group(1)
+
+
+def seed_config_launcher(version: str, size: str, nodes: int, ref: Path) -> tuple[dict, str]:
+    """The launcher's config.yaml composed with training=gpt3/<size> and the seed document's command
+    ($NN: the recipe's node count): what main.py hands to the training job."""
     from omegaconf import OmegaConf
 
     conf, root_key = LAUNCHERS[version]
-    choice, overrides, _, sources = seed_command(path)
-    if not choice:
-        raise SystemExit(f"{path}: no training=gpt3/<size> in its header (or its parents')")
-    words = [f"training={choice}", f"{root_key}={DUMMY_PATH}"]
-    words += [f"training.{k}={_substitute(v, nodes)}" for k, v in overrides.items()]
+    cmd = SEED_COMMANDS[version]
+    if not (ref / conf / "training" / "gpt3" / f"{size}.yaml").is_file():
+        raise SystemExit(f"no {conf}/training/gpt3/{size}.yaml in the reference")
+    steps = cmd.get("max_steps", {}).get(size)
+    words = [f"training=gpt3/{size}", f"{root_key}={DUMMY_PATH}", *cmd["root"]]
+    for w in cmd["common"] + cmd["sizes"].get(size, []):
+        if "$MAX_STEPS" in w:
+            if steps is None:
+                continue  # no script of the document runs this size
+            w = w.replace("$MAX_STEPS", str(steps))
+        words.append("training." + _substitute(w, nodes))
     nemo_hydra.register_resolvers()
     cfg = nemo_hydra.compose(ref / conf, "config", words)
     training = OmegaConf.to_container(cfg.training, resolve=True)  # in the context of the root
     training.pop("run", None)
-    what = f"{conf.split('/')[0]} config.yaml + " + " ".join(words) + f" (from {', '.join(sources)})"
+    what = f"{conf.split('/')[0]} config.yaml + " + " ".join(words) + f" (seed document's command, {size}.yaml)"
     return training, what
 
 
@@ -164,7 +199,7 @@ def seed_config_gpu_recipes(path: Path, ref: Path) -> tuple[dict, str]:
     # the pod command: the Hydra overrides between --config-name=... and the workload arguments
     block = job[job.index('--config-name='):job.index("range $root.Values.workload.arguments", job.index('--config-name='))]
     chart = [_unquote_all(w) for w in re.findall(r"^\s*(\+\S+=\S+)\s*\\\s*$", block, re.M)]
-    _, _, workload, sources = seed_command(path)
+    workload, sources = seed_command(path)
     workload = list(values["workload"].get("arguments") or []) + workload
     words = [nemo_hydra.neutralize(w, {"NNODES": str(nnodes)}) for w in chart + workload]
     nemo_hydra.register_resolvers()
@@ -318,7 +353,9 @@ def main(argv: list[str] | None = None) -> int:
             nodes, gpn = int(shown.get("nodes", 1)), int(shown.get("gpus_per_node", 8))
             try:
                 if version in LAUNCHERS:
-                    seed, seed_what = seed_config_launcher(version, recipe, nodes, ref)
+                    model = shown.get("model", {})
+                    name = model.get("base", model.get("name", "")) if isinstance(model, dict) else str(model)
+                    seed, seed_what = seed_config_launcher(version, model_size(name), nodes, ref)
                 elif version == "24.07":
                     seed, seed_what = seed_config_gpu_recipes(recipe, ref)
                 else:

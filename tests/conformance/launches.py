@@ -265,3 +265,44 @@ def _commands_from_script(path: Path, framework: str, version: str, recipe: dict
         # no --container-image: the command runs on the node itself, not in the recipe's image
         cmds.append(_command(words[i:], framework, version, image, f"{path}:{lineno}"))
     return cmds
+
+
+# --- the launchers in front of the programs (torchrun, srun) --------------------------------------
+
+def launcher_commands(stage_dir: Path, torch_version: str, slurm_version: str) -> list[Command]:
+    """srun's own options and torchrun's own options of every line of the stage's rendered shell
+    files (job.sbatch, launch.sh, run.sh, ...): argv = [launcher, *its options], up to the first
+    word that is not an option of it (srun: the program; torchrun: the .py entry or -m module)."""
+    cmds: list[Command] = []
+    for path in sorted(p for p in stage_dir.rglob("*") if p.is_file() and p.suffix in (".sbatch", ".sh")):
+        for lineno, line in _logical_lines(path.read_text(encoding="utf-8", errors="replace")):
+            if line.lstrip().startswith("#") or not re.search(r"(^|[\s;!(])(srun|torchrun)\s", line):
+                continue
+            lex = shlex.shlex(line, posix=True, punctuation_chars=True)
+            lex.whitespace_split = True
+            lex.commenters = ""
+            try:
+                words = list(lex)
+            except ValueError:
+                continue  # not a plain command line (a heredoc, a quoted script): the program checks cover it
+            for n, w in enumerate(words):
+                if w == "srun":
+                    opts = _leading_options(words[n + 1:], SRUN_SHORT_WITH_VALUE)
+                    cmds.append(Command("srun", slurm_version, ["srun", *opts], where=f"{path}:{lineno}"))
+                elif w == "torchrun":
+                    rest = words[n + 1:]
+                    end = next((k for k, x in enumerate(rest) if x.endswith(".py") or x in SHELL_OPERATORS), len(rest))
+                    cmds.append(Command("torchrun", torch_version, ["torchrun", *rest[:end]], where=f"{path}:{lineno}"))
+    return cmds
+
+
+def _leading_options(words: list[str], short_with_value: set[str]) -> list[str]:
+    out: list[str] = []
+    i = 0
+    while i < len(words) and words[i].startswith("-") and words[i] not in SHELL_OPERATORS:
+        out.append(words[i])
+        if not words[i].startswith("--") and len(words[i]) == 2 and words[i][1] in short_with_value and i + 1 < len(words):
+            out.append(words[i + 1])
+            i += 1
+        i += 1
+    return out

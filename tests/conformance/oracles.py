@@ -11,11 +11,14 @@ copied into this repository; only the rules of the readers are written here.
     oracles.py args metaseq f7ffa5f --task dummy_lm  # metaseq/cli/train.py flags (+ --arch ...)
     oracles.py args nccl-tests 2.19.6                # *_perf flags
     oracles.py args nemo-preprocess 22.06            # preprocess_data_for_megatron.py flags
+    oracles.py args torchrun -                       # Debian python3-torch's torchrun
+    oracles.py args srun -                           # `srun --help` of the installed Slurm
     oracles.py keys nemo 22.06                       # Hydra keys NeMo reads (see nemo_key_sets)
     oracles.py keys exp-manager 24.07                # ExpManagerConfig as dotted keys
     oracles.py keys launcher 23.07                   # the seed's launcher/gpu-recipes config keys
     oracles.py -v args ...                           # with kind, nargs, choices and origin
     oracles.py profile megatron-lm e958b2ca          # a trainbench framework profile (YAML)
+    oracles.py profile nemo 23.07                    # ... of NeMo (nemo_profile.py)
 
 The reference folder is $TRAINBENCH_SHARED_DIR/reference (default: ../shared/reference next to
 the repository), or --reference DIR.
@@ -58,7 +61,8 @@ UPSTREAM = {
 LAUNCHER_CONFIGS = {
     "22.06": ["NeMo-Framework-Launcher@eec62ab4/conf/training/gpt3/*.yaml"],
     "23.07": ["NeMo-Framework-Launcher@23.07/launcher_scripts/conf/training/gpt3/*.yaml"],
-    "24.07": ["gpu-recipes@24ba6df/src/frameworks/nemo-configs/gpt3-175b-256gpus-fp8.yaml"],
+    "24.07": ["gpu-recipes@24ba6df/src/frameworks/nemo-configs/gpt3-175b-256gpus-fp8.yaml",
+              "gpu-recipes@24ba6df/src/frameworks/nemo-configs/llama3-70b-fp8.yaml"],
 }
 GPT_CONFIG = "examples/nlp/language_modeling/conf/megatron_gpt_config.yaml"
 EXP_MANAGER = "nemo/utils/exp_manager.py"
@@ -664,23 +668,148 @@ def nccl_tests_args(version: str = "2.19.6", reference: Path | None = None) -> A
         colons = len(shortopts[i + 1:]) - len(shortopts[i + 1:].lstrip(":"))
         short[letter] = colons >= 1  # 'x::' (optional argument) only attached; treated as value
         i += 1 + colons
+    readers = _nccl_tests_readers(text, call.start(), _need(ref / NCCL_TESTS_REFS[version] / "src/common.h"))
     options: list[Option] = []
     by_letter: dict[str, list[str]] = {}
     for m in re.finditer(r'\{\s*"([^"]+)"\s*,\s*(\w+)\s*,\s*[^,]+,\s*\'(.)\'\s*\}', table.group(1)):
         name, has_arg, letter = m.groups()
         by_letter.setdefault(letter, []).append("--" + name)
-        options.append(Option(("--" + name,), name, None if has_arg != "no_argument" else "store_true",
-                              origin=f"{path.relative_to(ref)}:{line_of(table.start(1) + m.start())}"))
+        takes = has_arg != "no_argument"
+        kind, choices = readers.get(letter, ("?", None)) if takes else (None, None)
+        options.append(Option(("--" + name,), name, None if takes else "store_true", None, choices,
+                              f"{path.relative_to(ref)}:{line_of(table.start(1) + m.start())}", type=kind))
     for letter, takes in short.items():
+        kind, choices = readers.get(letter, ("?", None)) if takes else (None, None)
         options.append(Option(("-" + letter,), by_letter.get(letter, ["-" + letter])[0].lstrip("-"),
-                              None if takes else "store_true",
-                              origin=f"{path.relative_to(ref)}:{line_of(call.start())} optstring"))
+                              None if takes else "store_true", None, choices,
+                              f"{path.relative_to(ref)}:{line_of(call.start())} optstring", type=kind))
     notes = []
     unmatched = sorted(set(by_letter) - set(short))
     if unmatched:
         notes.append(f"longopts whose short letter is not in the optstring: {unmatched}")
     return ArgOracle("nccl-tests", version, options, [], getopt=True,
                      sources=[str(path.relative_to(ref))], notes=notes)
+
+
+def _nccl_tests_readers(text: str, switch_at: int, header: Path) -> dict[str, tuple[str, tuple[str, ...] | None]]:
+    """How the option switch of src/common.cu reads each letter's optarg: 'size' (parsesize: a
+    number with an optional K/M/G suffix, refused when it does not parse), 'strtol' (strtol(optarg,
+    NULL, 0): nccl-tests takes whatever leading integer there is, 0 for none, so only a whole
+    integer is a value it really reads), 'str' (strdup), or the names ncclstringtoop /
+    ncclstringtotype look up (the first test_opnames[] / test_typenames[] of common.cu, every
+    #if branch in, plus "all"; common.h falls back to sum/float for another word)."""
+    readers: dict[str, tuple[str, tuple[str, ...] | None]] = {}
+    htext = header.read_text(encoding="utf-8")
+
+    def names(array: str, lookup: str) -> tuple[str, ...]:
+        m = re.search(array + r"\[[^\]]*\]\s*=\s*\{(.*?)\};", text, re.S)
+        if not m:
+            raise OracleError(f"nccl-tests: no {array}[] in src/common.cu")
+        found = re.findall(r'"([^"]+)"', m.group(1))
+        f = re.search(r"static int " + lookup + r"\s*\(.*?\n\}", htext, re.S)
+        return tuple(found + (re.findall(r'strcmp\(str, "([^"]+)"\)', f.group(0)) if f else []))
+
+    for m in re.finditer(r"case '(.)':(.*?)break;", text[switch_at:], re.S):  # the option switch
+        letter, body = m.groups()
+        if "parsesize(optarg)" in body:
+            readers[letter] = ("size", None)
+        elif "ncclstringtoop(optarg)" in body:
+            readers[letter] = ("str", names("test_opnames", "ncclstringtoop"))
+        elif "ncclstringtotype(optarg)" in body:
+            readers[letter] = ("str", names("test_typenames", "ncclstringtotype"))
+        elif "strtol(optarg" in body:
+            readers[letter] = ("strtol", None)
+        elif "strdup(optarg)" in body:
+            readers[letter] = ("str", None)
+    return readers
+
+
+# ---------------------------------------------------------------------------------------------
+# the launchers in front of the programs: torchrun (Debian's python3-torch) and srun (Slurm)
+
+TORCHRUN_PY = Path("/usr/lib/python3/dist-packages/torch/distributed/run.py")
+# Options of the Pyxis SPANK plugin (NVIDIA/pyxis): srun has them only where pyxis is installed.
+PYXIS_PREFIXES = ("--container-", "--no-container-")
+
+
+@functools.lru_cache(maxsize=None)
+def torchrun_args(run_py: Path = TORCHRUN_PY) -> ArgOracle:
+    """torchrun = torch.distributed.run: get_args_parser() of the installed torch, read with ast.
+    Its actions `env` (takes a value, defaults from PET_* variables) and `check_env` (nargs=0, a
+    flag) come from torch/distributed/argparse_util.py."""
+    root = run_py.parents[2]  # .../dist-packages
+    if not run_py.is_file():
+        raise OracleError(f"no torchrun source at {run_py} (Debian's python3-torch)")
+    oracle = _argparse_oracle(root, "torchrun", _torch_version(root), run_py, "get_args_parser")
+    util = run_py.parent / "argparse_util.py"
+    flags = set()
+    for node in _parse(_need(util)).body:
+        if isinstance(node, ast.ClassDef) and any(
+                isinstance(k, ast.keyword) and k.arg == "nargs" and _literal(k.value) == 0 for k in ast.walk(node)):
+            flags.add(node.name)
+    for opt in oracle.options:
+        if opt.action in flags:
+            opt.action, opt.type = "store_const", None  # nargs=0: a flag
+    oracle.label = f"torchrun (torch {oracle.version}, {run_py})"
+    return oracle
+
+
+def _torch_version(root: Path) -> str:
+    version_py = root / "torch" / "version.py"
+    for node in _parse(_need(version_py)).body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__version__" for t in node.targets):
+            return str(_literal(node.value))
+    return "?"
+
+
+SRUN_MAN = Path("/usr/share/man/man1/srun.1.gz")
+
+
+@functools.lru_cache(maxsize=None)
+def srun_args(man: Path = SRUN_MAN) -> ArgOracle:
+    """srun's options as the installed Slurm documents them in srun(1) (Debian's slurm-client): each
+    `.TP` entry `-x, --long=<arg>` takes a value, `--long[=<arg>]` an optional one (attached only),
+    `--long` none. `srun --help` (with a minimal slurm.conf in a temporary folder: srun needs one to
+    start, and --help contacts nothing) must list no option the manual lacks. srun parses with
+    getopt_long (unique prefixes of long options are taken)."""
+    import gzip
+    import shutil
+    import subprocess
+    import tempfile
+
+    srun = shutil.which("srun")
+    if not srun or not man.is_file():
+        raise OracleError(f"srun or its manual {man} is not installed (Debian's slurm-client)")
+    text = gzip.decompress(man.read_bytes()).decode("utf-8", "replace")
+    options = []
+    for m in re.finditer(r"^\.TP\n(\\fB\\-.*)$", text, re.M):
+        line = re.sub(r"\\f[BIR]", "", m.group(1)).replace("\\-", "-")
+        e = re.match(r"^(-\w)?(?:, )?(--[\w-]+)?(\[=|=)?", line)
+        if not e or not (e.group(1) or e.group(2)):
+            continue
+        strings = tuple(x for x in (e.group(1), e.group(2)) if x)
+        dest = (e.group(2) or e.group(1)).lstrip("-")
+        where = f"{man}:{text.count(chr(10), 0, m.start()) + 2}"
+        if e.group(3) == "[=":
+            options.append(Option(strings, dest, None, "?", origin=where, type="str"))
+        elif e.group(3) == "=" or (e.group(1) and not e.group(2) and "<" in line):
+            options.append(Option(strings, dest, None, None, origin=where, type="str"))
+        else:
+            options.append(Option(strings, dest, "store_true", origin=where))
+    with tempfile.TemporaryDirectory() as tmp:
+        conf = Path(tmp) / "slurm.conf"
+        conf.write_text("ClusterName=oracle\nSlurmctldHost=localhost\n", encoding="utf-8")
+        env = {**os.environ, "SLURM_CONF": str(conf)}
+        helptext = subprocess.run([srun, "--help"], capture_output=True, text=True, env=env, check=False).stdout
+        version = subprocess.run([srun, "--version"], capture_output=True, text=True, env=env, check=False).stdout.split()
+    documented = {x for o in options for x in o.strings}
+    missing = sorted(set(re.findall(r"^\s{1,8}(?:-\w, )?(--[\w-]+)", helptext, re.M)) - documented)
+    if len(options) < 50 or missing:
+        raise OracleError(f"srun(1) gives {len(options)} options; `srun --help` also lists {missing}")
+    oracle = ArgOracle("srun", version[-1] if version else "?", options, [], getopt=True,
+                       sources=[str(man), srun])
+    oracle.label = f"srun ({' '.join(version) or srun}: srun(1), srun --help)"
+    return oracle
 
 
 # ---------------------------------------------------------------------------------------------
@@ -901,14 +1030,25 @@ class MetaseqSource:
             inner = _strip_optional(ann)
             head, _ = _annotation_parts(inner)
             choices = self.choice_enum(inner)
-            if head == "bool":
+            text = ast.unparse(inner) if inner is not None else ""
+            action = None
+            if default_str is not None:
+                # a '${...}' default: gen_parser_from_dataclass sets neither type nor choices nor
+                # an action, so argparse takes one word as a str
+                type_name, choices = "str", None
+            elif "List" in text or "Tuple" in text:
+                type_name = next((f"eval_str_list({t})" for t in ("int", "float", "str") if t in text), "?")
+            elif choices is not None:
+                type_name = "str"
+            elif head == "bool":
                 dflt = _literal(default) if default is not None else None
                 action = "store_false" if dflt is True else "store_true"
+                type_name = None
             else:
-                action = None
+                type_name = "str" if head in ("Any", "") else head
             nargs = "?" if meta.get("argparse_const") is not None else None
             if f.name in positional:
-                out.append(Option((), f.name, action, nargs, choices or None, f.origin))
+                out.append(Option((), f.name, action, nargs, choices or None, f.origin, type=type_name))
                 continue
             strings = ["--" + f.name.replace("_", "-")]
             alias = meta.get("argparse_alias")
@@ -916,7 +1056,7 @@ class MetaseqSource:
                 strings.append(alias)
             # MISSING default -> required=True (a '${...}' default is dropped instead)
             required = default is None and default_str is None
-            out.append(Option(tuple(strings), f.name, action, nargs, choices or None, f.origin, required))
+            out.append(Option(tuple(strings), f.name, action, nargs, choices or None, f.origin, required, type_name))
         return out
 
 
@@ -975,7 +1115,8 @@ def _metaseq_args(version: str, component_items: tuple, reference: Path | None) 
             # get_parser(): parser.add_argument("--" + registry_name.replace("_", "-"), ...)
             # for every registry; the registry names are MetaseqConfig's component fields.
             for reg in registries:
-                walker.options.append(Option(("--" + reg.replace("_", "-"),), reg, origin=_where(path, call, root)))
+                walker.options.append(Option(("--" + reg.replace("_", "-"),), reg, origin=_where(path, call, root),
+                                             type="str"))
             return True
         return False
 
@@ -1319,14 +1460,17 @@ def _option_names(options: Iterable[Option]) -> list[str]:
     return sorted({s for o in options for s in o.strings})
 
 
-def metaseq_profile(version: str, reference: Path | None = None) -> tuple[list[str], dict[str, dict[str, Any]], list[str]]:
+def metaseq_profile(version: str, reference: Path | None = None) -> tuple[list[str], dict[str, dict[str, Any]], list[str],
+                                                                          list[Option]]:
     """Common options, then per component choice (--task, --arch, --optimizer, --lr-scheduler,
-    --criterion) the options that choice adds, as parse_args_and_arch() would; and notes."""
+    --criterion) the options that choice adds, as parse_args_and_arch() would; notes; and every
+    option met (the common ones first) with its type."""
     ref = reference or reference_dir()
     root = ref / METASEQ_REFS[version]
     src = MetaseqSource(root)
     base = metaseq_args(version, {}, ref)
     common = set(_option_names(base.options))
+    every: list[Option] = list(base.options) + list(base.positionals)
     choices: dict[str, dict[str, Any]] = {}
     notes: list[str] = []
     default_task = _default_arg(root / "metaseq/options.py", "get_training_parser", "default_task")
@@ -1345,8 +1489,49 @@ def metaseq_profile(version: str, reference: Path | None = None) -> tuple[list[s
         for name in names:
             oracle = metaseq_args(version, {kind: name}, ref)
             entry[name] = sorted(set(_option_names(oracle.options)) - common)
+            every += oracle.options + oracle.positionals
         choices[flag] = entry
-    return sorted(common), choices, notes
+    return sorted(common), choices, notes, every
+
+
+def value_spec(type_name: str | None, action: str | None = None, nargs: Any = None,
+               choices: Iterable[str] | None = None, nullable: bool = False) -> str:
+    """A `values:` entry, one scalar (profiles stay quick to read): `TYPE` or `action=NAME`, then
+    `nargs=N`, `nullable`, `choices=A|B|C` (a choice may hold neither a space nor a `|`)."""
+    parts = [f"action={action}"] if action else [type_name or "str"]
+    if nargs is not None and not action:
+        parts.append(f"nargs={nargs}")
+    if nullable:
+        parts.append("nullable")
+    if choices:
+        bad = [c for c in choices if " " in c or "|" in c or not c]
+        if bad:
+            raise OracleError(f"choices {bad} cannot be written in a profile's values (space or '|')")
+        parts.append("choices=" + "|".join(choices))
+    return " ".join(parts)
+
+
+def _values_yaml(options: Iterable[Option]) -> list[str]:
+    """`values:` lines: one per option string (the first registration wins)."""
+    rules: dict[str, str] = {}
+    for o in options:
+        for name in o.strings:
+            if name in rules or name in ("-h", "--help"):
+                continue
+            if not o.takes_value:
+                rules[name] = value_spec(None, o.action)
+            else:
+                rules[name] = value_spec(o.type or "str", None, o.nargs, o.choices)
+    return values_block(rules)
+
+
+def values_block(rules: dict[str, str]) -> list[str]:
+    """The `values:` section: one YAML block scalar, a line `NAME SPEC` per argument or key (one
+    node for the whole table, so a profile of a thousand arguments is read in no time)."""
+    bad = [k for k in rules if not k or " " in k or "#" in k]
+    if bad:
+        raise OracleError(f"names {bad} cannot be written in a profile's values")
+    return ["values: |   # NAME SPEC per line (see above)"] + [f"  {k} {v}" for k, v in sorted(rules.items())]
 
 
 def _yaml_str(text: str) -> str:
@@ -1363,7 +1548,7 @@ def profile_yaml(program: str, version: str, reference: Path | None = None) -> s
     repo, commit = UPSTREAM[folder]
     choices: dict[str, dict[str, Any]] = {}
     if program == "metaseq":
-        keys, choices, notes = metaseq_profile(version, ref)
+        keys, choices, notes, options = metaseq_profile(version, ref)
         sources = [str(Path(f).relative_to(folder)) for f in metaseq_args(version, {}, ref).sources]
         how = ["keys:    options.get_training_parser() (argparse options and the config dataclasses it adds)",
                "choices: what parse_args_and_arch() adds for each --arch / --task / --optimizer /",
@@ -1372,6 +1557,7 @@ def profile_yaml(program: str, version: str, reference: Path | None = None) -> s
     else:
         oracle = arg_oracle(program, version, [], ref)
         keys, notes = _option_names(oracle.options), list(oracle.notes)
+        options = oracle.options + oracle.positionals
         sources = [str(Path(f).relative_to(folder)) for f in oracle.sources]
         how = {"megatron-lm": ["keys:    every add_argument reachable from arguments.py parse_args() (a strict",
                                "         ArgumentParser(allow_abbrev=False)) and pretrain_gpt.py's extra_args_provider",
@@ -1388,7 +1574,11 @@ def profile_yaml(program: str, version: str, reference: Path | None = None) -> s
            *(f"#   {line}" for line in how),
            *(line for n in notes for line in textwrap.wrap(n, 96, initial_indent="# note: ",
                                                            subsequent_indent="#       ")),
-           "# Argument names only, in trainbench's format. Regenerate instead of editing.",
+           "#   values:  per argument, what the parser takes: `action=NAME` (no value), else its type as the",
+           "#            parser converts it (int, float: Python's int()/float(); size: nccl-tests' parsesize;",
+           "#            strtol: an integer for C's strtol; str: any text; another name: a converter that is",
+           "#            not checked), then `nargs=N` and `choices=A|B`",
+           "# Argument names and values, in trainbench's format. Regenerate instead of editing.",
            f"framework: {program}",
            f"version: {_yaml_str(version)}",
            f"title: {_yaml_str(title)}",
@@ -1396,6 +1586,11 @@ def profile_yaml(program: str, version: str, reference: Path | None = None) -> s
            f"writes: [{', '.join(writes)}]",
            "keys:"]
     out += [f"  - {_yaml_str(k)}" for k in keys]
+    if program == "nccl-tests":
+        out.append('parser: "getopt"   # GNU getopt_long: a value is the next word, whatever it is')
+    positionals = sorted({o.dest for o in options if not o.strings})
+    if positionals:
+        out.append(f"positionals: [{', '.join(_yaml_str(p) for p in positionals)}]")
     if choices:
         out.append("choices:")
         for flag, entry in choices.items():
@@ -1408,6 +1603,7 @@ def profile_yaml(program: str, version: str, reference: Path | None = None) -> s
                 else:
                     out.append(f"    {_yaml_str(name)}:")
                     out += [f"      - {_yaml_str(k)}" for k in value]
+    out += _values_yaml(options)  # last: trainbench reads this block itself, without the YAML parser
     return "\n".join(out) + "\n"
 
 
@@ -1426,6 +1622,10 @@ def arg_oracle(program: str, version: str, argv: list[str] | None = None,
         return nccl_tests_args(version, reference)
     if program == "nemo-preprocess":
         return nemo_preprocess_args(version, reference)
+    if program == "torchrun":
+        return torchrun_args()
+    if program == "srun":
+        return srun_args()
     raise OracleError(f"no argument oracle for program {program!r}")
 
 
@@ -1437,12 +1637,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("-v", "--verbose", action="store_true", help="also kind, choices and origin")
     sub = p.add_subparsers(dest="what", required=True)
     a = sub.add_parser("args", help="the flags a program accepts")
-    a.add_argument("program", choices=["megatron-lm", "megatron-preprocess", "metaseq", "nccl-tests", "nemo-preprocess"])
+    a.add_argument("program", choices=["megatron-lm", "megatron-preprocess", "metaseq", "nccl-tests", "nemo-preprocess",
+                                       "torchrun", "srun"])
     a.add_argument("version")
     for kind, flag in METASEQ_COMPONENT_FLAGS.items():
         a.add_argument(flag, dest=f"comp_{kind}", help=f"metaseq: the {kind} component")
     pr = sub.add_parser("profile", help="a trainbench framework profile (recipes/catalog/frameworks/)")
-    pr.add_argument("program", choices=sorted(PROFILE_TEXT))
+    pr.add_argument("program", choices=sorted([*PROFILE_TEXT, "nemo"]))
     pr.add_argument("version")
     k = sub.add_parser("keys", help="Hydra config keys")
     k.add_argument("set", choices=["nemo", "gpt-config", "exp-manager", "launcher"])
@@ -1451,7 +1652,12 @@ def main(argv: list[str] | None = None) -> int:
     try:
         ref = reference_dir(args.reference)
         if args.what == "profile":
-            sys.stdout.write(profile_yaml(args.program, args.version, ref))
+            if args.program == "nemo":
+                import nemo_profile  # noqa: PLC0415 (it imports this module)
+
+                sys.stdout.write(nemo_profile.profile_yaml(args.version, ref))
+            else:
+                sys.stdout.write(profile_yaml(args.program, args.version, ref))
             return 0
         if args.what == "args":
             comps = [w for kind in METASEQ_COMPONENT_FLAGS

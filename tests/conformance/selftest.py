@@ -210,6 +210,36 @@ def main() -> int:
     expect(rejects(["all_reduce_perf", "--bogus", "1"], nc, "'--bogus'"), "nccl-tests rejects an unknown long option")
     expect(rejects(["all_reduce_perf", "-b", "8", "extra"], nc, "ignores it"), "nccl-tests: stray words are reported")
 
+    # --- values: the parsers' own types and choices
+    expect(rejects(["p", "--num-layers", "banana"], m1, "'banana' is not an int"), "Megatron-LM: --num-layers banana")
+    expect(rejects(["p", "--num-layers", "banana"], m3, "'banana' is not an int"), "Megatron-LM d98e8a64: --num-layers banana")
+    expect(rejects(["p", "--lr", "fast"], m3, "is not a float"), "Megatron-LM: --lr fast")
+    expect(accepts(["p", "--lr", "1e-4", "--num-layers", "1_0", "--rotary-base", "1000000"], m3) == [],
+           "Python int()/float() texts are accepted (1e-4, 1_0)")
+    expect(rejects(["p", "--sequence-parallel", "1"], m1, "--sequence-parallel takes no value"),
+           "a store_true flag given a value")
+    expect(rejects(["p", "--sequence-parallel=true"], m1, "takes no value"), "a store_true flag given --x=value")
+    expect(rejects(["p", "--fp8-recipe", "delay"], m3, "did you mean 'delayed'"), "choices: a did-you-mean")
+    expect(rejects(["p", "--rampup-batch-size", "1", "2"], m3, "needs 3 value(s)"), "nargs=3 from argparse_meta")
+    expect(rejects(["all_reduce_perf", "-g", "notanumber"], nc, "is not an integer"), "nccl-tests -g notanumber")
+    expect(rejects(["all_reduce_perf", "-b", "8X"], nc, "is not a size"), "nccl-tests -b 8X")
+    expect(accepts(["all_reduce_perf", "-b", "8", "-e", "8G", "-i", "1.5k", "-g", "0x2", "-o", "sum", "-d", "bfloat16"], nc) == [],
+           "nccl-tests sizes with suffixes, strtol integers (hex), op and datatype names")
+    expect(rejects(["all_reduce_perf", "-o", "summ"], nc, "did you mean 'sum'"), "nccl-tests -o: the op names")
+
+    # --- the launchers: torchrun (Debian python3-torch) and srun (srun(1) of the installed Slurm)
+    tr = oracles.torchrun_args()
+    expect(accepts(["torchrun", "--nproc_per_node", "8", "--nnodes", "2", "--rdzv_id", "${SLURM_JOB_ID}",
+                    "--rdzv_backend", "c10d", "--rdzv_endpoint", "h:1", "--standalone"], tr) == [],
+           f"torchrun {tr.version}: seed 002's options")
+    expect(rejects(["torchrun", "--nproc_per_node", "8", "--no-such", "1"], tr, "'--no-such'"), "torchrun rejects --no-such")
+    expect(rejects(["torchrun", "--standalone=1"], tr, "takes no value"), "torchrun --standalone is a flag (check_env, nargs=0)")
+    sr = oracles.srun_args()
+    expect(accepts(["srun", "--ntasks-per-node=8", "--mpi=pmix", "--kill-on-bad-exit=1", "-K1", "-N", "2", "--exclusive",
+                    "--time=00:10:00"], sr) == [], f"srun {sr.version}: the options the renders pass")
+    expect(rejects(["srun", "--ntasks-per-nod=8", "--no-such-opt=1"], sr, "'--no-such-opt=1'"), "srun rejects --no-such-opt")
+    expect(rejects(["srun", "--ntask=8"], sr, "ambiguous"), "srun: an ambiguous prefix (getopt_long)")
+
     # --- NeMo: key sets and ExpManagerConfig
     for version, present, absent in (("22.06", [], ["create_dllogger_logger"]),
                                      ("23.07", ["create_dllogger_logger"], []),
@@ -259,6 +289,22 @@ def main() -> int:
         expect(any("'model.no_such_key'" in m for m in r), "NeMo: a key NeMo does not read is rejected")
         r = nemo_rejections("22.06", ["++exp_manager.create_dllogger_logger=True"])
         expect(any("ExpManagerConfig" in m for m in r), "NeMo 22.06: exp_manager.create_dllogger_logger is rejected")
+        r = nemo_rejections("22.06", ["model.micro_batch_size=banana"])
+        expect(any("'banana' is not an integer" in m for m in r), f"NeMo: model.micro_batch_size=banana: {r}")
+        r = nemo_rejections("23.07", ["trainer.precision=bf17"])
+        expect(any("did you mean 'bf16'" in m for m in r), f"NeMo: trainer.precision=bf17 (a did-you-mean): {r}")
+        r = nemo_rejections("23.07", ["trainer.precision=bf16-mixed", "model.activation=swiglu",
+                                      "model.normalization=rmsnorm", "model.position_embedding_type=rope"])
+        expect(r == [], f"NeMo 23.07: Lightning 2.0's bf16-mixed and the config's own options are taken: {r}")
+        r = nemo_rejections("22.06", ["trainer.precision=bf16-mixed"])
+        expect(any("'bf16-mixed' is not one of" in m for m in r), f"NeMo 22.06 (Lightning 1.x): no bf16-mixed: {r}")
+        r = nemo_rejections("23.07", ["model.normalization=RMSNorm"])
+        expect(any("did you mean 'rmsnorm'" in m for m in r), f"NeMo: the normalization the comment lists: {r}")
+        r = nemo_rejections("22.06", ["+model.tokenizer.vocab_file.bogus=1"])
+        expect(any("'model.tokenizer.vocab_file.bogus'" in m and "is a leaf" in m for m in r),
+               f"NeMo: a key under a null default is not open: {r}")
+        r = nemo_rejections("22.06", ["model.optim.lr=3", "trainer.max_steps=20"])
+        expect(r == [], f"NeMo: an int where the default is a float is a number: {r}")
         r = nemo_rejections("22.06", ["exp_manager.resume_if_exists=perhaps"])
         expect(any("does not merge" in m for m in r), "NeMo: a mistyped exp_manager value does not merge")
         r = nemo_rejections("24.07", ["+model.context_parallel_size=1", "++exp_manager.create_dllogger_logger=True",

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The effective NeMo config of every NeMo seed recipe equals the seed's own, key by key, except
 # the differences listed with a reason in tests/conformance/intended_differences.yaml
-# (tests/conformance/effective_config.py: the seed's side is composed from the launcher /
-# gpu-recipes configs in shared/reference with the seed's command, trainbench's from the rendered
-# job with real Hydra 1.3.2). First it shows that the comparison has teeth: an empty list of
+# (tests/conformance/effective_config.py: the seed's side is the launcher's own
+# conf/training/gpt3/<size>.yaml at the seed's version (or gpu-recipes' config) in
+# shared/reference with the seed document's command, trainbench's from the rendered job with real
+# Hydra 1.3.2). First it shows that the comparison has teeth: an empty list of
 # intended differences must fail, and so must a listed difference that does not occur.
 set -euo pipefail
 
@@ -25,6 +26,17 @@ printf '%s:\n  trainer.devices: "deliberately wrong entry"\n' "$recipe" >"$tmp/s
 if out=$("$python" tests/conformance/effective_config.py "$recipe" --intended "$tmp/stale.yaml" 2>&1) ||
     ! grep -q "^NOT-DIFFERENT $recipe trainer.devices: " <<<"$out"; then
     echo "FAIL: effective_config.py did not report the stale entry trainer.devices for $recipe:"
+    printf '    %s\n' "${out//$'\n'/$'\n'    }"
+    fail=1
+fi
+
+# The seed's side is the launcher's own size config, whatever the recipe says: a recipe that
+# extends the 40B one with another micro batch differs from conf/training/gpt3/40b.yaml (MBS 1).
+printf 'version: 1\nname: effective-mbs\nextends: [%s]\nbatch: {micro: 2}\n' "$src/recipes/azure-ndm-a100-v4/gpt3-40b.yaml" \
+    >"$tmp/mbs.yaml"
+if out=$("$python" tests/conformance/effective_config.py "$tmp/mbs.yaml" --intended "$tmp/empty.yaml" 2>&1) ||
+    ! grep -q "^DIFFERENT $tmp/mbs.yaml model.micro_batch_size: seed 1, trainbench 2" <<<"$out"; then
+    echo "FAIL: effective_config.py did not compare the micro batch with the launcher's gpt3/40b.yaml:"
     printf '    %s\n' "${out//$'\n'/$'\n'    }"
     fail=1
 fi

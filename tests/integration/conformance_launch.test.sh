@@ -83,6 +83,40 @@ bad metaseq-sbm recipes/azure-a100-metaseq/opt-125m-smoke.yaml metaseq "'--sampl
     --task dummy_lm --sample-break-mode none
 # Megatron-LM: a flag arguments.py does not define (parse_args is strict, allow_abbrev=False)
 bad megatron-flag recipes/azure-nd-h100-v5/gpt3-175b-smoke.yaml megatron-lm "'--no-such-flag'" --no-such-flag
+# Values, as the programs' own parsers read them: argparse type=int, a store_true flag given a
+# value, NeMo keys against the type of their upstream default and the version's enumerations
+bad megatron-int recipes/azure-nd-h100-v5/gpt3-175b-smoke.yaml megatron-lm "'banana' is not an int" \
+    --num-layers banana
+bad megatron-flag-value recipes/azure-nd-h100-v5/gpt3-175b-smoke.yaml megatron-lm "takes no value" \
+    --use-flash-attn yes
+bad nemo-2206-int recipes/azure-ndm-a100-v4/gpt3-126m.yaml nemo "is not an integer" model.micro_batch_size=banana
+bad nemo-2307-precision recipes/aws-p4d/gpt3-126m.yaml nemo "did you mean 'bf16'" trainer.precision=bf17
+bad nemo-2307-null-leaf recipes/aws-p4d/gpt3-126m.yaml nemo "'model.tokenizer.vocab_file.bogus'" \
+    +model.tokenizer.vocab_file.bogus=1
+
+# nccl-tests: a recipe cannot give -g a word (nccl.gpus_per_rank is an integer: validate refuses
+# it), so the words are appended to the rendered validate command (check.py --inject).
+rc=0
+out=$("$python" tests/conformance/check.py --inject nccl-tests=-g --inject nccl-tests=notanumber \
+    recipes/azure-ndm-a100-v4/gpt3-126m.yaml 2>&1) || rc=$?
+if (( rc != 1 )) || ! grep '^REJECTED' <<<"$out" | grep -q "'notanumber' is not an integer"; then
+    echo "FAIL: nccl-tests -g notanumber was not rejected (check.py exited $rc):"
+    printf '    %s\n' "${out//$'\n'/$'\n'    }"
+    fail=1
+else
+    echo "ok: nccl-tests-g: $(grep '^REJECTED' <<<"$out" | grep "notanumber" | head -n 1 | cut -c1-220)"
+fi
+printf 'version: 1\nname: conformance-nccl-g\nextends: [%s]\nstages:\n  - {name: validate, kind: validate, options: {nccl: {gpus_per_rank: notanumber}}}\n  - {name: train, kind: train}\n' \
+    "$src/recipes/azure-ndm-a100-v4/gpt3-126m.yaml" >"$tmp/nccl-g.yaml"
+rc=0
+out=$("$bin" validate "$tmp/nccl-g.yaml" 2>&1) || rc=$?
+if (( rc != 3 )) || ! grep -q "^$tmp/nccl-g.yaml:[0-9]*:[0-9]*: error: .*gpus_per_rank" <<<"$out"; then
+    echo "FAIL: trainbench validate did not refuse nccl.gpus_per_rank: notanumber with a located error (exit $rc):"
+    printf '    %s\n' "${out//$'\n'/$'\n'    }"
+    fail=1
+else
+    echo "ok: nccl-tests-g: validate: $(grep gpus_per_rank <<<"$out" | head -n 1 | cut -c1-200)"
+fi
 
 if (( fail )); then
     exit 1

@@ -37,10 +37,17 @@ cmp -s "$WORK/dllogger.json" "$dir/$dll" || fail "the collected DLLogger log dif
 report=$(tb report "$dir")
 want=$("$TB" report "$WORK/dllogger.json" --model gpt3-175b --gpus 128 --gpu h100 --precision fp8 \
     --global-batch 1024 --flops gpu-recipes --window 5:19)
-step=$(grep -o '[0-9.]* s' <<<"$want" | head -1)
-mfu=$(grep -i 'mfu' <<<"$want" | grep -o '0\.[0-9]*' | head -1)
-[[ -n $step && -n $mfu ]] || fail "reference report: $want"
-grep -qF "$step" <<<"$report" || fail "report lacks step time $step: $report"
-grep -qF "$mfu" <<<"$report" || fail "report lacks MFU $mfu: $report"
-grep -qF "$step" "$WORK/run.out" || fail "run's own report lacks step time $step: $(cat "$WORK/run.out")"
+# The figures are read from their report fields ("  step time (window mean)  25.10377273 s",
+# "  MFU  0.35444380 (35.44%)") and must be numbers; each report must have the same field.
+field() {  # field NAME: the number on the report line "  NAME  <number> ..."
+    sed -n "s|^  $1  *\([0-9][0-9]*\.[0-9][0-9]*\)\( .*\)\{0,1\}$|\1|p"
+}
+step=$(field 'step time (window mean)' <<<"$want")
+mfu=$(field MFU <<<"$want")
+[[ $step =~ ^[0-9]+\.[0-9]+$ && $mfu =~ ^0\.[0-9]+$ ]] || fail "reference report without step time or MFU: $want"
+[[ $(field 'step time (window mean)' <<<"$report") == "$step" ]] || fail "report's step time is not $step s: $report"
+[[ $(field MFU <<<"$report") == "$mfu" ]] || fail "report's MFU is not $mfu: $report"
+[[ $(field 'step time (window mean)' <"$WORK/run.out") == "$step" ]] ||
+    fail "run's own report's step time is not $step s: $(cat "$WORK/run.out")"
+echo "step time $step s, MFU $mfu in the reference, the run's and report's"
 echo ok

@@ -124,6 +124,20 @@ export SLURM_CONF=$CONF
 EOF
 }
 
+# daemon COMMAND...: runs COMMAND (a daemon that forks into the background) with every descriptor
+# above 2 closed. Otherwise the daemon keeps what the caller had open: munged, which outlives
+# the cluster, held the machine-wide /tmp/trainbench-cluster.lock of the `flock` around ctest and
+# blocked every other cluster test until it was killed (2026-11-27).
+daemon() {
+    (
+        for fd in /proc/self/fd/*; do
+            fd=${fd##*/}
+            if ((fd > 2)); then eval "exec $fd>&-" 2>/dev/null || true; fi
+        done
+        exec "$@"
+    )
+}
+
 start_munge() {
     if munge -n 2>/dev/null | unmunge >/dev/null 2>&1; then
         return 0
@@ -133,9 +147,9 @@ start_munge() {
     chown munge:munge /run/munge /var/lib/munge /var/log/munge 2>/dev/null || true
     chmod 0755 /run/munge
     if id munge >/dev/null 2>&1; then
-        runuser -u munge -- /usr/sbin/munged --force || die "munged did not start"
+        daemon runuser -u munge -- /usr/sbin/munged --force || die "munged did not start"
     else
-        /usr/sbin/munged --force || die "munged did not start"
+        daemon /usr/sbin/munged --force || die "munged did not start"
     fi
     local i
     for i in $(seq 1 50); do
@@ -162,13 +176,13 @@ do_start() {
         write_config
         if ! pid_alive "$DIR/run/slurmctld.pid"; then
             # -c: a clean start (no saved jobs from an earlier cluster in this directory).
-            slurmctld -c -f "$CONF" || die "slurmctld did not start; see $DIR/log/slurmctld.log"
+            daemon slurmctld -c -f "$CONF" || die "slurmctld did not start; see $DIR/log/slurmctld.log"
         fi
     fi
     local n
     for n in "${NODES[@]}"; do
         if ! pid_alive "$DIR/run/slurmd-$n.pid"; then
-            slurmd -f "$CONF" -N "$n" || die "slurmd -N $n did not start; see $DIR/log/slurmd-$n.log"
+            daemon slurmd -f "$CONF" -N "$n" || die "slurmd -N $n did not start; see $DIR/log/slurmd-$n.log"
         fi
     done
 

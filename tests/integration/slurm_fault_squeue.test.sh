@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Hanging and garbage-printing squeue first on PATH, in front of the real local Slurm:
-#  1. squeue hangs: `status` returns within TRAINBENCH_SCHEDULER_TIMEOUT (3 s here, plus a
-#     margin) with a clear message and exit 4, showing the last known state; a hung query is
+#  1. squeue hangs: `status` returns within TRAINBENCH_SCHEDULER_TIMEOUT (3 s here) plus 1 s,
+#     with a clear message and exit 4, showing the last known state; a hung query is
 #     not retried five times;
 #  2. squeue prints garbage: `status` does not crash and still prints the run.
 # docs/reliability.md.
@@ -16,13 +16,17 @@ id=$(short_id_of "$(tb --json submit "$WORK/r.yaml")")
 job=$(tb --json status --no-refresh "$id" | jq -r '.[0].stages[0].job_id')
 trap 'scancel "$job" 2>/dev/null || true; rm -rf "$WORK"' EXIT
 
-# 1. hanging
-t0=$SECONDS
+# 1. hanging. Limit 4 s: the 3 s command time limit plus 1 s of headroom for everything else
+# `status` does (start, the run store, ending the hung squeue's process group); measured
+# 3.03-3.04 s here at load average 17 on 2 cores (2026-11-27). A retried hung query takes 6 s or more.
+limit_s=4
+t0=$(date +%s.%N)
 rc=0
 PATH="$WORK/hang:$PATH" TRAINBENCH_SCHEDULER_TIMEOUT=3 tb status "$id" >"$WORK/hang.out" 2>"$WORK/hang.err" || rc=$?
-took=$((SECONDS - t0))
+took=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
 ((rc == 4)) || fail "status with a hanging squeue exited $rc, want 4: $(cat "$WORK/hang.err")"
-((took <= 15)) || fail "status took $took s with a 3 s command time limit"
+awk -v t="$took" -v l="$limit_s" 'BEGIN { exit !(t <= l) }' ||
+    fail "status took $took s with a 3 s command time limit (limit $limit_s s)"
 grep -q "timed out: no answer within the command time limit" "$WORK/hang.err" || fail "no clear message: $(cat "$WORK/hang.err")"
 grep -q "$id" "$WORK/hang.out" || fail "status printed no table: $(cat "$WORK/hang.out")"
 
@@ -32,4 +36,4 @@ PATH="$WORK/garbage:$PATH" tb status "$id" >"$WORK/garbage.out" 2>"$WORK/garbage
 ((rc == 0 || rc == 4)) || fail "status with a garbage squeue exited $rc: $(head -c 500 "$WORK/garbage.err")"
 grep -q "internal error" "$WORK/garbage.err" && fail "internal error: $(cat "$WORK/garbage.err")"
 grep -q "$id" "$WORK/garbage.out" || fail "status printed no table with a garbage squeue"
-echo "ok: hanging squeue: status in ${took} s (limit 3 s), exit 4; garbage squeue: exit $rc, no crash"
+echo "ok: hanging squeue: status in ${took} s (command limit 3 s, test limit $limit_s s), exit 4; garbage squeue: exit $rc, no crash"

@@ -13,7 +13,8 @@
 #   cluster.sh stop DIR    stop what `start` started, by PID, one process at a time
 #   cluster.sh status DIR  exit 0 when the API server answers
 #
-# Exit 125 (CTest's "skipped") when Go is absent. No container runs and no packet goes
+# Fails (exit 1) when no Go >= 1.24 can be found or installed (tests/k8s/go-toolchain.sh), exits
+# 125 (CTest's "skipped") without openssl or python3. No container runs and no packet goes
 # to a pod: pod IPs are data. Timings: docs/development.md.
 set -euo pipefail
 
@@ -189,7 +190,7 @@ EOF
 case $action in
 start)
     BIN=$("$here/build-tools.sh") || exit $?
-    for t in openssl python3; do command -v $t >/dev/null || { echo "k8s_cluster: skipped: $t is missing" >&2; exit 125; }; done
+    for t in openssl python3; do command -v $t >/dev/null || { echo "k8s_cluster: skipped: $t is missing (scripts/setup.sh --test installs it)" >&2; exit 125; }; done
     if answers; then log "already running ($DIR)"; exit 0; fi
     stop_all
     t0=$(date +%s.%N)

@@ -11,12 +11,26 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
+# "math": attention written out (scores, mask, softmax, AV), which every PyTorch has and
+# the CPU path uses; "sdpa": torch.nn.functional.scaled_dot_product_attention (PyTorch 2.0+),
+# fused kernels on a GPU.
+ATTENTION_KINDS = ("math", "sdpa")
+
+
+def padded_vocab(vocab: int, multiple: int) -> int:
+    """`vocab` rounded up to a multiple of `multiple` (Megatron-LM's make-vocab-size-divisible-by)."""
+    multiple = max(1, multiple)
+    return (vocab + multiple - 1) // multiple * multiple
+
 
 class CausalSelfAttention(nn.Module):
-    def __init__(self, hidden: int, heads: int):
+    def __init__(self, hidden: int, heads: int, attention: str = "math"):
         super().__init__()
         if hidden % heads != 0:
             raise ValueError(f"hidden size {hidden} is not divisible by {heads} heads")
+        if attention not in ATTENTION_KINDS:
+            raise ValueError(f"attention '{attention}' is not one of {', '.join(ATTENTION_KINDS)}")
+        self.attention = attention
         self.heads = heads
         self.head_dim = hidden // heads
         self.qkv = nn.Linear(hidden, 3 * hidden)
@@ -29,6 +43,11 @@ class CausalSelfAttention(nn.Module):
         q = q.view(b, s, self.heads, self.head_dim).transpose(1, 2)
         k = k.view(b, s, self.heads, self.head_dim).transpose(1, 2)
         v = v.view(b, s, self.heads, self.head_dim).transpose(1, 2)
+        if self.attention == "sdpa":
+            # Fused attention (flash / memory-efficient / cuDNN kernels on a GPU): the
+            # s x s scores are never stored.
+            y = F.scaled_dot_product_attention(q, k, v, is_causal=True).transpose(1, 2).reshape(b, s, h)
+            return self.proj(y)
         scores = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(self.head_dim))
         scores = scores.masked_fill(mask[:s, :s], float("-inf"))
         attn = torch.softmax(scores, dim=-1)
@@ -37,10 +56,10 @@ class CausalSelfAttention(nn.Module):
 
 
 class Block(nn.Module):
-    def __init__(self, hidden: int, heads: int, ffn: int):
+    def __init__(self, hidden: int, heads: int, ffn: int, attention: str = "math"):
         super().__init__()
         self.ln1 = nn.LayerNorm(hidden)
-        self.attn = CausalSelfAttention(hidden, heads)
+        self.attn = CausalSelfAttention(hidden, heads, attention)
         self.ln2 = nn.LayerNorm(hidden)
         self.fc1 = nn.Linear(hidden, ffn)
         self.fc2 = nn.Linear(ffn, hidden)
@@ -52,12 +71,15 @@ class Block(nn.Module):
 
 
 class TinyGPT(nn.Module):
-    def __init__(self, layers: int, hidden: int, heads: int, ffn: int, seq_len: int, vocab: int):
+    def __init__(self, layers: int, hidden: int, heads: int, ffn: int, seq_len: int, vocab: int,
+                 attention: str = "math"):
+        """`vocab` is the embedding's row count: the tokenizer's vocabulary, or that padded
+        (padded_vocab) so the LM head's GEMM has friendly shapes, as Megatron-LM does."""
         super().__init__()
         self.seq_len = seq_len
         self.tok = nn.Embedding(vocab, hidden)
         self.pos = nn.Embedding(seq_len, hidden)
-        self.blocks = nn.ModuleList(Block(hidden, heads, ffn) for _ in range(layers))
+        self.blocks = nn.ModuleList(Block(hidden, heads, ffn, attention) for _ in range(layers))
         self.ln_f = nn.LayerNorm(hidden)
         # True above the diagonal: positions a token may not attend to. A plain attribute,
         # not a buffer: DDP would broadcast buffers and gloo has no bool type.
@@ -95,7 +117,8 @@ def megatron_flops_per_iteration(global_batch: int, seq_len: int, layers: int, h
     (num_floating_point_operations at HEAD, facts/metrics.md §3.1) for this model:
     multi-head attention (query groups = heads, head dim = hidden/heads), no gated
     attention, GELU MLP (2 GEMMs), no MoE/MTP, causal attention counted as half of
-    the s^2 term, logits over the vocabulary as the model has it (not padded).
+    the s^2 term, logits over the vocabulary as the model has it (the embedding's rows:
+    the tokenizer's vocabulary, or that padded when train.py's --pad-vocab-to pads it).
 
     F = T * [L * (12 h f + 24 h^2) + 6 h V] + 6 B s^2 h L, with T = B s tokens.
     """

@@ -1,11 +1,15 @@
 #!/usr/bin/python3
-"""tinygpt: a small GPT-style pre-training workload on PyTorch (CPU), data
-parallel with torch.distributed (gloo). It logs like NeMo (DLLogger JSON lines)
-and Megatron-LM (iteration lines on stdout), so trainbench's parsers read it as
-they read the real frameworks. Reference: docs/workload.md.
+"""tinygpt: a small GPT-style pre-training workload on PyTorch, data parallel
+with torch.distributed: on the CPU (gloo) by default, on NVIDIA GPUs with
+--device cuda (NCCL, bf16 autocast, fused attention). It logs like NeMo
+(DLLogger JSON lines) and Megatron-LM (iteration lines on stdout), so
+trainbench's parsers read it as they read the real frameworks. Reference:
+docs/workload.md.
 
 Run with the system interpreter, which has Debian's python3-torch:
     /usr/bin/python3 workloads/tinygpt/train.py --steps 30 --dllogger-file dllogger.json
+On a GPU node, with an interpreter whose PyTorch has CUDA:
+    python3 workloads/tinygpt/train.py --device cuda --precision bf16 ...
 """
 
 import argparse
@@ -53,7 +57,7 @@ def positive_float(text):
 def parse_args(argv):
     p = argparse.ArgumentParser(
         prog=PROG,
-        description="Small GPT pre-training on CPU over mock tokens; DLLogger + Megatron-style logs.",
+        description="Small GPT pre-training on CPU or CUDA over mock tokens; DLLogger + Megatron-style logs.",
         epilog="example: /usr/bin/python3 train.py --layers 2 --hidden 128 --heads 4 --ffn 512 "
                "--seq-len 128 --vocab 4096 --micro-batch 8 --global-batch 16 --steps 30 "
                "--dllogger-file logs/dllogger.json")
@@ -74,7 +78,16 @@ def parse_args(argv):
     p.add_argument("--threads", type=positive_int, default=None,
                    help="torch threads per rank (default: usable cores / ranks on this node, at least 1)")
     p.add_argument("--precision", choices=["fp32", "bf16"], default="fp32",
-                   help="fp32, or bf16 autocast on CPU (default fp32)")
+                   help="fp32, or bf16 autocast on the device (default fp32)")
+    p.add_argument("--device", choices=["cpu", "cuda"], default="cpu",
+                   help="cpu (gloo between ranks), or cuda: one GPU per rank, LOCAL_RANK's (NCCL) (default cpu)")
+    p.add_argument("--attention", choices=["auto", "math", "sdpa"], default="auto",
+                   help="math (written out), or sdpa (torch.nn.functional.scaled_dot_product_attention, fused "
+                        "kernels on a GPU); auto: sdpa on cuda, math on cpu (default auto)")
+    p.add_argument("--pad-vocab-to", type=positive_int, default=1, metavar="N",
+                   help="pad the embedding and LM head to a multiple of N rows, as Megatron-LM's "
+                        "make-vocab-size-divisible-by (default 1: no padding)")
+    p.add_argument("--compile", action="store_true", help="torch.compile the model (PyTorch 2.0+)")
     p.add_argument("--calibrate-seconds", type=float, default=1.0,
                    help="duration of the matmul calibration of the peak (default 1.0; 0 skips it and logs no peak)")
     args = p.parse_args(argv)
@@ -84,6 +97,8 @@ def parse_args(argv):
         p.error(f"argument --calibrate-seconds: '{args.calibrate_seconds}' must be 0 or more")
     if args.hidden % args.heads != 0:
         p.error(f"--hidden {args.hidden} is not divisible by --heads {args.heads}")
+    if args.attention == "auto":
+        args.attention = "sdpa" if args.device == "cuda" else "math"
     return args
 
 
@@ -330,6 +345,54 @@ def usable_cores():
         return os.cpu_count() or 1
 
 
+def cuda_device(torch, args, local_rank):
+    """The GPU of this rank (LOCAL_RANK's), after checking that PyTorch has CUDA and sees it."""
+    if not torch.cuda.is_available():
+        visible = os.environ.get("CUDA_VISIBLE_DEVICES")
+        raise WorkloadError(
+            f"--device cuda: PyTorch {torch.__version__} sees no CUDA GPU (torch.cuda.is_available() is False"
+            f"{'; CUDA_VISIBLE_DEVICES=' + repr(visible) if visible is not None else ''}; "
+            f"{'built without CUDA' if torch.version.cuda is None else 'CUDA ' + torch.version.cuda})")
+    count = torch.cuda.device_count()
+    if local_rank >= count:
+        raise WorkloadError(f"local rank {local_rank} has no GPU: this node shows {count} GPU(s)")
+    torch.cuda.set_device(local_rank)
+    if args.precision == "bf16" and not torch.cuda.is_bf16_supported():
+        raise WorkloadError(f"{torch.cuda.get_device_name(local_rank)} does not support bf16")
+    return torch.device("cuda", local_rank)
+
+
+def build_model(torch, args, device, world, local_rank):
+    """The model on its device, compiled when asked, wrapped for data parallelism."""
+    from model import TinyGPT, padded_vocab
+    from torch.nn.parallel import DistributedDataParallel
+
+    if args.attention == "sdpa" and not hasattr(torch.nn.functional, "scaled_dot_product_attention"):
+        raise WorkloadError(f"--attention sdpa needs PyTorch 2.0 or later; this is {torch.__version__}")
+    torch.manual_seed(args.seed)
+    model = TinyGPT(args.layers, args.hidden, args.heads, args.ffn, args.seq_len,
+                    padded_vocab(args.vocab, args.pad_vocab_to), args.attention)
+    parameters = sum(p.numel() for p in model.parameters())
+    if device.type == "cuda":
+        model = model.to(device)
+        model.mask = model.mask.to(device)  # a plain attribute (see model.py), not moved by .to()
+    if args.compile:
+        if not hasattr(torch, "compile"):
+            raise WorkloadError(f"--compile needs PyTorch 2.0 or later; this is {torch.__version__}")
+        model = torch.compile(model)
+    if world > 1:
+        # broadcasts rank 0's weights, all-reduces gradients
+        model = DistributedDataParallel(model, device_ids=[local_rank] if device.type == "cuda" else None)
+    return model, parameters
+
+
+def make_optimizer(torch, args, model, device):
+    kwargs = {"lr": args.lr, "betas": (0.9, 0.95), "weight_decay": 0.1}
+    if device.type == "cuda":
+        kwargs["fused"] = True  # one kernel for the whole update
+    return torch.optim.AdamW(model.parameters(), **kwargs)
+
+
 def run(args):
     lock = threading.Lock()
     rank, world, local_rank, master_addr, master_port, launcher = distributed_env()
@@ -359,27 +422,29 @@ def run(args):
 
     import torch  # after the checks: importing torch takes seconds
     import torch.distributed as dist
-    from torch.nn.parallel import DistributedDataParallel
 
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from data import MockTokens
-    from model import TinyGPT, megatron_flops_per_iteration
+    from model import megatron_flops_per_iteration, padded_vocab
 
     torch.set_num_threads(threads)
 
+    cuda = args.device == "cuda"
     if args.precision == "bf16" and not hasattr(torch, "autocast"):
-        raise WorkloadError("bf16 needs torch.autocast on CPU, which this PyTorch lacks")
+        raise WorkloadError("bf16 needs torch.autocast, which this PyTorch lacks")
+    device = cuda_device(torch, args, local_rank) if cuda else torch.device("cpu")
 
     if world > 1:
+        backend = "nccl" if cuda else "gloo"
         os.environ["MASTER_ADDR"] = master_addr
         os.environ["MASTER_PORT"] = str(master_port)
-        info(rank, f"joining {world} ranks at {master_addr}:{master_port} (gloo, {launcher})")
-        dist.init_process_group("gloo", rank=rank, world_size=world,
+        info(rank, f"joining {world} ranks at {master_addr}:{master_port} ({backend}, {launcher})")
+        dist.init_process_group(backend, rank=rank, world_size=world,
                                 timeout=datetime.timedelta(seconds=300))
         args.hard_exit = True  # see the end of run()
 
     def all_mean(values):
-        t = torch.tensor(values, dtype=torch.float64)
+        t = torch.tensor(values, dtype=torch.float64, device=device if cuda else None)
         if world > 1:
             dist.all_reduce(t)
             t /= world
@@ -389,21 +454,27 @@ def run(args):
         if world > 1:
             dist.barrier()
 
-    # Peak: all ranks calibrate at the same time, each with its own threads, so the
-    # figure is what one rank ("one GPU") can reach while its neighbours run too.
+    # Peak: all ranks calibrate at the same time, each with its own threads (or its own GPU),
+    # so the figure is what one rank ("one GPU") can reach while its neighbours run too.
     barrier()
-    peak = calibrate_peak(torch, args.calibrate_seconds, args.precision) if args.calibrate_seconds > 0 else 0.0
+    peak_best = None
+    if args.calibrate_seconds <= 0:
+        peak = 0.0
+    elif cuda:
+        from device import calibrate_cuda_peak
+        dtype = torch.bfloat16 if args.precision == "bf16" else torch.float32
+        peak, peak_best = calibrate_cuda_peak(torch, args.calibrate_seconds, device, dtype=dtype)
+        peak_best = all_mean([peak_best])[0]
+    else:
+        peak = calibrate_peak(torch, args.calibrate_seconds, args.precision)
     peak = all_mean([peak])[0]
 
-    torch.manual_seed(args.seed)
-    model = TinyGPT(args.layers, args.hidden, args.heads, args.ffn, args.seq_len, args.vocab)
-    parameters = sum(p.numel() for p in model.parameters())
-    if world > 1:
-        model = DistributedDataParallel(model)  # broadcasts rank 0's weights, all-reduces gradients
-    optimizer = torch.optim.AdamW(model.parameters(), lr=args.lr, betas=(0.9, 0.95), weight_decay=0.1)
+    model, parameters = build_model(torch, args, device, world, local_rank)
+    optimizer = make_optimizer(torch, args, model, device)
     data = MockTokens(args.vocab, args.seq_len, args.seed)
+    vocab_rows = padded_vocab(args.vocab, args.pad_vocab_to)
     flops_per_step = megatron_flops_per_iteration(args.global_batch, args.seq_len, args.layers, args.hidden,
-                                                  args.heads, args.ffn, args.vocab)
+                                                  args.heads, args.ffn, vocab_rows)
     samples_per_rank = args.global_batch // world
 
     if rank == 0:
@@ -444,22 +515,74 @@ def run(args):
             "cfg/data/seq_length": args.seq_len,
             "cfg/precision": 32 if args.precision == "fp32" else "bf16-mixed",
         }
+        summary = f"{threads} threads per rank"
+        if cuda:
+            from device import gpu_identity, identity_text
+            identity = gpu_identity(torch, local_rank)
+            parameters_record.update(identity)
+            parameters_record.update({
+                "peak_tflops_measured_best": peak_best,
+                "peak_measurement": f"torch.matmul of 8192x8192 {args.precision} matrices on each rank's GPU, "
+                                    "mean TFLOP/s over the timed batches after a warm-up, mean over ranks",
+                "attention": args.attention,
+                "compiled": args.compile,
+                "make_vocab_size_divisible_by": args.pad_vocab_to,
+                "cfg/make_vocab_size_divisible_by": args.pad_vocab_to,
+                "vocab_size_padded": vocab_rows,
+            })
+            summary = f"{identity_text(identity)}; attention {args.attention}{'; torch.compile' if args.compile else ''}"
         if args.calibrate_seconds == 0:  # no calibration, no peak: the report then needs one given
             del parameters_record["peak_tflops_measured"], parameters_record["peak_precision"]
+            parameters_record.pop("peak_tflops_measured_best", None)
+            parameters_record.pop("peak_measurement", None)
         log.log("PARAMETER", parameters_record)
         print(f"> {PROG}: {parameters} parameters, {args.layers} layers, hidden {args.hidden}, {args.heads} heads, "
               f"ffn {args.ffn}, seq {args.seq_len}, vocab {args.vocab}; world size {world}, micro batch "
               f"{args.micro_batch}, global batch {args.global_batch} ({accumulation} accumulation steps); "
-              f"{threads} threads per rank; {args.precision}; measured peak {peak:.4f} TFLOP/s per rank",
+              f"{summary}; {args.precision}; measured peak {peak:.4f} TFLOP/s per rank",
               flush=True)
 
-    autocast = (lambda: torch.autocast(device_type="cpu", dtype=torch.bfloat16)) if args.precision == "bf16" \
-        else None
+    losses, nan_iterations = train_loop(torch, args, model, optimizer, data, device, log, rank, world, accumulation,
+                                        samples_per_rank, vocab_rows, flops_per_step, all_mean, barrier)
+
+    log.close()
+    done = f"done: {args.steps} steps, loss {losses[0]:.4f} -> {losses[-1]:.4f}"
+    if cuda:
+        done += f"; peak memory allocated {torch.cuda.max_memory_allocated(device) / 2 ** 30:.2f} GiB"
+    info(rank, done)
+    if world > 1:
+        # Every rank is past its last collective once this barrier returns. Tearing the gloo
+        # group down (destroy_process_group, or the destructors at interpreter exit) can then
+        # block on a peer or on rank 0's TCPStore that has already gone, and a job that
+        # trained to the end would hang until its time limit; so main() ends a multi-rank
+        # process with os._exit after flushing (also on an error: its peers then see the
+        # connection close at once), and nothing is left to tear down.
+        barrier()
+    if nan_iterations:
+        raise WorkloadError(f"{nan_iterations} of {args.steps} steps had a non-finite loss")
+
+
+def train_loop(torch, args, model, optimizer, data, device, log, rank, world, accumulation, samples_per_rank,
+               vocab_rows, flops_per_step, all_mean, barrier):
+    """The optimizer steps; returns (losses per step, number of steps with a non-finite loss).
+    On a GPU the step's losses stay on the device until its end (one synchronisation per
+    step), and the next step's first micro-batch is made while the GPU finishes this one."""
+    cuda = device.type == "cuda"
+    autocast = (lambda: torch.autocast(device_type=device.type, dtype=torch.bfloat16)) \
+        if args.precision == "bf16" else None
+
+    def micro_batch(step, micro):
+        # this rank's disjoint shard of the global batch: samples_per_rank consecutive samples
+        first = step * args.global_batch + rank * samples_per_rank
+        tokens = data.batch(first + micro * args.micro_batch, args.micro_batch)
+        return tokens.pin_memory().to(device, non_blocking=True) if cuda else tokens
+
     model.train()
     interval_time = 0.0
     interval_steps = 0
     nan_iterations = 0
     losses = []
+    prefetched = micro_batch(0, 0) if cuda else None
     barrier()
     for step in range(args.steps):
         start = time.perf_counter()
@@ -468,10 +591,8 @@ def run(args):
             group["lr"] = lr
         optimizer.zero_grad(set_to_none=True)
         loss_sum = 0.0
-        # this rank's disjoint shard of the global batch: samples_per_rank consecutive samples
-        first = step * args.global_batch + rank * samples_per_rank
         for micro in range(accumulation):
-            tokens = data.batch(first + micro * args.micro_batch, args.micro_batch)
+            tokens = prefetched if micro == 0 and prefetched is not None else micro_batch(step, micro)
             inputs, targets = tokens[:, :-1], tokens[:, 1:]
             sync = world == 1 or micro == accumulation - 1
             context = model.no_sync() if not sync else contextlib.nullcontext()
@@ -479,16 +600,20 @@ def run(args):
                 if autocast:
                     with autocast():
                         logits = model(inputs)
-                    loss = torch.nn.functional.cross_entropy(logits.float().reshape(-1, args.vocab),
+                    loss = torch.nn.functional.cross_entropy(logits.float().reshape(-1, vocab_rows),
                                                              targets.reshape(-1))
                 else:
                     logits = model(inputs)
-                    loss = torch.nn.functional.cross_entropy(logits.reshape(-1, args.vocab), targets.reshape(-1))
+                    loss = torch.nn.functional.cross_entropy(logits.reshape(-1, vocab_rows), targets.reshape(-1))
                 (loss / accumulation).backward()
-            loss_sum += loss.item()
-        grad_norm = float(torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0))
+            loss_sum = loss_sum + loss.detach() if cuda else loss_sum + loss.item()
+        grad_norm = torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         optimizer.step()
-        reduced_loss = all_mean([loss_sum / accumulation])[0]
+        prefetched = micro_batch(step + 1, 0) if cuda and step + 1 < args.steps else None
+        grad_norm = float(grad_norm)
+        reduced_loss = all_mean([float(loss_sum) / accumulation])[0]
+        if cuda:
+            torch.cuda.synchronize(device)
         barrier()
         elapsed = time.perf_counter() - start
 
@@ -515,19 +640,7 @@ def run(args):
                                     args.global_batch, reduced_loss, grad_norm, nan_iterations), flush=True)
         if interval_steps == args.log_interval:
             interval_time, interval_steps = 0.0, 0
-
-    log.close()
-    info(rank, f"done: {args.steps} steps, loss {losses[0]:.4f} -> {losses[-1]:.4f}")
-    if world > 1:
-        # Every rank is past its last collective once this barrier returns. Tearing the gloo
-        # group down (destroy_process_group, or the destructors at interpreter exit) can then
-        # block on a peer or on rank 0's TCPStore that has already gone, and a job that
-        # trained to the end would hang until its time limit; so main() ends a multi-rank
-        # process with os._exit after flushing (also on an error: its peers then see the
-        # connection close at once), and nothing is left to tear down.
-        barrier()
-    if nan_iterations:
-        raise WorkloadError(f"{nan_iterations} of {args.steps} steps had a non-finite loss")
+    return losses, nan_iterations
 
 
 def main(argv=None):
@@ -547,8 +660,8 @@ def _run_reporting_errors(args):
         print(f"{PROG}: error: {e}", file=sys.stderr, flush=True)
         return 1
     except ImportError as e:
-        print(f"{PROG}: error: {e} (python3-torch is installed for /usr/bin/python3; run the workload with it)",
-              file=sys.stderr, flush=True)
+        print(f"{PROG}: error: {e} (python3-torch is installed for /usr/bin/python3; run the workload with it, "
+              f"or on a GPU node with the python3 whose PyTorch has CUDA)", file=sys.stderr, flush=True)
         return 1
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr, flush=True)

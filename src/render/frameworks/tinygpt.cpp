@@ -1,4 +1,5 @@
-// tinygpt: the shipped CPU workload (workloads/tinygpt/train.py), the local target's job.
+// tinygpt: the shipped workload (workloads/tinygpt/train.py), the local targets' job: on the
+// CPU, or on CUDA when the target's GPU is a real one (docs/workload.md "On GPUs").
 #include "render/frameworks/framework.hpp"
 
 namespace trainbench::render {
@@ -23,6 +24,14 @@ FrameworkLaunch tinygpt_launch(const Facts& f) {
     opt("--lr", "0.003");
     opt("--seed", "1234");
     a.push_back({ShellWord("--dllogger-file"), run_path(f.dllogger_file)});
+    if (f.requests_gpus) {
+        // One GPU per rank, bf16 autocast, fused attention, the vocabulary padded as Megatron-LM
+        // pads it (make-vocab-size-divisible-by 128: the megatron conventions' V_p).
+        opt("--device", "cuda");
+        opt("--precision", std::string(catalog::to_string(r.precision)));
+        opt("--attention", "sdpa");
+        opt("--pad-vocab-to", "128");
+    }
     FrameworkLaunch out;
     out.program.push_back(word_with_var("", "TRAINBENCH_WORKLOADS", "/tinygpt/train.py"));
     append_args(out.program, a, r.launch.extra_args);

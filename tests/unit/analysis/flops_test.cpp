@@ -132,7 +132,7 @@ TEST(Megatron2024Convention, EqualsNemoGpt3BeforeAugust2025WhenTheVocabularyPads
 }
 
 TEST(NemoConvention, GivesTheCausalGpt3FormulaWithVocabulary51200) {
-    const FlopsResult r = flops_of("nemo", gpt3_175b());
+    const FlopsResult r = flops_of("nemo-2025-08", gpt3_175b());
     EXPECT_EQ(r.vocab_used, 51200);
     EXPECT_NEAR(r.per_sample, 2.174868e15, 0.0000005e15);
     EXPECT_NEAR(tflops_at_seed_step(r.per_sample), 692.76, 0.005);
@@ -151,7 +151,8 @@ TEST(NemoConvention, ReproducesTheOtherGpt3SizesPerSample) {
                           {"gpt3-40b", 48, 8192, 64, 4.999342e14, 4.900386e14}};
     for (const Size& s : sizes) {
         const auto m = gpt_model(s.name, s.layers, s.hidden, s.heads);
-        EXPECT_NEAR(flops_of("nemo", m).per_sample / s.causal, 1.0, 5e-7) << s.name;
+        EXPECT_NEAR(flops_of("nemo-2025-08", m).per_sample / s.causal, 1.0, 5e-7) << s.name;
+        EXPECT_NEAR(flops_of("nemo-2024", m).per_sample / s.non_causal, 1.0, 5e-7) << s.name;
         EXPECT_NEAR(flops_of("megatron-2024", m, 8).per_sample / s.non_causal, 1.0, 5e-7) << s.name;
     }
     EXPECT_NEAR(flops_of("megatron-2024", gpt_model("gpt3-126m", 12, 768, 12), 8).per_sample / 2048, 9.720300e8, 50);
@@ -225,13 +226,15 @@ TEST(Conventions, SupportTinygptAndOptWithTheGptStyleFormula) {
     tiny.vocab = 512;
     auto opt = gpt_model("opt-175b", 96, 12288, 96, 2048, "opt");
     opt.vocab = 50272;
-    for (const char* conv : {"megatron", "megatron-2024", "nemo", "narayanan2021"}) {
+    for (const char* conv : {"megatron", "megatron-2024", "nemo", "nemo-2025-08", "narayanan2021", "torchtitan", "palm",
+                             "megatron-bridge"}) {
         EXPECT_GT(flops_of(conv, tiny, 1).per_sample, 0) << conv;
         EXPECT_GT(flops_of(conv, opt, 8).per_sample, 0) << conv;
     }
     // nemo uses the gpt3 formula with the model's own vocabulary for them.
     const double s = 256, h = 256, L = 4, V = 512;
-    EXPECT_DOUBLE_EQ(flops_of("nemo", tiny, 1).per_sample, s * (L * (72 * h * h + 6 * s * h) + 6 * h * V));
+    EXPECT_DOUBLE_EQ(flops_of("nemo-2025-08", tiny, 1).per_sample, s * (L * (72 * h * h + 6 * s * h) + 6 * h * V));
+    EXPECT_DOUBLE_EQ(flops_of("nemo", tiny, 1).per_sample, s * (L * (72 * h * h + 12 * s * h) + 6 * h * V));
     // megatron: GPT shape reduces to s*[L(72h^2 + 6sh) + 6hV_p], V_p = 512 at TP1.
     EXPECT_DOUBLE_EQ(flops_of("megatron", tiny, 1).per_sample, s * (L * (72 * h * h + 6 * s * h) + 6 * h * 512));
     EXPECT_THROW((void)flops_of("gpu-recipes", tiny, 1), InputError);
@@ -264,7 +267,10 @@ TEST(Conventions, UnknownNameIsAnInputErrorWithASuggestion) {
         EXPECT_EQ(e.hint(), "did you mean 'megatron'?");
     }
     EXPECT_EQ(flops_convention_names(),
-              (std::vector<std::string>{"gpu-recipes", "megatron", "megatron-2024", "nemo", "narayanan2021"}));
+              (std::vector<std::string>{"megatron-2025-03", "megatron-2024", "megatron-bridge-2026", "nemo-2025-08",
+                                        "nemo-2024", "gpu-recipes-2025-05", "gpu-recipes-2024-10", "torchtitan-2026-08",
+                                        "torchtitan-2026-02", "palm-2022", "narayanan2021", "megatron", "nemo",
+                                        "gpu-recipes", "megatron-bridge", "torchtitan", "palm"}));
 }
 
 TEST(Conventions, MissingShapeIsAClearError) {

@@ -66,7 +66,8 @@ TEST(Analyse, FillsGapsFromTheLogAndReproducesTheSeedFigures) {
     EXPECT_EQ(s.peak.tflops, 1978);
     EXPECT_NEAR(s.derived.tflops_per_gpu, 700.76105452, 5e-9);
     EXPECT_NEAR(s.derived.mfu, 0.35427758, 5e-9);
-    EXPECT_EQ(s.convention, "gpu-recipes");
+    EXPECT_EQ(s.convention, "gpu-recipes-2025-05");
+    EXPECT_EQ(s.convention_alias, "gpu-recipes");
     EXPECT_EQ(s.loss.size(), 50U);
     EXPECT_EQ(s.step_times.size(), 50U);
     for (const CrossCheck& c : s.cross_checks) EXPECT_TRUE(c.match) << c.key;
@@ -140,8 +141,43 @@ TEST(Analyse, CpuUsesThePeakTheWorkloadMeasured) {
     EXPECT_EQ(s.peak.precision, "fp32");
     EXPECT_EQ(s.peak.source, "measured on this machine by the workload's matmul calibration");
     EXPECT_NEAR(s.derived.mfu, s.derived.tflops_per_gpu / 0.125, 1e-15);
+    EXPECT_FALSE(s.peak.measured_tflops);  // the CPU's peak is the measurement: not shown twice
+    EXPECT_FALSE(s.derived.mfu_measured);
     log.parameters.clear();
     EXPECT_THROW((void)analyse(r), InputError);
+}
+
+TEST(Analyse, AGpuRunShowsItsMeasuredPeakBesideTheDatasheetPeak) {
+    metrics::LogData log;
+    log.parameters = {{"peak_tflops_measured", "700.5"}, {"peak_precision", "\"bf16\""}};
+    for (int s = 0; s < 10; ++s) log.series["step_time_s"].points.push_back({s, 0.25, 0});
+    AnalysisRequest r;
+    r.log = &log;
+    r.step_records = step_samples(log);
+    r.inputs.window = {2, 9};
+    r.inputs.model = testing::gpt_model("gpt2-medium", 24, 1024, 16, 1024, "gpt2");
+    r.inputs.model.vocab = 50257;
+    r.inputs.gpus = 1;
+    r.inputs.global_batch = 32;
+    r.inputs.gpu_family = "h100";
+    r.inputs.catalog_gpu = trainbench::testing::shipped_gpu("h100-sxm-80gb");
+    r.inputs.precision = catalog::Precision::bf16;
+    r.inputs.precision_origin = "--precision";
+    r.inputs.convention = "megatron";
+    RunSummary s = analyse(r);
+    EXPECT_DOUBLE_EQ(s.peak.tflops, 989);  // the datasheet's dense peak stays the MFU denominator
+    ASSERT_TRUE(s.peak.measured_tflops);
+    EXPECT_DOUBLE_EQ(*s.peak.measured_tflops, 700.5);
+    EXPECT_NE(s.peak.measured_source.find("peak_tflops_measured"), std::string::npos);
+    EXPECT_NEAR(s.derived.mfu, s.derived.tflops_per_gpu / 989, 1e-15);
+    ASSERT_TRUE(s.derived.mfu_measured);
+    EXPECT_NEAR(*s.derived.mfu_measured, s.derived.tflops_per_gpu / 700.5, 1e-15);
+    EXPECT_EQ(s.figure("mfu_measured"), s.derived.mfu_measured);
+    // A calibration in another precision than the report's is not set beside it.
+    log.parameters["peak_precision"] = "\"fp32\"";
+    s = analyse(r);
+    EXPECT_FALSE(s.peak.measured_tflops);
+    EXPECT_FALSE(s.derived.mfu_measured);
 }
 
 PeakRequest peak_request(std::string convention, const char* gpu, catalog::Precision p) {

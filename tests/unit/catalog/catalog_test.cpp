@@ -128,6 +128,8 @@ TEST(Catalog, ShipsTheFrameworkProfilesOfTheSeedVersions) {
     // (e958b2ca already has --mtp-num-layers: its arguments.py:1235; FP4 came later)
     EXPECT_FALSE(e958->knows("--fp4-format"));
     EXPECT_TRUE(d98->knows("--fp4-format"));
+    EXPECT_FALSE(e958->knows("--moe-flex-dispatcher-backend"));
+    EXPECT_TRUE(d98->knows("--moe-flex-dispatcher-backend"));
     auto metaseq = cat.find_framework("metaseq", "f7ffa5f");
     ASSERT_TRUE(metaseq);
     EXPECT_EQ(metaseq->choice_defaults.at("--task"), "translation");

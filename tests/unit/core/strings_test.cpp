@@ -52,6 +52,13 @@ TEST(ClosestMatch, TreatsAContainedNameAsANearMiss) {
     EXPECT_EQ(did_you_mean("zzz", targets), "");
 }
 
+TEST(ClosestMatch, AmongContainingNamesTheClosestSpellingWins) {
+    // (alphabetical order would give the first; the nearest spelling is the likelier meaning)
+    std::vector<std::string> gpus = {"h100-nvl-pcie-94gb", "h100-pcie-80gb", "h100-sxm-80gb"};
+    EXPECT_EQ(closest_match("h100", gpus), "h100-sxm-80gb");
+    EXPECT_EQ(closest_match("h100-pcie", gpus), "h100-pcie-80gb");
+}
+
 TEST(QuotedList, JoinsWithCommasAndALastSeparator) {
     EXPECT_EQ(quoted_list({"a"}), "'a'");
     EXPECT_EQ(quoted_list({"a", "b", "c"}), "'a', 'b' or 'c'");

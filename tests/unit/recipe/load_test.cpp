@@ -40,6 +40,15 @@ TEST(LoadRecipe, ResolvesCatalogReferencesAndDefaults) {
     EXPECT_EQ(origin(r, "target"), (data_dir() / "valid" / "minimal.yaml").string() + ":4:9");
 }
 
+TEST(LoadRecipe, WithoutMetricsFlopsTheFrameworkVersionsDatedConventionIsTheDefault) {
+    // NeMo 24.07 (the container's version) printed NeMo's FLOPs before the causal half of 2025-08-09.
+    Recipe r = load(data_dir() / "valid" / "minimal.yaml");
+    EXPECT_EQ(r.framework_version, "24.07");
+    EXPECT_EQ(r.metrics.flops, "nemo-2024");
+    // A recipe that names one keeps it.
+    EXPECT_EQ(load(data_dir() / "valid" / "every_key.yaml").metrics.flops, "nemo");
+}
+
 TEST(LoadRecipe, ExtendsLaterWinsFileWinsMapsMergeListsReplace) {
     Recipe r = load(data_dir() / "valid" / "extends_chain.yaml");
     EXPECT_EQ(r.nodes, 2);                 // base_a

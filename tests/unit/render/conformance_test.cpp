@@ -43,7 +43,7 @@ TEST(CheckLaunch, AnUnknownNemoKeyIsALocatedErrorWithDidYouMean) {
     recipe::Recipe r = nemo_recipe();
     r.launch.extra_args = {"model.optim.lrr=1"};
     std::string out = problems(r);
-    EXPECT_THAT(out, HasSubstr("r.yaml:30:14: error: 'launch.extra_args': 'model.optim.lrr' is not a key of NeMo "
+    EXPECT_THAT(out, HasSubstr("r.yaml:30:14: error: 'launch.extra_args[0]': 'model.optim.lrr' is not a key of NeMo "
                                "2.0.0rc1's megatron_gpt_config (container nemo:24.07)"));
     EXPECT_THAT(out, HasSubstr("did you mean 'model.optim.lr'?"));
 }

@@ -261,10 +261,12 @@ TEST(Context, MetaseqRunsOneTaskPerGpuWithFirstClassArguments) {
 
 TEST(Context, TinygptUsesTheWorkloadFlags) {
     recipe::Recipe r = render_test::base_recipe("tinygpt");
+    r.gpu.name = r.gpu.family = "cpu";  // the CPU workload, Debian's python3-torch
     r.metrics.path = "dllogger/rank-0/dllogger.json";
     ordered_json c = context_of(r);
     std::vector<std::string> a = c["launch_argv"].get<std::vector<std::string>>();
     EXPECT_EQ(a.at(0), "/usr/bin/python3");
+    EXPECT_FALSE(has(a, "--device"));
     EXPECT_EQ(a.at(2), "${TRAINBENCH_WORKLOADS}/tinygpt/train.py");
     for (const char* flag : {"--layers", "--hidden", "--heads", "--ffn", "--seq-len", "--vocab", "--micro-batch",
                              "--global-batch", "--steps", "--lr", "--seed"})
@@ -273,6 +275,30 @@ TEST(Context, TinygptUsesTheWorkloadFlags) {
     EXPECT_EQ(after(a, "--dllogger-file"), "${TRAINBENCH_RUN_DIR}/logs/train/dllogger/rank-0/dllogger.json");
     EXPECT_EQ(c["metrics_dir"], "logs/train/dllogger/rank-0");
     EXPECT_EQ(c["needs_workloads"], true);
+}
+
+// On a target with real GPUs the workload runs on CUDA with the python3 of PATH (a GPU node's
+// CUDA PyTorch): srun starts one task per GPU on Slurm; locally torchrun starts the ranks.
+TEST(Context, TinygptOnGpusRunsOnCuda) {
+    recipe::Recipe r = render_test::base_recipe("tinygpt");
+    r.precision = catalog::Precision::bf16;
+    ordered_json c = context_of(r);
+    std::vector<std::string> a = c["launch_argv"].get<std::vector<std::string>>();
+    EXPECT_EQ(a.at(0), "python3");
+    EXPECT_EQ(a.at(2), "${TRAINBENCH_WORKLOADS}/tinygpt/train.py");
+    EXPECT_EQ(after(a, "--device"), "cuda");
+    EXPECT_EQ(after(a, "--precision"), "bf16");
+    EXPECT_EQ(after(a, "--attention"), "sdpa");
+    EXPECT_EQ(after(a, "--pad-vocab-to"), "128");
+    r.target.scheduler = catalog::Scheduler::local;
+    r.container.runtime = "none";
+    r.gpus_per_node = 4;
+    c = context_of(r);
+    a = c["launch_argv"].get<std::vector<std::string>>();
+    EXPECT_EQ(std::vector<std::string>(a.begin(), a.begin() + 7),
+              (std::vector<std::string>{"python3", "-u", "-m", "torch.distributed.run", "--standalone", "--nnodes=1",
+                                        "--nproc-per-node=4"}));
+    EXPECT_EQ(c["local"]["spawn_ranks"], false);
 }
 
 TEST(Context, CustomIsTheCommandWordForWord) {

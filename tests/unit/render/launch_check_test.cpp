@@ -76,7 +76,7 @@ TEST(LaunchCheck, MetaseqRejectsSampleBreakModeWithDummyLmWhereTheRecipeWroteIt)
     fs::path file = write_recipe(dir, "azure-a100-metaseq/opt-125m-smoke.yaml",
                                  "launch:\n  extra_args: [--task, dummy_lm, --sample-break-mode, none]\n");
     std::string out = validate(load(file));
-    EXPECT_THAT(out, HasSubstr(file.string() + ":5:15: error: 'launch.extra_args': '--sample-break-mode' is not an "
+    EXPECT_THAT(out, HasSubstr(file.string() + ":5:34: error: 'launch.extra_args[2]': '--sample-break-mode' is not an "
                                                "argument of metaseq f7ffa5f's metaseq/cli/train.py with "));
     EXPECT_THAT(out, HasSubstr("--task dummy_lm"));
     // the streaming task has it
@@ -107,7 +107,8 @@ TEST(LaunchCheck, UseSharpExistsOnlyInMegatron878d65f) {
     EXPECT_EQ(validate(sharp), "");
     std::string out =
         validate(load(shipped_recipe("azure-nd-h100-v5/gpt3-175b-sharp.yaml"), {"framework_version=e958b2ca"}));
-    EXPECT_THAT(out, HasSubstr("error: 'launch.extra_args': '--use-sharp' is not an argument of Megatron-LM "
+    EXPECT_THAT(out, HasSubstr("gpt3-175b-sharp.yaml:67:7: error: 'launch.extra_args[24]': '--use-sharp' is not an "
+                               "argument of Megatron-LM "
                                "e958b2ca's pretrain_gpt.py"));
 }
 

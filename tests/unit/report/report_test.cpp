@@ -159,7 +159,8 @@ TEST(Json, HasTheContractFields) {
                             "flops_per_step",
                             "days_to_train"})
         EXPECT_TRUE(j.contains(key)) << key;
-    EXPECT_EQ(j["flops_convention"], "gpu-recipes");
+    EXPECT_EQ(j["flops_convention"], "gpu-recipes-2025-05");
+    EXPECT_EQ(j["flops_convention_given"], "gpu-recipes");
     EXPECT_EQ(j["peak_tflops"], 1978);
     EXPECT_EQ(j["steps_used"], nlohmann::json({3, 4, 5, 6, 7, 8, 9, 10}));
     EXPECT_EQ(j["warmup_steps"], nlohmann::json({0, 1}));
