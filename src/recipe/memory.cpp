@@ -238,37 +238,26 @@ LayerActivations layer_activations(const Recipe& r, bool moe) {
     return out;
 }
 
-}  // namespace
-
-MemoryEstimate estimate_memory(const Recipe& r) {
-    MemoryEstimate e;
+// The whole model's parameters (no parallelism), counted the way the ranks count theirs.
+double whole_model_parameters(const Recipe& r, double vocab_padded) {
     const catalog::Model& m = r.model;
-    if (m.layers <= 0 || m.hidden <= 0 || m.heads <= 0) return e;
-    const std::vector<PipelineStage> stages = pipeline_stages(r);
-    if (stages.empty()) return e;
-    const int p = std::max(1, r.parallelism.pipeline);
-    Shape s;
-    s.t = std::max(1, r.parallelism.tensor);
-    s.e = std::max(1, r.parallelism.expert);
-    s.et = r.parallelism.expert_tensor > 0 ? r.parallelism.expert_tensor : s.t;
-    // Megatron pads the vocabulary to a multiple of 128 x tensor (--make-vocab-size-divisible-by).
-    const double pad = 128.0 * s.t;
-    s.vocab_padded = std::ceil(std::max(1, m.vocab) / pad) * pad;
+    Recipe whole = r;
+    whole.parallelism = Parallelism{};
+    whole.parallelism.pipeline = 1;
+    Shape one;
+    one.vocab_padded = vocab_padded;
+    std::vector<PipelineStage> all(1);
+    all[0].layers = m.layers;
+    all[0].mtp = m.mtp_layers;
+    all[0].embedding = all[0].loss = true;
+    RankParams w = rank_params(whole, all, 0, one);
+    return w.dense + w.experts;
+}
 
-    // ---- parameters: the whole model (no parallelism), then the rank that holds the most
-    {
-        Recipe whole = r;
-        whole.parallelism = Parallelism{};
-        Shape one;
-        one.vocab_padded = s.vocab_padded;
-        whole.parallelism.pipeline = 1;
-        std::vector<PipelineStage> all(1);
-        all[0].layers = m.layers;
-        all[0].mtp = m.mtp_layers;
-        all[0].embedding = all[0].loss = true;
-        RankParams w = rank_params(whole, all, 0, one);
-        e.parameters = w.dense + w.experts;
-    }
+// Weights, gradients and optimizer state of the pipeline rank that holds the most (Megatron
+// accounting, mixed-precision Adam), written into e.
+void model_state(const Recipe& r, const std::vector<PipelineStage>& stages, const Shape& s, MemoryEstimate& e) {
+    const int p = std::max(1, r.parallelism.pipeline);
     const int gpus = r.total_gpus();
     const double dp_cp = std::max(1, r.data_parallel()) * std::max(1, r.parallelism.context);
     const double expert_dp = std::max(1.0, gpus / (s.e * s.et * p));
@@ -281,9 +270,6 @@ MemoryEstimate estimate_memory(const Recipe& r) {
     const bool shard_optimizer = r.distributed_optimizer || fsdp;
     const double copy = full_precision ? 0.0 : quantized_copy_bytes(r.precision);
     const bool param_gather = r.framework == "megatron-lm" && has_arg(r, "--fp8-param-gather");
-
-    // ---- activations of the first rank (it holds the most micro-batches in flight, 1F1B)
-    const LayerActivations dense_act = layer_activations(r, false), moe_act = layer_activations(r, true);
     double best = -1;
     for (int rank = 0; rank < p; ++rank) {
         RankParams rp = rank_params(r, stages, rank, s);
@@ -306,7 +292,29 @@ MemoryEstimate estimate_memory(const Recipe& r) {
             e.optimizer = optimizer;
         }
     }
+}
 
+// The activations the first rank keeps for its layers under the recipe's recompute setting.
+double kept_activations(const Recipe& r, double layers_here, double none_kept, double selective, double full) {
+    if (r.recompute.granularity == "selective") return selective;
+    if (r.recompute.granularity != "full") return none_kept;
+    const double per_layer_none = layers_here > 0 ? none_kept / layers_here : 0;
+    const double per_layer_full = layers_here > 0 ? full / layers_here : 0;
+    const double n = r.recompute.num_layers;
+    if (r.recompute.method == "uniform") {
+        const double group = std::max(1.0, n);
+        // each group of `group` layers keeps only its input; one group is recomputed at a time
+        return std::ceil(layers_here / group) * per_layer_full + group * per_layer_none;
+    }
+    const double recomputed = n <= 0 ? layers_here : std::min(n, layers_here);
+    return recomputed * per_layer_full + (layers_here - recomputed) * per_layer_none;
+}
+
+// Activations of the first rank (it holds the most micro-batches in flight, 1F1B), written into e.
+void activations(const Recipe& r, const std::vector<PipelineStage>& stages, const Shape& s, MemoryEstimate& e) {
+    const catalog::Model& m = r.model;
+    const int p = std::max(1, r.parallelism.pipeline);
+    const LayerActivations dense_act = layer_activations(r, false), moe_act = layer_activations(r, true);
     RankParams first = rank_params(r, stages, 0, s);
     const double dense_layers = first.layers - first.moe_layers, moe_layers = first.moe_layers;
     auto per_rank = [&](double LayerActivations::*part, double LayerActivations::*extra) {
@@ -320,23 +328,7 @@ MemoryEstimate estimate_memory(const Recipe& r) {
     const double none_all = per_rank(&LayerActivations::selective, &LayerActivations::scores);
     const double selective = per_rank(&LayerActivations::selective, nullptr);
     const double full = per_rank(&LayerActivations::input, nullptr);
-    const double layers_here = first.layers;
-    double kept = none_kept;
-    if (r.recompute.granularity == "full") {
-        const double per_layer_none = layers_here > 0 ? none_kept / layers_here : 0;
-        const double per_layer_full = layers_here > 0 ? full / layers_here : 0;
-        const double n = r.recompute.num_layers;
-        if (r.recompute.method == "uniform") {
-            const double group = std::max(1.0, n);
-            // each group of `group` layers keeps only its input; one group is recomputed at a time
-            kept = std::ceil(layers_here / group) * per_layer_full + group * per_layer_none;
-        } else {
-            const double recomputed = n <= 0 ? layers_here : std::min(n, layers_here);
-            kept = recomputed * per_layer_full + (layers_here - recomputed) * per_layer_none;
-        }
-    } else if (r.recompute.granularity == "selective") {
-        kept = selective;
-    }
+    const double kept = kept_activations(r, first.layers, none_kept, selective, full);
     // The first rank holds the activations of up to `pipeline` micro-batches in flight (1F1B);
     // interleaving adds (p-1)/(p*v) of that.
     const double v = r.parallelism.virtual_pipeline;
@@ -354,7 +346,26 @@ MemoryEstimate estimate_memory(const Recipe& r) {
     e.activations = total_acts(kept);
     e.activations_no_recompute = total_acts(none_all);
     e.activations_full_recompute = total_acts(full);
+}
 
+}  // namespace
+
+MemoryEstimate estimate_memory(const Recipe& r) {
+    MemoryEstimate e;
+    const catalog::Model& m = r.model;
+    if (m.layers <= 0 || m.hidden <= 0 || m.heads <= 0) return e;
+    const std::vector<PipelineStage> stages = pipeline_stages(r);
+    if (stages.empty()) return e;
+    Shape s;
+    s.t = std::max(1, r.parallelism.tensor);
+    s.e = std::max(1, r.parallelism.expert);
+    s.et = r.parallelism.expert_tensor > 0 ? r.parallelism.expert_tensor : s.t;
+    // Megatron pads the vocabulary to a multiple of 128 x tensor (--make-vocab-size-divisible-by).
+    const double pad = 128.0 * s.t;
+    s.vocab_padded = std::ceil(std::max(1, m.vocab) / pad) * pad;
+    e.parameters = whole_model_parameters(r, s.vocab_padded);
+    model_state(r, stages, s, e);
+    activations(r, stages, s, e);
     e.total = e.weights + e.gradients + e.optimizer + e.activations;
     e.capacity = r.gpu.memory_gib * k_gib;
     return e;

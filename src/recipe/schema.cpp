@@ -161,6 +161,24 @@ nlohmann::ordered_json model_json(const catalog::Model& m) {
     return j;
 }
 
+nlohmann::ordered_json expectations_json(const std::vector<Expectation>& expectations) {
+    nlohmann::ordered_json expect = nlohmann::ordered_json::object();
+    for (const Expectation& x : expectations) {
+        nlohmann::ordered_json e = nlohmann::ordered_json::object();
+        if (x.value) e["value"] = *x.value;
+        if (x.tolerance) {
+            if (x.tolerance_is_relative)
+                e["tolerance"] = fmt::format("{:g}%", *x.tolerance * 100.0);
+            else
+                e["tolerance"] = *x.tolerance;
+        }
+        if (x.min) e["min"] = *x.min;
+        if (x.max) e["max"] = *x.max;
+        expect[x.figure] = e;
+    }
+    return expect;
+}
+
 }  // namespace
 
 nlohmann::ordered_json to_json(const Recipe& r) {
@@ -223,21 +241,7 @@ nlohmann::ordered_json to_json(const Recipe& r) {
                     {"path", r.metrics.path},
                     {"window", {r.metrics.window_start, r.metrics.window_end}},
                     {"flops", r.metrics.flops}};
-    nlohmann::ordered_json expect = nlohmann::ordered_json::object();
-    for (const Expectation& x : r.expectations) {
-        nlohmann::ordered_json e = nlohmann::ordered_json::object();
-        if (x.value) e["value"] = *x.value;
-        if (x.tolerance) {
-            if (x.tolerance_is_relative)
-                e["tolerance"] = fmt::format("{:g}%", *x.tolerance * 100.0);
-            else
-                e["tolerance"] = *x.tolerance;
-        }
-        if (x.min) e["min"] = *x.min;
-        if (x.max) e["max"] = *x.max;
-        expect[x.figure] = e;
-    }
-    j["expect"] = expect;
+    j["expect"] = expectations_json(r.expectations);
     j["slurm"] = {{"partition", r.slurm.partition},
                   {"account", r.slurm.account},
                   {"qos", r.slurm.qos},

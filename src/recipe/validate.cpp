@@ -108,6 +108,47 @@ void validate_expert_layout(const Recipe& r, Diagnostics& d) {
                 "an expert tensor size that divides the expert FFN");
 }
 
+// The container runtime against the scheduler, its image and the env names Pyxis passes.
+void validate_container(const Recipe& r, Diagnostics& d) {
+    auto at = [&](const std::string& key) { return origin_of(r, key); };
+    // container runtime against the scheduler
+    const std::string& rt = r.container.runtime;
+    const catalog::Scheduler sched = r.target.scheduler;
+    if ((rt == "pyxis" || rt == "enroot") && sched != catalog::Scheduler::slurm)
+        d.error(at("container.runtime"), "container.runtime",
+                fmt::format("runtime '{}' needs a Slurm target; '{}' uses {}", rt, r.target.name,
+                            catalog::to_string(sched)),
+                sched == catalog::Scheduler::kubernetes ? "'containerd'" : "'none'");
+    if (rt == "containerd" && sched != catalog::Scheduler::kubernetes)
+        d.error(at("container.runtime"), "container.runtime",
+                fmt::format("runtime 'containerd' is for Kubernetes targets; '{}' uses {}", r.target.name,
+                            catalog::to_string(sched)),
+                "'pyxis', 'enroot' or 'none'");
+    if (rt != "none" && r.container.image.empty())
+        d.error(at("container"), "container.image", fmt::format("container runtime '{}' needs an image", rt),
+                "a registry image or a .sqsh path", "set container.image, or container.runtime: none");
+    // container.env: names for Pyxis's srun --container-env (their host values win over the image's)
+    if (!r.container.env.empty() && rt != "pyxis" && rt != "enroot")
+        d.error(at("container.env"), "container.env",
+                fmt::format("container.env names variables for Pyxis (srun --container-env); runtime '{}' has no "
+                            "such option",
+                            rt),
+                "runtime 'pyxis'", "remove container.env (the job's env reaches the program as it is)");
+    std::vector<std::string> seen;
+    for (const std::string& name : r.container.env) {
+        bool valid =
+            !name.empty() && !(name[0] >= '0' && name[0] <= '9') && std::all_of(name.begin(), name.end(), [](char c) {
+                return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+            });
+        if (!valid)
+            d.error(at("container.env"), "container.env", fmt::format("'{}' is not an environment variable name", name),
+                    "letters, digits and '_', not starting with a digit");
+        else if (std::find(seen.begin(), seen.end(), name) != seen.end())
+            d.error(at("container.env"), "container.env", fmt::format("'{}' is named twice", name), "each name once");
+        seen.push_back(name);
+    }
+}
+
 }  // namespace
 
 void validate_recipe(const Recipe& r, Diagnostics& d) {
@@ -267,42 +308,7 @@ void validate_recipe(const Recipe& r, Diagnostics& d) {
             d.error(at("gpus_per_node"), "gpus_per_node", "metaseq's launcher needs at least 2 GPUs per node", ">= 2");
     }
 
-    // container runtime against the scheduler
-    const std::string& rt = r.container.runtime;
-    const catalog::Scheduler sched = r.target.scheduler;
-    if ((rt == "pyxis" || rt == "enroot") && sched != catalog::Scheduler::slurm)
-        d.error(at("container.runtime"), "container.runtime",
-                fmt::format("runtime '{}' needs a Slurm target; '{}' uses {}", rt, r.target.name,
-                            catalog::to_string(sched)),
-                sched == catalog::Scheduler::kubernetes ? "'containerd'" : "'none'");
-    if (rt == "containerd" && sched != catalog::Scheduler::kubernetes)
-        d.error(at("container.runtime"), "container.runtime",
-                fmt::format("runtime 'containerd' is for Kubernetes targets; '{}' uses {}", r.target.name,
-                            catalog::to_string(sched)),
-                "'pyxis', 'enroot' or 'none'");
-    if (rt != "none" && r.container.image.empty())
-        d.error(at("container"), "container.image", fmt::format("container runtime '{}' needs an image", rt),
-                "a registry image or a .sqsh path", "set container.image, or container.runtime: none");
-    // container.env: names for Pyxis's srun --container-env (their host values win over the image's)
-    if (!r.container.env.empty() && rt != "pyxis" && rt != "enroot")
-        d.error(at("container.env"), "container.env",
-                fmt::format("container.env names variables for Pyxis (srun --container-env); runtime '{}' has no "
-                            "such option",
-                            rt),
-                "runtime 'pyxis'", "remove container.env (the job's env reaches the program as it is)");
-    std::vector<std::string> seen;
-    for (const std::string& name : r.container.env) {
-        bool valid =
-            !name.empty() && !(name[0] >= '0' && name[0] <= '9') && std::all_of(name.begin(), name.end(), [](char c) {
-                return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-            });
-        if (!valid)
-            d.error(at("container.env"), "container.env", fmt::format("'{}' is not an environment variable name", name),
-                    "letters, digits and '_', not starting with a digit");
-        else if (std::find(seen.begin(), seen.end(), name) != seen.end())
-            d.error(at("container.env"), "container.env", fmt::format("'{}' is named twice", name), "each name once");
-        seen.push_back(name);
-    }
+    validate_container(r, d);
 
     // memory fit (skipped on the CPU 'GPU' of the local targets, whose memory is unknown)
     if (!cpu && r.gpu.memory_gib > 0 && m.layers > 0) {

@@ -113,8 +113,8 @@ TEST(RecomputeModules, AreMegatronsNamesWithSelectiveRecomputeOnly) {
     EXPECT_EQ(test::problems(minimal, {"framework=megatron-lm", "recompute.granularity=selective",
                                        "recompute.modules=[mla_up_proj, mlp]"}),
               "");
-    std::string all = test::problems(minimal, {"framework=megatron-lm", "recompute.granularity=selective",
-                                               "recompute.modules=[mla_up_projj]"});
+    std::string all = test::problems(
+        minimal, {"framework=megatron-lm", "recompute.granularity=selective", "recompute.modules=[mla_up_projj]"});
     EXPECT_NE(all.find("'recompute.modules': unknown recompute module 'mla_up_projj'"), std::string::npos) << all;
     EXPECT_NE(all.find("did you mean 'mla_up_proj'?"), std::string::npos) << all;
     all = test::problems(minimal, {"framework=megatron-lm", "recompute.modules=[mlp]"});
