@@ -139,5 +139,32 @@ TEST(MemoryEstimate, Llama405bWithoutPipelineParallelismDoesNotFit64H100s) {
                      .fits());
 }
 
+TEST(MemoryEstimate, DeepSeekV3WithoutExpertParallelismDoesNotFit256Gb200s) {
+    // The published GB200 row shards the 256 routed experts over EP 64; with EP 1 every rank of a
+    // PP4 stage holds all of its layers' experts: about 184B parameters per GPU, 2 bytes each in
+    // bf16 plus the MXFP8 copy, against 186 GiB.
+    const MemoryEstimate ok = estimate("azure-nd-gb200-v6/deepseek-v3-mxfp8.yaml");
+    const MemoryEstimate e = estimate("azure-nd-gb200-v6/deepseek-v3-mxfp8.yaml", {"parallelism.expert=1"});
+    EXPECT_TRUE(ok.fits());
+    EXPECT_FALSE(e.fits());
+    EXPECT_GT(e.parameters_per_gpu, 20.0 * ok.parameters_per_gpu);  // 184B against 7.7B
+    EXPECT_GT(e.weights / k_gib, 186.0);
+    const std::string all =
+        test::problems(shipped("azure-nd-gb200-v6/deepseek-v3-mxfp8.yaml"), {"parallelism.expert=1"});
+    EXPECT_NE(all.find("does not fit in the 186.0 GiB of 'gb200-186gb'"), std::string::npos) << all;
+}
+
+TEST(MemoryEstimate, Llama70bAsPureDataParallelDoesNotFitAnH200) {
+    // The A3 Ultra row is TP4 PP4 VP5; without model parallelism each H200 holds all 70.6B
+    // parameters: 2 bytes of weights and 2 of gradients (the row reduces them in bf16) each are
+    // 263 GiB before the optimizer and activations.
+    const std::vector<std::string> wrong = {"parallelism.tensor=1", "parallelism.pipeline=1",
+                                            "parallelism.virtual_pipeline=0", "parallelism.sequence_parallel=false"};
+    const MemoryEstimate e = estimate("gcp-a3-ultra/llama3.1-70b-fp8.yaml", wrong);
+    EXPECT_FALSE(e.fits());
+    EXPECT_NEAR(e.parameters_per_gpu / 1e9, 70.55, 0.1);
+    EXPECT_GT(e.weights + e.gradients, 1.8 * e.capacity);
+}
+
 }  // namespace
 }  // namespace trainbench::recipe
