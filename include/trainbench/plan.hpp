@@ -107,7 +107,7 @@ struct SearchOptions {
 
 // Valid configurations of the recipe's model on its target at its node count (everything
 // else as the recipe says) over tensor (powers of two up to 8, inside the NVLink domain),
-// pipeline (the divisors of the GPUs), virtual pipeline (none, 2-6, 8), context (powers of two
+// pipeline (the divisors of the GPUs), virtual pipeline (none, 2-6, 8 and the recipe's own), context (powers of two
 // leaving at least 1024 tokens per GPU), expert (powers of two dividing the experts), expert
 // tensor (the tensor size, or 1) and micro batch (1, 2, 4, 8) sizes; layers that do not split
 // evenly get the layout that counts the embedding, the loss and the MTP layers as layers.

@@ -132,6 +132,9 @@ std::vector<Candidate> search(const recipe::Recipe& r, const SearchOptions& opti
     const int nvlink = gpn * std::max(1, r.target.nvlink_domain_nodes);
     const std::vector<int> tps = powers_of_two_up_to(std::min(8, nvlink));
     std::vector<int> vps{0, 2, 3, 4, 5, 6, 8};
+    // and the recipe's own (a published row may interleave more deeply: Mixtral 8x22B's VP14)
+    if (std::find(vps.begin(), vps.end(), r.parallelism.virtual_pipeline) == vps.end())
+        vps.push_back(r.parallelism.virtual_pipeline);
     std::vector<int> cps{1};
     for (int c = 2; c <= 16; c *= 2)
         if (m.seq_length % (2 * c) == 0 && m.seq_length / c >= 1024) cps.push_back(c);

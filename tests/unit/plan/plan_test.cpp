@@ -109,6 +109,25 @@ TEST(Plan, SearchCoversExpertContextAndVirtualPipelineSizes) {
     EXPECT_GT(virtuals.size(), 2u);
 }
 
+TEST(Plan, SearchFindsEachPublishedConfigurationValid) {
+    // Each of today's recipes mirrors a published row (docs/workloads.md); on the row's own nodes
+    // the search must count that row's TP/PP/VP/CP/EP/MBS among the configurations that fit.
+    for (const char* rel : {"aws-p5/llama3.1-8b-fp8.yaml", "gcp-a3-ultra/llama3.1-70b-fp8.yaml",
+                            "azure-nd-gb200-v6/llama3.1-405b-fp8.yaml", "gcp-a4/mixtral-8x7b-fp8.yaml",
+                            "aws-p5/mixtral-8x22b-fp8.yaml", "azure-nd-gb200-v6/deepseek-v3-mxfp8.yaml",
+                            "gcp-a4/qwen3-30b-a3b-mxfp8.yaml", "azure-nd-gb200-v6/qwen3-235b-a22b-mxfp8.yaml"}) {
+        recipe::Recipe r = recipe::load_recipe(k_source / "recipes" / rel, shipped_catalog());
+        const recipe::Parallelism& p = r.parallelism;
+        bool found = false;
+        for (const plan::Candidate& k : plan::search(r))
+            found = found ||
+                    (k.tensor == p.tensor && k.pipeline == p.pipeline && k.virtual_pipeline == p.virtual_pipeline &&
+                     k.context == p.context && k.expert == p.expert && k.micro == r.batch.micro);
+        EXPECT_TRUE(found) << rel << ": TP" << p.tensor << " PP" << p.pipeline << " VP" << p.virtual_pipeline << " CP"
+                           << p.context << " EP" << p.expert << " MBS" << r.batch.micro;
+    }
+}
+
 TEST(Plan, SearchGivesUnevenLayersTheAccountedLayout) {
     // Llama 3.1 405B's 126 layers on 128 p5 nodes: PP8 x VP8 = 64 stages only with the embedding
     // and the loss as slots (2 each); PP4 x VP... as the recipe's layout where it is the recipe's.
