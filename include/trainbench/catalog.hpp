@@ -82,6 +82,10 @@ struct SlurmDefaults {
     bool use_gres = false;  // --gres=gpu:N instead of --gpus-per-node=N
     std::string time = "01:00:00";
     int cpus_per_task = 0;  // 0: not set
+    // The cluster schedules with Slurm's topology/block plugin, one block per NVLink domain
+    // (Target::nvlink_domain_nodes): jobs ask for `--segment` so that each segment of the
+    // allocation lies in one domain (Slurm >= 23.11; docs/recipes.md).
+    bool block_topology = false;
 };
 
 struct KubernetesDefaults {
@@ -89,7 +93,21 @@ struct KubernetesDefaults {
     std::string gpu_resource = "nvidia.com/gpu";
     std::string shm_size = "250Gi";
     bool host_network = false;
-    std::string network_stack;  // "tcpxo", "tcpx" or "" (none)
+    std::string network_stack;  // "tcpxo", "tcpx", "gib" (GPUDirect RDMA over RoCE) or "" (none)
+    // The NCCL plugin's installer image (an init container copies the plugin into the pod);
+    // gib needs one, tcpxo has seed 004's by default.
+    std::string nccl_plugin_image;
+    // Variables the launch script exports after the network stack's own environment script
+    // (gIB: /usr/local/gib/scripts/set_nccl_env.sh), so they override what it sets.
+    EnvList network_env;
+    std::string queue;  // the Kueue LocalQueue a recipe uses unless it names its own; "" = none
+    // Pod annotations for Kueue's topology-aware scheduling, rendered when the Job has a queue
+    // (gpu-recipes: kueue.x-k8s.io/podset-preferred-topology: kubernetes.io/hostname).
+    std::map<std::string, std::string> topology_request;
+    // The node label whose value names a node's NVLink domain (nvidia.com/gpu.clique on GB200/
+    // GB300, set by NVIDIA's GPU feature discovery); with Target::nvlink_domain_nodes, a Job that
+    // fits one domain gets a required pod affinity on it, a larger queued one Kueue slices.
+    std::string nvlink_domain_label;
     std::map<std::string, std::string> node_selector;
     // Pod scheduling gates the cluster's own controller lifts (GKE's topology-aware
     // placement: gke.io/topology-aware-auto-scheduling).
@@ -111,12 +129,16 @@ struct Target {
     int cpus_per_node = 0;
     double host_memory_gib = 0;
     std::string gpu;                          // Gpu::name
-    std::string fabric;                       // "infiniband-hdr", "infiniband-ndr", "efa", "tcpxo", "none"
+    std::string fabric;                       // "infiniband-hdr", "infiniband-ndr", "efa", "roce", "tcpxo", "none"
     std::string container_runtime;            // "pyxis", "enroot", "containerd", "none"
     EnvList env;                              // network tuning environment
     std::string topology_file;                // NCCL_TOPO_FILE on the node, if any
     std::vector<std::string> default_mounts;  // "host:container" (e.g. /opt/microsoft)
     double nccl_busbw_threshold_gbs = 0;      // all_reduce bus bandwidth a healthy pair reaches
+    // Nodes that share one NVLink domain (GB200/GB300 NVL72: 18 nodes of 4 GPUs); 0 = the node
+    // alone. Placement keeps each segment of a job inside one domain (Slurm --segment,
+    // Kubernetes pod affinity / Kueue slices; see SlurmDefaults and KubernetesDefaults).
+    int nvlink_domain_nodes = 0;
     SlurmDefaults slurm;
     KubernetesDefaults kubernetes;
     SourceLocation where;

@@ -86,6 +86,11 @@ struct Plan {
 // One candidate configuration of `plan --search`.
 struct Candidate {
     int tensor = 1, pipeline = 1, micro = 1;
+    int virtual_pipeline = 0;  // model chunks per pipeline rank; 0 = not interleaved
+    int context = 1;
+    int expert = 1;
+    int expert_tensor = 1;        // the tensor size of the expert layers (the tensor size unless set)
+    std::string pipeline_layout;  // "" = the layers split evenly
     bool sequence_parallel = false;
     double memory_per_gpu = 0;  // bytes
     double capacity = 0;
@@ -100,9 +105,13 @@ struct SearchOptions {
     double min_headroom = 0.0;  // drop candidates with less free memory than this fraction
 };
 
-// Valid TP/PP/micro-batch configurations of the recipe's model on its target
-// at its node count (everything else as the recipe says), best first:
-// highest estimated throughput, then most memory headroom.
+// Valid configurations of the recipe's model on its target at its node count (everything
+// else as the recipe says) over tensor (powers of two up to 8, inside the NVLink domain),
+// pipeline (the divisors of the GPUs), virtual pipeline (none, 2-6, 8 and the recipe's own), context (powers of two
+// leaving at least 1024 tokens per GPU), expert (powers of two dividing the experts), expert
+// tensor (the tensor size, or 1) and micro batch (1, 2, 4, 8) sizes; layers that do not split
+// evenly get the layout that counts the embedding, the loss and the MTP layers as layers.
+// Best first: highest estimated throughput, then most memory headroom.
 [[nodiscard]] std::vector<Candidate> search(const recipe::Recipe& recipe, const SearchOptions& options = {});
 
 // What one run of a recipe costs at `mfu`: GPUs, memory per GPU against the

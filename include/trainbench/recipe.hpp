@@ -32,6 +32,10 @@ struct Parallelism {
     int expert = 1;
     bool sequence_parallel = false;
     int expert_tensor = 0;  // tensor parallel size of the expert layers; 0 = the same as tensor
+    // Megatron-Core's --pipeline-model-parallel-layout: which layers each (virtual) pipeline
+    // stage holds, "Et*4|(tttt|)*14tmL" (E embedding, t decoder layer, m MTP layer, L loss;
+    // stages split by '|'); "" = the layers split evenly. See pipeline_stages().
+    std::string pipeline_layout{};
 };
 
 struct Batch {
@@ -44,6 +48,9 @@ struct Recompute {
     std::string granularity = "none";  // "none", "selective", "full"
     std::string method = "block";      // "block" or "uniform" (full only)
     int num_layers = 0;                // layers recomputed per pipeline stage (full only)
+    // selective only: Megatron-Core's --recompute-modules ("core_attn", "mlp", "moe_act",
+    // "mla_up_proj", ...); empty = the framework's default (core attention)
+    std::vector<std::string> modules{};
 };
 
 struct DataPrefix {
@@ -112,6 +119,9 @@ struct Slurm {
     std::string reservation;              // #SBATCH --reservation
     std::vector<std::string> directives;  // extra "#SBATCH <directive>" lines ("--gres-flags=enforce-binding")
     std::vector<std::string> srun_args;   // extra arguments of the training srun ("--mpi=pmix")
+    // #SBATCH --segment (topology/block): nodes per segment, each segment in one block;
+    // 0 = derived from the target (slurm_segment below).
+    int segment = 0;
 };
 
 struct Kubernetes {
@@ -246,6 +256,43 @@ struct MemoryEstimate {
     [[nodiscard]] bool fits() const { return total <= capacity; }
 };
 [[nodiscard]] MemoryEstimate estimate_memory(const Recipe& recipe);
+
+// ---------------------------------------------------------------- NVLink-domain placement
+// (src/recipe/placement.cpp; docs/recipes.md "NVLink domains")
+// The nodes of one segment of the job for Slurm's topology/block plugin (#SBATCH --segment):
+// the recipe's slurm.segment; else, on a target whose Slurm has block topology, the nodes
+// when they fit one NVLink domain, otherwise the largest divisor of the nodes that does (the
+// rule of Megatron-Bridge's scripts/performance/utils/executors.py for GB200); 0 = none.
+[[nodiscard]] int slurm_segment(const Recipe& recipe);
+// The nodes a Kubernetes Job keeps in one NVLink domain (the target's nvlink_domain_label):
+// all of them when they fit one domain, else slices as slurm_segment; 0 = no placement.
+[[nodiscard]] int kubernetes_domain_slice(const Recipe& recipe);
+// slurm.segment divides the nodes and fits an NVLink domain.
+void validate_placement(const Recipe& recipe, Diagnostics& diagnostics);
+// recompute.modules: Megatron-LM's module names, with selective recompute only.
+void validate_recompute_modules(const Recipe& recipe, Diagnostics& diagnostics);
+
+// ---------------------------------------------------------------- pipeline stages
+// (src/recipe/pipeline_layout.cpp) What each virtual pipeline stage holds, in Megatron-Core's
+// order (virtual stage j = chunk k * pipeline + rank r: rank r holds stages r, r + p, ...).
+struct PipelineStage {
+    int first_layer = 0;  // index of its first decoder layer
+    int layers = 0;       // decoder layers
+    int mtp = 0;          // multi-token prediction layers
+    bool embedding = false;
+    bool loss = false;  // the output layer and the loss
+};
+// A layout string expanded to its stages ("(t|)*2tL" -> {"t", "t", "tL"}); the problem in
+// words in `problem` (and nullopt) when it does not parse.
+[[nodiscard]] std::optional<std::vector<std::string>> expand_pipeline_layout(std::string_view layout,
+                                                                             std::string& problem);
+// The stages of the recipe: its pipeline_layout, else the model's layers split evenly over
+// pipeline x max(1, virtual_pipeline) stages (the embedding on the first, the loss and the MTP
+// layers on the last). Empty when the layout does not parse.
+[[nodiscard]] std::vector<PipelineStage> pipeline_stages(const Recipe& recipe);
+// pipeline_layout parses, has pipeline x virtual_pipeline stages, the model's layers, one
+// embedding first and one loss last (Megatron-LM only).
+void validate_pipeline_layout(const Recipe& recipe, Diagnostics& diagnostics);
 
 // Semantic checks (parallelism, batch, precision, fit to target, memory).
 // Adds every problem to `diagnostics`, located at the key that set the value.

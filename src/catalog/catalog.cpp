@@ -75,8 +75,8 @@ const std::vector<std::string>& scheduler_names() {
     return v;
 }
 const std::vector<std::string>& fabric_names() {
-    static const std::vector<std::string> v = {"infiniband-hdr", "infiniband-ndr", "efa", "tcpxo",
-                                               "tcpx",           "ethernet",       "none"};
+    static const std::vector<std::string> v = {"infiniband-hdr", "infiniband-ndr", "efa",      "roce",
+                                               "tcpxo",          "tcpx",           "ethernet", "none"};
     return v;
 }
 const std::vector<std::string>& activation_names() {
@@ -97,10 +97,10 @@ const std::vector<std::string>& container_runtime_names() {
 
 namespace {
 
-void read_env(yaml::MapReader& r, EnvList& env) {
-    const yaml::Node* n = r.get("env");
+void read_env(yaml::MapReader& r, EnvList& env, std::string_view name = "env") {
+    const yaml::Node* n = r.get(name);
     if (!n) return;
-    std::string key = r.key_path("env");
+    std::string key = r.key_path(name);
     if (!n->is_map()) {
         yaml::type_error(r.diagnostics(), *n, key, "a map of NAME: value");
         return;
@@ -119,6 +119,38 @@ void read_env(yaml::MapReader& r, EnvList& env) {
         else
             env.emplace_back(e.key, e.value.scalar);
     }
+}
+
+// A map of label: value (node selector, annotations); replaces `out` when present.
+void read_label_map(yaml::MapReader& r, std::string_view name, std::map<std::string, std::string>& out) {
+    const yaml::Node* n = r.get(name);
+    if (!n) return;
+    std::string key = r.key_path(name);
+    if (!n->is_map()) {
+        yaml::type_error(r.diagnostics(), *n, key, "a map of label: value");
+        return;
+    }
+    std::map<std::string, std::string> m;
+    for (const yaml::Entry& e : n->entries)
+        if (auto v = yaml::as_string(e.value, yaml::join_key(key, e.key), r.diagnostics())) m[e.key] = *v;
+    out = std::move(m);
+}
+
+void read_kubernetes_fields(yaml::MapReader& kr, KubernetesDefaults& k) {
+    kr.read("namespace", k.namespace_name);
+    kr.read("gpu_resource", k.gpu_resource);
+    kr.read("shm_size", k.shm_size);
+    kr.read("host_network", k.host_network);
+    kr.read_enum("network_stack", k.network_stack, {"tcpxo", "tcpx", "gib", ""});
+    kr.read("nccl_plugin_image", k.nccl_plugin_image);
+    read_env(kr, k.network_env, "network_env");
+    kr.read("queue", k.queue);
+    read_label_map(kr, "topology_request", k.topology_request);
+    kr.read("nvlink_domain_label", k.nvlink_domain_label);
+    kr.read("scheduling_gates", k.scheduling_gates);
+    kr.read("results_pvc", k.results_pvc);
+    kr.read("results_bucket", k.results_bucket);
+    read_label_map(kr, "node_selector", k.node_selector);
 }
 
 }  // namespace
@@ -148,6 +180,7 @@ void read_target_fields(yaml::MapReader& r, Target& t, const std::vector<std::st
     r.read("topology_file", t.topology_file);
     r.read("default_mounts", t.default_mounts);
     r.read("nccl_busbw_threshold_gbs", t.nccl_busbw_threshold_gbs, 0.0);
+    r.read("nvlink_domain_nodes", t.nvlink_domain_nodes, 0, 1024);
     if (const yaml::Node* s = r.get("slurm")) {
         yaml::MapReader sr(*s, r.key_path("slurm"), r.diagnostics());
         sr.read("partition", t.slurm.partition);
@@ -157,29 +190,12 @@ void read_target_fields(yaml::MapReader& r, Target& t, const std::vector<std::st
         sr.read("use_gres", t.slurm.use_gres);
         sr.read("time", t.slurm.time);
         sr.read("cpus_per_task", t.slurm.cpus_per_task, 0);
+        sr.read("block_topology", t.slurm.block_topology);
         sr.finish();
     }
     if (const yaml::Node* k = r.get("kubernetes")) {
         yaml::MapReader kr(*k, r.key_path("kubernetes"), r.diagnostics());
-        kr.read("namespace", t.kubernetes.namespace_name);
-        kr.read("gpu_resource", t.kubernetes.gpu_resource);
-        kr.read("shm_size", t.kubernetes.shm_size);
-        kr.read("host_network", t.kubernetes.host_network);
-        kr.read_enum("network_stack", t.kubernetes.network_stack, {"tcpxo", "tcpx", ""});
-        kr.read("scheduling_gates", t.kubernetes.scheduling_gates);
-        kr.read("results_pvc", t.kubernetes.results_pvc);
-        kr.read("results_bucket", t.kubernetes.results_bucket);
-        if (const yaml::Node* ns = kr.get("node_selector")) {
-            std::string key = kr.key_path("node_selector");
-            if (!ns->is_map()) {
-                yaml::type_error(r.diagnostics(), *ns, key, "a map of label: value");
-            } else {
-                std::map<std::string, std::string> sel;
-                for (const yaml::Entry& e : ns->entries)
-                    if (auto v = yaml::as_string(e.value, yaml::join_key(key, e.key), r.diagnostics())) sel[e.key] = *v;
-                t.kubernetes.node_selector = std::move(sel);
-            }
-        }
+        read_kubernetes_fields(kr, t.kubernetes);
         kr.finish();
     }
 }
@@ -200,6 +216,30 @@ std::string entity_name(yaml::MapReader& r, const fs::path& file, Diagnostics& d
     return stem;
 }
 
+// The location of root.<a>.<b> (else of root.<a>, else of the file).
+SourceLocation where_of(const yaml::Node& root, const char* a, const char* b, const SourceLocation& file) {
+    const yaml::Node* n = root.is_map() ? root.find(a) : nullptr;
+    if (!n) return file;
+    const yaml::Node* m = n->is_map() ? n->find(b) : nullptr;
+    return m ? m->where : n->where;
+}
+
+// The network stack and NVLink-domain keys that only make sense together.
+void check_target_placement(const Target& t, const yaml::Node& root, Diagnostics& d) {
+    const KubernetesDefaults& k = t.kubernetes;
+    if (k.network_stack == "gib" && k.nccl_plugin_image.empty())
+        d.error(where_of(root, "kubernetes", "network_stack", t.where), "kubernetes.nccl_plugin_image",
+                "network stack 'gib' names no NCCL plugin image",
+                "the gIB plugin installer image (gpu-recipes values.yaml network.gibVersion)");
+    if (t.nvlink_domain_nodes == 0 && t.slurm.block_topology)
+        d.error(where_of(root, "slurm", "block_topology", t.where), "slurm.block_topology",
+                "block topology without an NVLink domain size",
+                "nvlink_domain_nodes: the nodes of one block (18 for GB200 NVL72 of 4-GPU nodes)");
+    if (t.nvlink_domain_nodes == 0 && !k.nvlink_domain_label.empty())
+        d.error(where_of(root, "kubernetes", "nvlink_domain_label", t.where), "kubernetes.nvlink_domain_label",
+                "an NVLink domain label without an NVLink domain size", "nvlink_domain_nodes: the nodes of one domain");
+}
+
 void load_target(const fs::path& file, const std::vector<std::string>& gpu_names, Catalog& cat, Diagnostics& d) {
     std::string display = file.string();
     yaml::Node root = yaml::parse_file(file, display, d);
@@ -215,6 +255,7 @@ void load_target(const fs::path& file, const std::vector<std::string>& gpu_names
     if (t.container_runtime.empty()) t.container_runtime = "none";
     if (t.fabric.empty()) t.fabric = "none";
     r.finish();
+    check_target_placement(t, root, d);
     cat.add_target(std::move(t));
 }
 

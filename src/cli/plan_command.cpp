@@ -1,6 +1,6 @@
 // trainbench plan RECIPE: parameters, FLOPs per step per convention, memory
 // per GPU, checkpoint size and write time, estimated step time, days and
-// GPU-hours; --search ranks TP/PP/micro-batch configurations.
+// GPU-hours; --search ranks TP/PP/VP/CP/EP/micro-batch configurations.
 #include "cli/app.hpp"
 
 #include <trainbench/plan.hpp>
@@ -51,9 +51,9 @@ int run_plan(const PlanOptions& opts, Context& ctx) {
         }
         ctx.out << report::search_text(r, all, top);
         if (!ctx.options.quiet)
-            ctx.err
-                << "ranked by estimated throughput (MFU x pipeline-bubble, tensor-parallel and micro-batch factors), "
-                   "then memory headroom; a starting point for a sweep, not a prediction\n";
+            ctx.err << "ranked by estimated throughput (MFU x pipeline-bubble, tensor/context/expert-parallel, "
+                       "tokens-per-expert and micro-batch factors), then memory headroom; a starting point for a "
+                       "sweep, not a prediction\n";
         return all.empty() ? static_cast<int>(ExitCode::invalid_input) : 0;
     }
 
@@ -81,7 +81,7 @@ void setup_plan_command(CLI::App& root, Context& ctx) {
     auto opts = std::make_shared<PlanOptions>();
     CLI::App* cmd = root.add_subcommand("plan",
                                         "Estimate a recipe before spending GPU hours: FLOPs, memory, checkpoint, step "
-                                        "time, days; --search ranks TP/PP/MBS");
+                                        "time, days; --search ranks TP/PP/VP/CP/EP/MBS");
     cmd->add_option("recipe", opts->recipe, "Recipe file")->required();
     cmd->add_option("-s,--set", opts->overrides, "Override a value: -s key=value (repeatable)")
         ->allow_extra_args(false);
@@ -93,7 +93,7 @@ void setup_plan_command(CLI::App& root, Context& ctx) {
            "File-system write bandwidth in GB/s for the checkpoint time (repeatable; default: 19.2, 64, 128, 256)")
         ->allow_extra_args(false);
     cmd->add_flag("--search", opts->search,
-                  "Rank valid TP/PP/micro-batch configurations on the recipe's target and nodes");
+                  "Rank valid TP/PP/VP/CP/EP/micro-batch configurations on the recipe's target and nodes");
     cmd->add_option("--top", opts->top, "How many configurations --search prints (default 10)");
     cmd->add_option("--min-headroom", opts->min_headroom,
                     "--search: drop configurations with less free GPU memory (fraction, e.g. 0.1)");

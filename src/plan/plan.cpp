@@ -229,69 +229,6 @@ nlohmann::ordered_json to_json(const Plan& p) {
     return j;
 }
 
-// ---------------------------------------------------------------- search
-
-std::vector<Candidate> search(const recipe::Recipe& r, const SearchOptions& options) {
-    std::vector<Candidate> out;
-    const int gpn = r.gpus_per_node_effective();
-    const int total = r.total_gpus();
-    const int layers = std::max(1, r.model.layers);
-    for (int tp = 1; tp <= std::min(gpn, 8); tp *= 2) {
-        if (gpn % tp != 0 || (r.model.heads > 0 && r.model.heads % tp != 0)) continue;
-        for (int pp = 1; pp <= layers && tp * pp <= total; ++pp) {
-            if (layers % pp != 0) continue;
-            int mp = tp * pp * std::max(1, r.parallelism.context);
-            if (total % mp != 0) continue;
-            int dp = total / mp;
-            for (int mbs : {1, 2, 4, 8}) {
-                if (r.batch.global % (dp * mbs) != 0) continue;
-                recipe::Recipe c = r;
-                c.parallelism.tensor = tp;
-                c.parallelism.pipeline = pp;
-                c.parallelism.virtual_pipeline = 0;
-                c.parallelism.sequence_parallel = tp > 1 && r.parallelism.sequence_parallel;
-                c.batch.micro = mbs;
-                if (c.recompute.granularity == "full" && c.recompute.num_layers > (layers + pp - 1) / pp)
-                    c.recompute.num_layers = (layers + pp - 1) / pp;
-                Diagnostics d;
-                recipe::validate_recipe(c, d);
-                if (d.has_errors()) continue;
-                recipe::MemoryEstimate m = recipe::estimate_memory(c);
-                Candidate k;
-                k.tensor = tp;
-                k.pipeline = pp;
-                k.micro = mbs;
-                k.sequence_parallel = c.parallelism.sequence_parallel;
-                k.memory_per_gpu = m.total;
-                k.capacity = m.capacity;
-                k.headroom = m.capacity > 0 ? 1.0 - m.total / m.capacity : 0;
-                if (k.headroom < options.min_headroom) continue;
-                // A ranking heuristic, not a prediction (docs/sweeps.md):
-                // the 1F1B pipeline bubble (p-1)/m with m micro-batches per step,
-                // ~8% per tensor-parallel doubling inside a node (all-reduce
-                // per layer), and small micro-batches underusing the GPU.
-                double microbatches = static_cast<double>(r.batch.global) / (dp * mbs);
-                double bubble = (pp - 1) / microbatches;
-                double tp_factor = std::pow(0.92, std::log2(static_cast<double>(tp)));
-                double mbs_factor = mbs >= 4 ? 1.0 : mbs == 2 ? 0.95 : 0.88;
-                double recompute_factor = c.recompute.granularity == "full"        ? 0.75
-                                          : c.recompute.granularity == "selective" ? 0.97
-                                                                                   : 1.0;
-                k.relative_efficiency = tp_factor * mbs_factor * recompute_factor / (1.0 + bubble);
-                k.step_time_s = step_time_at(c, options.assume_mfu * k.relative_efficiency);
-                k.score = k.step_time_s ? static_cast<double>(r.batch.global) * r.model.seq_length / *k.step_time_s
-                                        : k.relative_efficiency;
-                out.push_back(k);
-            }
-        }
-    }
-    std::stable_sort(out.begin(), out.end(), [](const Candidate& a, const Candidate& b) {
-        if (a.score != b.score) return a.score > b.score;
-        return a.headroom > b.headroom;
-    });
-    return out;
-}
-
 RunEstimate estimate_run(const recipe::Recipe& r, double mfu) {
     RunEstimate e;
     e.gpus = r.total_gpus();

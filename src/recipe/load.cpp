@@ -279,6 +279,7 @@ private:
             pr.read("expert", m_r.parallelism.expert, 1, 4096);
             pr.read("expert_tensor", m_r.parallelism.expert_tensor, 1, 1024);
             pr.read("sequence_parallel", m_r.parallelism.sequence_parallel);
+            pr.read("pipeline_layout", m_r.parallelism.pipeline_layout);
             pr.finish();
         }
         if (const Node* b = top.get("batch")) {
@@ -295,6 +296,7 @@ private:
             rr.read_enum("granularity", m_r.recompute.granularity, {"none", "selective", "full"});
             rr.read_enum("method", m_r.recompute.method, {"block", "uniform"});
             rr.read("num_layers", m_r.recompute.num_layers, 0);
+            rr.read("modules", m_r.recompute.modules);
             rr.finish();
         }
     }
@@ -663,6 +665,7 @@ private:
             sr.read("network", s.network);
             sr.read("job_name_prefix", s.job_name_prefix);
             sr.read("cpus_per_task", s.cpus_per_task, 0);
+            sr.read("segment", s.segment, 0, 1024);
             decode_slurm_knobs(sr, s);
             sr.finish();
         }
@@ -735,6 +738,7 @@ private:
             kr.finish();
         }
         if (k.namespace_name.empty()) k.namespace_name = m_r.target.kubernetes.namespace_name;
+        if (k.queue.empty()) k.queue = m_r.target.kubernetes.queue;
         if (k.node_selector.empty()) k.node_selector = m_r.target.kubernetes.node_selector;
     }
 

@@ -43,6 +43,23 @@ nlohmann::ordered_json env_json(const catalog::EnvList& env) {
     return o;
 }
 
+// The network stack and NVLink-domain fields of today's targets, each only where it is set
+// (so an older target's resolved recipe reads as it did before they existed).
+void add_placement_json(nlohmann::ordered_json& j, const catalog::Target& t) {
+    const catalog::KubernetesDefaults& k = t.kubernetes;
+    if (t.nvlink_domain_nodes > 0) j["nvlink_domain_nodes"] = t.nvlink_domain_nodes;
+    if (t.slurm.block_topology) j["slurm"]["block_topology"] = true;
+    if (!k.nccl_plugin_image.empty()) j["kubernetes"]["nccl_plugin_image"] = k.nccl_plugin_image;
+    if (!k.network_env.empty()) j["kubernetes"]["network_env"] = env_json(k.network_env);
+    if (!k.queue.empty()) j["kubernetes"]["queue"] = k.queue;
+    if (!k.topology_request.empty()) {
+        nlohmann::ordered_json tr = nlohmann::ordered_json::object();
+        for (const auto& [key, v] : k.topology_request) tr[key] = v;
+        j["kubernetes"]["topology_request"] = tr;
+    }
+    if (!k.nvlink_domain_label.empty()) j["kubernetes"]["nvlink_domain_label"] = k.nvlink_domain_label;
+}
+
 nlohmann::ordered_json target_json(const catalog::Target& t) {
     nlohmann::ordered_json j;
     j["name"] = t.name;
@@ -75,6 +92,7 @@ nlohmann::ordered_json target_json(const catalog::Target& t) {
                        {"scheduling_gates", t.kubernetes.scheduling_gates},
                        {"results_pvc", t.kubernetes.results_pvc},
                        {"results_bucket", t.kubernetes.results_bucket}};
+    add_placement_json(j, t);
     return j;
 }
 
@@ -143,6 +161,24 @@ nlohmann::ordered_json model_json(const catalog::Model& m) {
     return j;
 }
 
+nlohmann::ordered_json expectations_json(const std::vector<Expectation>& expectations) {
+    nlohmann::ordered_json expect = nlohmann::ordered_json::object();
+    for (const Expectation& x : expectations) {
+        nlohmann::ordered_json e = nlohmann::ordered_json::object();
+        if (x.value) e["value"] = *x.value;
+        if (x.tolerance) {
+            if (x.tolerance_is_relative)
+                e["tolerance"] = fmt::format("{:g}%", *x.tolerance * 100.0);
+            else
+                e["tolerance"] = *x.tolerance;
+        }
+        if (x.min) e["min"] = *x.min;
+        if (x.max) e["max"] = *x.max;
+        expect[x.figure] = e;
+    }
+    return expect;
+}
+
 }  // namespace
 
 nlohmann::ordered_json to_json(const Recipe& r) {
@@ -172,12 +208,14 @@ nlohmann::ordered_json to_json(const Recipe& r) {
                         {"expert", r.parallelism.expert},
                         {"sequence_parallel", r.parallelism.sequence_parallel}};
     if (r.parallelism.expert_tensor > 0) j["parallelism"]["expert_tensor"] = r.parallelism.expert_tensor;
+    if (!r.parallelism.pipeline_layout.empty()) j["parallelism"]["pipeline_layout"] = r.parallelism.pipeline_layout;
     j["batch"] = {{"micro", r.batch.micro}, {"global", r.batch.global}};
     j["precision"] = std::string(catalog::to_string(r.precision));
     j["steps"] = r.steps;
     j["recompute"] = {{"granularity", r.recompute.granularity},
                       {"method", r.recompute.method},
                       {"num_layers", r.recompute.num_layers}};
+    if (!r.recompute.modules.empty()) j["recompute"]["modules"] = r.recompute.modules;
     j["distributed_optimizer"] = r.distributed_optimizer;
     nlohmann::ordered_json data;
     data["kind"] = r.data.kind;
@@ -203,21 +241,7 @@ nlohmann::ordered_json to_json(const Recipe& r) {
                     {"path", r.metrics.path},
                     {"window", {r.metrics.window_start, r.metrics.window_end}},
                     {"flops", r.metrics.flops}};
-    nlohmann::ordered_json expect = nlohmann::ordered_json::object();
-    for (const Expectation& x : r.expectations) {
-        nlohmann::ordered_json e = nlohmann::ordered_json::object();
-        if (x.value) e["value"] = *x.value;
-        if (x.tolerance) {
-            if (x.tolerance_is_relative)
-                e["tolerance"] = fmt::format("{:g}%", *x.tolerance * 100.0);
-            else
-                e["tolerance"] = *x.tolerance;
-        }
-        if (x.min) e["min"] = *x.min;
-        if (x.max) e["max"] = *x.max;
-        expect[x.figure] = e;
-    }
-    j["expect"] = expect;
+    j["expect"] = expectations_json(r.expectations);
     j["slurm"] = {{"partition", r.slurm.partition},
                   {"account", r.slurm.account},
                   {"qos", r.slurm.qos},
@@ -234,6 +258,7 @@ nlohmann::ordered_json to_json(const Recipe& r) {
                   {"reservation", r.slurm.reservation},
                   {"directives", r.slurm.directives},
                   {"srun_args", r.slurm.srun_args}};
+    if (r.slurm.segment > 0) j["slurm"]["segment"] = r.slurm.segment;
     nlohmann::ordered_json sel = nlohmann::ordered_json::object();
     for (const auto& [k, v] : r.kubernetes.node_selector) sel[k] = v;
     j["kubernetes"] = {{"namespace", r.kubernetes.namespace_name},

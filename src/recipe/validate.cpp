@@ -1,4 +1,4 @@
-// Semantic checks of a loaded recipe and the per-GPU memory estimate.
+// Semantic checks of a loaded recipe (the per-GPU memory estimate is memory.cpp).
 #include "recipe/schema.hpp"
 
 #include <trainbench/recipe.hpp>
@@ -13,125 +13,6 @@ namespace trainbench::recipe {
 namespace {
 
 constexpr double k_gib = 1024.0 * 1024.0 * 1024.0;
-
-bool uses_fused_attention(const Recipe& r) {
-    // NeMo and Megatron-LM (Transformer Engine / flash attention) never store
-    // the a*s*s attention scores; the 2022 stacks (metaseq) and unknown ones do. The
-    // shipped workload on a GPU calls scaled_dot_product_attention (flash kernels).
-    return r.framework == "nemo" || r.framework == "megatron-lm" || (r.framework == "tinygpt" && r.gpu.family != "cpu");
-}
-
-double ceil_div(double a, double b) {
-    return std::ceil(a / b);
-}
-
-}  // namespace
-
-MemoryEstimate estimate_memory(const Recipe& r) {
-    MemoryEstimate e;
-    const catalog::Model& m = r.model;
-    if (m.layers <= 0 || m.hidden <= 0 || m.heads <= 0) return e;
-    const double h = m.hidden, L = m.layers, a = m.heads, f = m.ffn_size();
-    const double s_full = m.seq_length;
-    const double t = std::max(1, r.parallelism.tensor), p = std::max(1, r.parallelism.pipeline);
-    const double c = std::max(1, r.parallelism.context), b = std::max(1, r.batch.micro);
-    const double ep = std::max(1, r.parallelism.expert);
-    const double v = r.parallelism.virtual_pipeline;
-    const double kv_dim = m.kv_head_count() * (h / a);
-    // Megatron pads the vocabulary to a multiple of 128 * tensor.
-    const double pad = 128.0 * t;
-    const double V = std::ceil(std::max(1, m.vocab) / pad) * pad;
-
-    // ---- parameters
-    const bool gated = m.activation == "swiglu";
-    const double attn = h * (h + 2 * kv_dim) + (h + 2 * kv_dim) + h * h + h;
-    auto mlp_of = [&](double ffn) { return (gated ? 3.0 : 2.0) * h * ffn + (gated ? 2.0 : 1.0) * ffn + h; };
-    double mlp = mlp_of(f);
-    double mlp_per_gpu = mlp;
-    if (m.experts > 0) {
-        // Routed experts (their own FFN size) sharded over expert parallel, the shared experts and the
-        // router on every rank; averaged over the layers, of which the dense ones keep the dense FFN.
-        const double routed = mlp_of(m.expert_ffn_size()) * m.experts;
-        const double shared = m.moe_shared_experts * mlp_of(m.shared_expert_ffn_size());
-        const double moe_share = L > 0 ? m.moe_layer_count() / L : 1.0;
-        mlp_per_gpu = moe_share * (routed / ep + shared + h * m.experts) + (1 - moe_share) * mlp;
-        mlp = moe_share * (routed + shared + h * m.experts) + (1 - moe_share) * mlp;
-    }
-    const double layer = attn + mlp + 4 * h;
-    const double embedding = V * h + (m.position == "learned" ? s_full * h : 0.0);
-    const double output = m.tied_embeddings ? 0.0 : V * h;
-    e.parameters = L * layer + embedding + output + 2 * h;
-
-    const double layers_per_stage = ceil_div(L, p);
-    const double layer_per_gpu = (attn + 4 * h) / t + mlp_per_gpu / t;
-    const double first = layers_per_stage * layer_per_gpu + embedding / t;
-    // With tied embeddings and pipeline > 1 the last stage keeps its own copy of the word embeddings.
-    const double last = layers_per_stage * layer_per_gpu + (p > 1 ? V * h / t : 0.0) + 2 * h;
-    e.parameters_per_gpu = p > 1 ? std::max(first, last) : first + output / t + 2 * h;
-
-    // ---- weights, gradients, optimizer (Megatron accounting, mixed precision Adam)
-    const double P = e.parameters_per_gpu;
-    const int dp_int = r.data_parallel();
-    const double dp = dp_int > 0 ? dp_int : 1;
-    const bool full_precision = r.precision == catalog::Precision::fp32 || r.precision == catalog::Precision::tf32;
-    const double weight_bytes = full_precision ? 4 : 2;      // fp8 training keeps bf16 weights
-    const double grad_bytes = 4;                             // fp32 main gradients
-    const double optimizer_bytes = full_precision ? 8 : 12;  // (fp32 master +) Adam m and v
-    e.weights = weight_bytes * P;
-    e.gradients = grad_bytes * P;
-    e.optimizer = optimizer_bytes * P;
-    if (r.distributed_optimizer || r.framework == "metaseq") e.optimizer /= dp;
-    if (r.framework == "metaseq") {  // FSDP shards parameters and gradients too
-        e.weights /= dp;
-        e.gradients /= dp;
-    }
-
-    // ---- activations (Korthikanti et al. 2022), bytes per layer per micro batch
-    const double s = s_full / c;
-    const double sbh = s * b * h;
-    const bool sp = r.parallelism.sequence_parallel && t > 1;
-    const double scores = 5.0 * a * s / h;  // the attention score/softmax/dropout term
-    const double none_full_attn = sp ? sbh * (34.0 + scores) / t : sbh * (10.0 + 24.0 / t + scores / t);
-    const double selective = sp ? sbh * 34.0 / t : sbh * (10.0 + 24.0 / t);
-    const double full = sp ? 2.0 * sbh / t : 2.0 * sbh;
-    const double none = uses_fused_attention(r) ? selective : none_full_attn;
-
-    double per_stage = 0;
-    if (r.recompute.granularity == "full") {
-        double n = r.recompute.num_layers;
-        if (r.recompute.method == "uniform") {
-            double group = std::max(1.0, n);
-            // each group of `group` layers keeps only its input; one group is recomputed at a time
-            per_stage = ceil_div(layers_per_stage, group) * full + group * none;
-        } else {
-            double recomputed = n <= 0 ? layers_per_stage : std::min(n, layers_per_stage);
-            per_stage = recomputed * full + (layers_per_stage - recomputed) * none;
-        }
-    } else if (r.recompute.granularity == "selective") {
-        per_stage = layers_per_stage * selective;
-    } else {
-        per_stage = layers_per_stage * none;
-    }
-    // The first stage holds the activations of up to `pipeline` micro batches in flight (1F1B);
-    // interleaving adds (p-1)/(p*v) of that.
-    double in_flight = 1;
-    if (p > 1) {
-        double microbatches = dp_int > 0 ? r.batch.global / (b * dp) : p;
-        in_flight = std::max(1.0, std::min(p, microbatches));
-    }
-    const double interleave = v > 0 && p > 1 ? 1.0 + (p - 1.0) / (p * v) : 1.0;
-    const double logits = p > 1 ? 0.0 : 4.0 * s * b * V / t;  // fp32 logits of the output layer (last stage)
-    auto total_acts = [&](double per_layer_stage) { return per_layer_stage * in_flight * interleave + logits; };
-    e.activations = total_acts(per_stage);
-    e.activations_no_recompute = total_acts(layers_per_stage * none_full_attn);
-    e.activations_full_recompute = total_acts(layers_per_stage * full);
-
-    e.total = e.weights + e.gradients + e.optimizer + e.activations;
-    e.capacity = r.gpu.memory_gib * k_gib;
-    return e;
-}
-
-namespace {
 
 // The framework's version: framework_config keys exist in it (NeMo), and it writes the log
 // the recipe reads.
@@ -227,6 +108,47 @@ void validate_expert_layout(const Recipe& r, Diagnostics& d) {
                 "an expert tensor size that divides the expert FFN");
 }
 
+// The container runtime against the scheduler, its image and the env names Pyxis passes.
+void validate_container(const Recipe& r, Diagnostics& d) {
+    auto at = [&](const std::string& key) { return origin_of(r, key); };
+    // container runtime against the scheduler
+    const std::string& rt = r.container.runtime;
+    const catalog::Scheduler sched = r.target.scheduler;
+    if ((rt == "pyxis" || rt == "enroot") && sched != catalog::Scheduler::slurm)
+        d.error(at("container.runtime"), "container.runtime",
+                fmt::format("runtime '{}' needs a Slurm target; '{}' uses {}", rt, r.target.name,
+                            catalog::to_string(sched)),
+                sched == catalog::Scheduler::kubernetes ? "'containerd'" : "'none'");
+    if (rt == "containerd" && sched != catalog::Scheduler::kubernetes)
+        d.error(at("container.runtime"), "container.runtime",
+                fmt::format("runtime 'containerd' is for Kubernetes targets; '{}' uses {}", r.target.name,
+                            catalog::to_string(sched)),
+                "'pyxis', 'enroot' or 'none'");
+    if (rt != "none" && r.container.image.empty())
+        d.error(at("container"), "container.image", fmt::format("container runtime '{}' needs an image", rt),
+                "a registry image or a .sqsh path", "set container.image, or container.runtime: none");
+    // container.env: names for Pyxis's srun --container-env (their host values win over the image's)
+    if (!r.container.env.empty() && rt != "pyxis" && rt != "enroot")
+        d.error(at("container.env"), "container.env",
+                fmt::format("container.env names variables for Pyxis (srun --container-env); runtime '{}' has no "
+                            "such option",
+                            rt),
+                "runtime 'pyxis'", "remove container.env (the job's env reaches the program as it is)");
+    std::vector<std::string> seen;
+    for (const std::string& name : r.container.env) {
+        bool valid =
+            !name.empty() && !(name[0] >= '0' && name[0] <= '9') && std::all_of(name.begin(), name.end(), [](char c) {
+                return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+            });
+        if (!valid)
+            d.error(at("container.env"), "container.env", fmt::format("'{}' is not an environment variable name", name),
+                    "letters, digits and '_', not starting with a digit");
+        else if (std::find(seen.begin(), seen.end(), name) != seen.end())
+            d.error(at("container.env"), "container.env", fmt::format("'{}' is named twice", name), "each name once");
+        seen.push_back(name);
+    }
+}
+
 }  // namespace
 
 void validate_recipe(const Recipe& r, Diagnostics& d) {
@@ -263,15 +185,17 @@ void validate_recipe(const Recipe& r, Diagnostics& d) {
         d.error(at("parallelism.tensor"), "parallelism.tensor",
                 fmt::format("{} kv heads are not divisible by tensor parallel {}", m.kv_heads, par.tensor),
                 "a tensor size that divides the kv heads");
-    if (m.layers > 0 && m.layers % par.pipeline != 0)
+    // (a pipeline_layout places the layers itself: validate_pipeline_layout)
+    const bool even = par.pipeline_layout.empty();
+    if (even && m.layers > 0 && m.layers % par.pipeline != 0)
         d.error(at("parallelism.pipeline"), "parallelism.pipeline",
                 fmt::format("{} layers are not divisible by pipeline parallel {}", m.layers, par.pipeline),
-                "a pipeline size that divides the layers");
+                "a pipeline size that divides the layers", "or give parallelism.pipeline_layout");
     if (par.virtual_pipeline > 0) {
         if (par.pipeline < 2)
             d.error(at("parallelism.virtual_pipeline"), "parallelism.virtual_pipeline",
                     "an interleaved (virtual) pipeline needs pipeline > 1", "pipeline >= 2 or virtual_pipeline 0");
-        else if (m.layers > 0 && m.layers % (par.pipeline * par.virtual_pipeline) != 0)
+        else if (even && m.layers > 0 && m.layers % (par.pipeline * par.virtual_pipeline) != 0)
             d.error(at("parallelism.virtual_pipeline"), "parallelism.virtual_pipeline",
                     fmt::format("{} layers are not divisible by pipeline {} x virtual_pipeline {} = {} model chunks",
                                 m.layers, par.pipeline, par.virtual_pipeline, par.pipeline * par.virtual_pipeline),
@@ -384,42 +308,7 @@ void validate_recipe(const Recipe& r, Diagnostics& d) {
             d.error(at("gpus_per_node"), "gpus_per_node", "metaseq's launcher needs at least 2 GPUs per node", ">= 2");
     }
 
-    // container runtime against the scheduler
-    const std::string& rt = r.container.runtime;
-    const catalog::Scheduler sched = r.target.scheduler;
-    if ((rt == "pyxis" || rt == "enroot") && sched != catalog::Scheduler::slurm)
-        d.error(at("container.runtime"), "container.runtime",
-                fmt::format("runtime '{}' needs a Slurm target; '{}' uses {}", rt, r.target.name,
-                            catalog::to_string(sched)),
-                sched == catalog::Scheduler::kubernetes ? "'containerd'" : "'none'");
-    if (rt == "containerd" && sched != catalog::Scheduler::kubernetes)
-        d.error(at("container.runtime"), "container.runtime",
-                fmt::format("runtime 'containerd' is for Kubernetes targets; '{}' uses {}", r.target.name,
-                            catalog::to_string(sched)),
-                "'pyxis', 'enroot' or 'none'");
-    if (rt != "none" && r.container.image.empty())
-        d.error(at("container"), "container.image", fmt::format("container runtime '{}' needs an image", rt),
-                "a registry image or a .sqsh path", "set container.image, or container.runtime: none");
-    // container.env: names for Pyxis's srun --container-env (their host values win over the image's)
-    if (!r.container.env.empty() && rt != "pyxis" && rt != "enroot")
-        d.error(at("container.env"), "container.env",
-                fmt::format("container.env names variables for Pyxis (srun --container-env); runtime '{}' has no "
-                            "such option",
-                            rt),
-                "runtime 'pyxis'", "remove container.env (the job's env reaches the program as it is)");
-    std::vector<std::string> seen;
-    for (const std::string& name : r.container.env) {
-        bool valid =
-            !name.empty() && !(name[0] >= '0' && name[0] <= '9') && std::all_of(name.begin(), name.end(), [](char c) {
-                return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-            });
-        if (!valid)
-            d.error(at("container.env"), "container.env", fmt::format("'{}' is not an environment variable name", name),
-                    "letters, digits and '_', not starting with a digit");
-        else if (std::find(seen.begin(), seen.end(), name) != seen.end())
-            d.error(at("container.env"), "container.env", fmt::format("'{}' is named twice", name), "each name once");
-        seen.push_back(name);
-    }
+    validate_container(r, d);
 
     // memory fit (skipped on the CPU 'GPU' of the local targets, whose memory is unknown)
     if (!cpu && r.gpu.memory_gib > 0 && m.layers > 0) {
@@ -439,8 +328,11 @@ void validate_recipe(const Recipe& r, Diagnostics& d) {
                                 r.recompute.granularity == "full" ? "" : "use recompute: {granularity: full}, "));
         }
     }
-    validate_job_values(r, d);     // job_values.cpp: what render would refuse
-    validate_stage_options(r, d);  // stages.cpp: each stage kind's options
+    validate_job_values(r, d);         // job_values.cpp: what render would refuse
+    validate_stage_options(r, d);      // stages.cpp: each stage kind's options
+    validate_placement(r, d);          // placement.cpp: NVLink-domain segments
+    validate_pipeline_layout(r, d);    // pipeline_layout.cpp
+    validate_recompute_modules(r, d);  // placement.cpp
 }
 
 }  // namespace trainbench::recipe

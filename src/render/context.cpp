@@ -223,6 +223,7 @@ const std::vector<std::string>& pre_escaped_keys() {
         "runner_lines.line_sh",
         "preflight.check_sh",
         "kubernetes.config_files.content_yaml",
+        "kubernetes.network_env.line_sh",
         "run_dir_sh",
         // stages (stage_context.cpp)
         "array_spec_sh",
@@ -389,6 +390,9 @@ ordered_json slurm_directives(const Facts& f, const StageShape& s) {
     int cpus = r.slurm.cpus_per_task > 0 ? r.slurm.cpus_per_task : d.cpus_per_task;
     bool exclusive = r.slurm.exclusive.value_or(d.exclusive);
     bool use_gres = r.slurm.use_gres.value_or(d.use_gres);
+    // NVLink-domain segments (topology/block) for a job over the recipe's nodes; a
+    // data-preparation array or a validation over other nodes has none.
+    const int segment = !s.slurm_prepare && f.nodes == r.nodes ? recipe::slurm_segment(r) : 0;
     for (const auto& [k, v] :
          std::vector<std::pair<std::string, std::string>>{{"slurm.partition", partition},
                                                           {"slurm.account", account},
@@ -414,6 +418,8 @@ ordered_json slurm_directives(const Facts& f, const StageShape& s) {
             {"has_constraint", !r.slurm.constraint.empty()},
             {"network", r.slurm.network},
             {"has_network", !r.slurm.network.empty()},
+            {"segment", segment},
+            {"has_segment", segment > 0},
             {"cpus_per_task", cpus},
             {"has_cpus_per_task", cpus > 0},
             {"gpus_per_node_directive", f.requests_gpus && !use_gres},

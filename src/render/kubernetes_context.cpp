@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 
 using nlohmann::ordered_json;
@@ -23,6 +24,13 @@ constexpr const char* k_tcpxo_plugin_image =
 constexpr const char* k_tcpxo_daemon_image = "us-docker.pkg.dev/gce-ai-infra/gpudirect-tcpxo/tcpgpudmarxd-dev:v1.0.9";
 constexpr int k_k8s_master_port = 6002;  // seed 004
 constexpr const char* k_k8s_run_dir = "/workspace/trainbench-run";
+
+bool env_name_ok(const std::string& name) {
+    if (name.empty() || (name[0] >= '0' && name[0] <= '9')) return false;
+    return std::all_of(name.begin(), name.end(), [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+    });
+}
 
 // Object names keep the recipe name's start (`kubectl get pods | grep gpt3` finds them)
 // and end in the run's short id, so two runs never collide; pod hostnames are
@@ -53,6 +61,54 @@ void add_kubernetes_lists(const recipe::Recipe& r, ordered_json& k) {
     k["has_node_selector"] = !selectors.empty();
     k["scheduling_gates"] = gates;
     k["has_scheduling_gates"] = !gates.empty();
+}
+
+// The network stack beside TCPXO: gIB, GPUDirect RDMA over RoCE (A3 Ultra, A4). An init
+// container copies the plugin into /usr/local/gib; the launch script sources its environment
+// script and then exports the target's network_env over it (gpu-recipes @ 2e1fd5ef,
+// training/a3ultra/.../templates/workload-job.yaml).
+void add_kubernetes_network(const recipe::Recipe& r, ordered_json& k) {
+    const catalog::KubernetesDefaults& kd = r.target.kubernetes;
+    const bool tcpxo = kd.network_stack == "tcpxo";
+    const bool gib = kd.network_stack == "gib";
+    k["gib"] = gib;
+    k["gib_plugin_image"] = gib ? kd.nccl_plugin_image : "";
+    // gpu-recipes runs the workload privileged on the host network for both stacks.
+    k["privileged"] = tcpxo || gib;
+    ordered_json env = ordered_json::array();
+    for (const auto& [name, value] : kd.network_env) {
+        if (!env_name_ok(name))
+            throw InputError(fmt::format("target '{}': kubernetes.network_env name '{}' is not a variable name",
+                                         r.target.name, name));
+        env.push_back({{"name", name}, {"value", value}, {"line_sh", "export " + name + "=" + shell_escape(value)}});
+    }
+    k["network_env"] = env;
+    k["has_network_env"] = !env.empty();
+}
+
+// Pod annotations (Kueue's topology-aware scheduling, when the Job has a queue) and the
+// NVLink-domain placement: a Job that fits one domain requires its pods to share the
+// domain's label value (pod affinity); a larger queued Job asks Kueue for slices of that
+// many nodes, each in one domain (kueue.sigs.k8s.io, "Run Workloads with Topology-Aware
+// Scheduling"); an unqueued Job larger than a domain gets no placement.
+void add_kubernetes_placement(const recipe::Recipe& r, ordered_json& k) {
+    const catalog::KubernetesDefaults& kd = r.target.kubernetes;
+    const bool queued = !r.kubernetes.queue.empty();
+    std::map<std::string, std::string> annotations;
+    if (queued) annotations = kd.topology_request;
+    const int slice = recipe::kubernetes_domain_slice(r);
+    const bool one_domain = slice > 0 && slice == std::max(1, r.nodes);
+    if (slice > 0 && !one_domain && queued) {
+        annotations["kueue.x-k8s.io/podset-slice-required-topology"] = kd.nvlink_domain_label;
+        annotations["kueue.x-k8s.io/podset-slice-size"] = std::to_string(slice);
+    }
+    ordered_json list = ordered_json::array();
+    for (const auto& [key, v] : annotations) list.push_back({{"key", key}, {"value", v}});
+    k["pod_annotations"] = list;
+    k["has_pod_annotations"] = !list.empty();
+    k["has_pod_annotation_block"] = !list.empty() || k.value("has_results_bucket", false);
+    k["nvlink_affinity"] = one_domain;
+    k["nvlink_domain_label"] = kd.nvlink_domain_label;
 }
 
 // Where the run directory lives on Kubernetes: a PVC, a bucket, or the pod's emptyDir.
@@ -130,6 +186,8 @@ ordered_json kubernetes_json(const recipe::Recipe& r, const recipe::Stage& stage
                       {"has_service_account", !r.kubernetes.service_account.empty()}};
     add_kubernetes_lists(r, k);
     add_kubernetes_results(r, run_id, k);
+    add_kubernetes_network(r, k);
+    add_kubernetes_placement(r, k);
     k["secret_name"] = name + "-env";
     k["chart_name"] = dns_label("trainbench-" + r.name, 53);
     k["chart_description"] = fmt::format("{} ({} on {}), rendered by trainbench", r.name, r.framework, r.target.name);

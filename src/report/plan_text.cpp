@@ -81,11 +81,16 @@ std::string plan_text(const plan::Plan& p) {
 
 std::string search_text(const recipe::Recipe& r, const std::vector<plan::Candidate>& all, std::size_t top) {
     const std::size_t n = std::min(all.size(), top);
-    std::string out = fmt::format("{} valid TP/PP/micro-batch configurations of {} on {} x {} ({} GPUs); top {}:\n",
-                                  all.size(), r.model_name, r.nodes, r.target_name, r.total_gpus(), n);
+    std::string out =
+        fmt::format("{} valid TP/PP/VP/CP/EP/micro-batch configurations of {} on {} x {} ({} GPUs); top {}:\n",
+                    all.size(), r.model_name, r.nodes, r.target_name, r.total_gpus(), n);
     TextTable t{{{"rank", 4, Align::right, ""},
                  {"tp", 3, Align::right, " "},
                  {"pp", 3, Align::right, " "},
+                 {"vp", 3, Align::right, " "},
+                 {"cp", 3, Align::right, " "},
+                 {"ep", 4, Align::right, " "},
+                 {"etp", 4, Align::right, " "},
                  {"mbs", 4, Align::right, " "},
                  {"sp", 3, Align::right, " "},
                  {"mem/GPU", 11, Align::right, " "},
@@ -94,15 +99,21 @@ std::string search_text(const recipe::Recipe& r, const std::vector<plan::Candida
                  {"step time", 11, Align::right, " "},
                  {"tokens/s", 12, Align::right, " "}}};
     std::vector<std::vector<std::string>> rows;
+    std::vector<std::string> layouts;
     for (std::size_t i = 0; i < n; ++i) {
         const plan::Candidate& c = all[i];
         rows.push_back({std::to_string(i + 1), std::to_string(c.tensor), std::to_string(c.pipeline),
-                        std::to_string(c.micro), c.sequence_parallel ? "on" : "off",
-                        fmt::format("{:.1f} GiB", c.memory_per_gpu / k_gib), fmt::format("{:.1f}%", c.headroom * 100.0),
-                        fmt::format("{:.3f}", c.relative_efficiency), optional_cell(c.step_time_s, "{:.3f} s"),
+                        c.virtual_pipeline > 0 ? std::to_string(c.virtual_pipeline) : "-", std::to_string(c.context),
+                        std::to_string(c.expert), std::to_string(c.expert_tensor), std::to_string(c.micro),
+                        c.sequence_parallel ? "on" : "off", fmt::format("{:.1f} GiB", c.memory_per_gpu / k_gib),
+                        fmt::format("{:.1f}%", c.headroom * 100.0), fmt::format("{:.3f}", c.relative_efficiency),
+                        optional_cell(c.step_time_s, "{:.3f} s"),
                         c.step_time_s ? fmt::format("{:.0f}", c.score) : std::string("-")});
+        if (!c.pipeline_layout.empty()) layouts.push_back(fmt::format("{}: {}", i + 1, c.pipeline_layout));
     }
-    return out + t.render(rows);
+    out += t.render(rows);
+    for (const std::string& l : layouts) out += "pipeline layout of " + l + '\n';
+    return out;
 }
 
 nlohmann::ordered_json search_json(const recipe::Recipe& r, const std::vector<plan::Candidate>& all, std::size_t top,
@@ -115,6 +126,11 @@ nlohmann::ordered_json search_json(const recipe::Recipe& r, const std::vector<pl
         a.push_back({{"rank", i + 1},
                      {"tensor", c.tensor},
                      {"pipeline", c.pipeline},
+                     {"virtual_pipeline", c.virtual_pipeline},
+                     {"context", c.context},
+                     {"expert", c.expert},
+                     {"expert_tensor", c.expert_tensor},
+                     {"pipeline_layout", c.pipeline_layout},
                      {"micro", c.micro},
                      {"sequence_parallel", c.sequence_parallel},
                      {"memory_per_gpu_bytes", c.memory_per_gpu},

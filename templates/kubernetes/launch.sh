@@ -51,6 +51,21 @@ mkdir -p {{metrics_dir}} status
 # GPUDirect-TCPXO: the NCCL plugin the init container installed, and the driver libraries.
 export LD_LIBRARY_PATH="/usr/local/nccl-plugin/lib64:/usr/local/nvidia/lib64:${LD_LIBRARY_PATH:-}"
 {{/kubernetes.tcpxo}}
+{{#kubernetes.gib}}
+# gIB (GPUDirect RDMA over RoCE): the NCCL plugin the init container installed (NCCL_PLUGIN_PATH
+# of the target's environment), and the plugin's own NCCL environment script.
+export LD_LIBRARY_PATH="${NCCL_PLUGIN_PATH:-/usr/local/gib/lib64}:${LD_LIBRARY_PATH:-}"
+set +u
+# shellcheck source=/dev/null
+source /usr/local/gib/scripts/set_nccl_env.sh
+set -u
+{{/kubernetes.gib}}
+{{#kubernetes.has_network_env}}
+# The target's network settings over what the stack's script set (kubernetes.network_env).
+{{#kubernetes.network_env}}
+{{{line_sh}}}
+{{/kubernetes.network_env}}
+{{/kubernetes.has_network_env}}
 printf '%s %s %s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$(hostname)" "${NODE_RANK}" > {{status_started}}
 {{#has_stdout_file}}
 # Rank 0's standard output is the framework's metrics log (metrics.path): this line tells

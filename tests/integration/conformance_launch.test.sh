@@ -89,6 +89,13 @@ bad megatron-int recipes/azure-nd-h100-v5/gpt3-175b-smoke.yaml megatron-lm "'ban
     --num-layers banana
 bad megatron-flag-value recipes/azure-nd-h100-v5/gpt3-175b-smoke.yaml megatron-lm "takes no value" \
     --use-flash-attn yes
+# Megatron-Core d98e8a64 (today's recipes): a flag e958b2ca had and d98e8a64 removed, and values
+# outside the choices of its config dataclasses (argument_utils.py turns them into flags)
+bad megatron-d98-removed recipes/gcp-a4/mixtral-8x7b-fp8.yaml megatron-lm "'--moe-use-legacy-grouped-gemm'" \
+    --moe-use-legacy-grouped-gemm
+bad megatron-d98-dispatcher recipes/azure-nd-gb200-v6/deepseek-v3-mxfp8.yaml megatron-lm "'alltoal'" \
+    --moe-token-dispatcher-type alltoal
+bad megatron-d98-fp8-recipe recipes/gcp-a3-ultra/llama3.1-70b-fp8.yaml megatron-lm "'tensorwyse'" --fp8-recipe tensorwyse
 bad nemo-2206-int recipes/azure-ndm-a100-v4/gpt3-126m.yaml nemo "is not an integer" model.micro_batch_size=banana
 bad nemo-2307-precision recipes/aws-p4d/gpt3-126m.yaml nemo "did you mean 'bf16'" trainer.precision=bf17
 bad nemo-2307-null-leaf recipes/aws-p4d/gpt3-126m.yaml nemo "'model.tokenizer.vocab_file.bogus'" \

@@ -21,8 +21,12 @@ trap 'rm -rf "$tmp"' EXIT
 fail=0
 
 # 1. Two renders of every recipe give identical trees.
-"$bin" render --all recipes -o "$tmp/a" >"$tmp/a.txt"
-"$bin" render --all recipes -o "$tmp/b" >"$tmp/b.txt"
+# (a failing render says why here, rather than ending the script silently under set -e)
+for side in a b; do
+    if ! "$bin" render --all recipes -o "$tmp/$side" >"$tmp/$side.txt" 2>&1; then
+        echo "FAIL: render --all recipes ($side) failed:"; tail -n 20 "$tmp/$side.txt"; exit 1
+    fi
+done
 if ! diff -r "$tmp/a" "$tmp/b" >/dev/null; then
     echo "FAIL: two renders differ"; diff -r "$tmp/a" "$tmp/b" | head -20; fail=1
 fi
@@ -35,7 +39,9 @@ if ! out=$("$bin" render --all recipes --compare tests/golden/render 2>&1); then
     echo "FAIL: render differs from tests/golden/render:"; echo "$out" | head -40; fail=1
 fi
 cp -r tests/golden/render "$tmp/golden"
-f=$(find "$tmp/golden" -name job.sbatch | LC_ALL=C sort | head -1)
+# (sed reads all of sort's output: head -1 would exit first, and with more than a pipe buffer
+# of paths pipefail would count sort's SIGPIPE as the test's failure)
+f=$(find "$tmp/golden" -name job.sbatch | LC_ALL=C sort | sed -n 1p)
 sed -i 's/^#SBATCH --nodes=.*/#SBATCH --nodes=999/' "$f"
 set +e
 out=$("$bin" render --all recipes --compare "$tmp/golden" 2>&1)

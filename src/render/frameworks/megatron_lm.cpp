@@ -38,7 +38,10 @@ void add_parallel_args(Args& a, const recipe::Recipe& r) {
     opt(a, "--train-iters", std::to_string(r.steps));
     opt(a, "--tensor-model-parallel-size", std::to_string(p.tensor));
     opt(a, "--pipeline-model-parallel-size", std::to_string(p.pipeline));
-    if (p.virtual_pipeline > 0 && p.pipeline > 0 && m.layers % (p.pipeline * p.virtual_pipeline) == 0)
+    // A layout names the virtual stages itself (Megatron-LM refuses it beside the layers per stage).
+    if (!p.pipeline_layout.empty())
+        opt(a, "--pipeline-model-parallel-layout", p.pipeline_layout);
+    else if (p.virtual_pipeline > 0 && p.pipeline > 0 && m.layers % (p.pipeline * p.virtual_pipeline) == 0)
         opt(a, "--num-layers-per-virtual-pipeline-stage", std::to_string(m.layers / (p.pipeline * p.virtual_pipeline)));
     if (p.context > 1) opt(a, "--context-parallel-size", std::to_string(p.context));
     if (p.expert > 1) opt(a, "--expert-model-parallel-size", std::to_string(p.expert));
@@ -80,6 +83,11 @@ void add_precision_args(Args& a, const recipe::Recipe& r) {
         opt(a, "--recompute-num-layers", std::to_string(std::max(1, r.recompute.num_layers)));
     } else if (r.recompute.granularity == "selective") {
         opt(a, "--recompute-granularity", "selective");
+        if (!r.recompute.modules.empty()) {
+            std::vector<ShellWord> modules{ShellWord("--recompute-modules")};
+            for (const std::string& m : r.recompute.modules) modules.emplace_back(m);
+            a.push_back(modules);
+        }
     }
 }
 

@@ -1,10 +1,12 @@
-// Planning: checkpoint size and write times, FLOPs per step, the TP/PP/micro-batch search.
+// Planning: checkpoint size and write times, FLOPs per step, the TP/PP/VP/CP/EP/micro-batch search.
 #include "unit/sweep/sweep_test_support.hpp"
 
 #include <trainbench/analysis.hpp>
 #include <trainbench/plan.hpp>
 
 #include <gtest/gtest.h>
+
+#include <set>
 
 namespace fs = std::filesystem;
 using namespace trainbench;
@@ -75,10 +77,73 @@ TEST(Plan, SearchReturnsOnlyValidConfigurationsBestFirst) {
         recipe::Recipe v = r;
         v.parallelism.tensor = c[i].tensor;
         v.parallelism.pipeline = c[i].pipeline;
+        v.parallelism.virtual_pipeline = c[i].virtual_pipeline;
+        v.parallelism.context = c[i].context;
+        v.parallelism.expert = c[i].expert;
+        v.parallelism.pipeline_layout = c[i].pipeline_layout;
         v.parallelism.sequence_parallel = c[i].sequence_parallel;
         v.batch.micro = c[i].micro;
         Diagnostics d;
         recipe::validate_recipe(v, d);
         EXPECT_FALSE(d.has_errors()) << d.format();
     }
+}
+
+TEST(Plan, SearchCoversExpertContextAndVirtualPipelineSizes) {
+    recipe::Recipe r = recipe::load_recipe(k_source / "recipes/gcp-a4/qwen3-30b-a3b-mxfp8.yaml", shipped_catalog());
+    std::vector<plan::Candidate> c = plan::search(r);
+    ASSERT_FALSE(c.empty());
+    std::set<int> experts, contexts, virtuals;
+    bool published = false;
+    for (const plan::Candidate& k : c) {
+        experts.insert(k.expert);
+        contexts.insert(k.context);
+        virtuals.insert(k.virtual_pipeline);
+        EXPECT_EQ(128 % k.expert, 0);
+        EXPECT_LE(k.memory_per_gpu, k.capacity);
+        published = published || (k.tensor == 1 && k.pipeline == 1 && k.context == 1 && k.expert == 8 && k.micro == 4);
+    }
+    EXPECT_TRUE(published) << "Megatron-Bridge's B200 row (TP1 PP1 EP8 MBS4) is a valid candidate";
+    EXPECT_GT(experts.size(), 3u);
+    EXPECT_GT(contexts.size(), 1u);
+    EXPECT_GT(virtuals.size(), 2u);
+}
+
+TEST(Plan, SearchFindsEachPublishedConfigurationValid) {
+    // Each of today's recipes mirrors a published row (docs/workloads.md); on the row's own nodes
+    // the search must count that row's TP/PP/VP/CP/EP/MBS among the configurations that fit.
+    for (const char* rel : {"aws-p5/llama3.1-8b-fp8.yaml", "gcp-a3-ultra/llama3.1-70b-fp8.yaml",
+                            "azure-nd-gb200-v6/llama3.1-405b-fp8.yaml", "gcp-a4/mixtral-8x7b-fp8.yaml",
+                            "aws-p5/mixtral-8x22b-fp8.yaml", "azure-nd-gb200-v6/deepseek-v3-mxfp8.yaml",
+                            "gcp-a4/qwen3-30b-a3b-mxfp8.yaml", "azure-nd-gb200-v6/qwen3-235b-a22b-mxfp8.yaml"}) {
+        recipe::Recipe r = recipe::load_recipe(k_source / "recipes" / rel, shipped_catalog());
+        const recipe::Parallelism& p = r.parallelism;
+        bool found = false;
+        for (const plan::Candidate& k : plan::search(r))
+            found = found ||
+                    (k.tensor == p.tensor && k.pipeline == p.pipeline && k.virtual_pipeline == p.virtual_pipeline &&
+                     k.context == p.context && k.expert == p.expert && k.micro == r.batch.micro);
+        EXPECT_TRUE(found) << rel << ": TP" << p.tensor << " PP" << p.pipeline << " VP" << p.virtual_pipeline << " CP"
+                           << p.context << " EP" << p.expert << " MBS" << r.batch.micro;
+    }
+}
+
+TEST(Plan, SearchGivesUnevenLayersTheAccountedLayout) {
+    // Llama 3.1 405B's 126 layers on 128 p5 nodes: PP8 x VP8 = 64 stages only with the embedding
+    // and the loss as slots (2 each); PP4 x VP... as the recipe's layout where it is the recipe's.
+    recipe::LoadOptions o;
+    for (const char* s : {"model=llama3.1-405b", "nodes=128", "batch.global=1536", "recompute.granularity=none"})
+        o.overrides.push_back(recipe::parse_override(s));
+    recipe::Recipe r = recipe::load_recipe(k_source / "recipes/aws-p5/llama3.1-8b-fp8.yaml", shipped_catalog(), o);
+    std::vector<plan::Candidate> c = plan::search(r);
+    ASSERT_FALSE(c.empty());
+    bool accounted = false;
+    for (const plan::Candidate& k : c) {
+        EXPECT_GT(k.pipeline, 1) << "405B never fits H100s without pipeline parallelism";
+        if (k.pipeline == 8 && k.virtual_pipeline == 8) {
+            EXPECT_EQ(k.pipeline_layout, "Et|(t*2|)*62tL");
+            accounted = true;
+        }
+    }
+    EXPECT_TRUE(accounted);
 }

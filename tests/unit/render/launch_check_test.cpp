@@ -163,7 +163,9 @@ TEST(LaunchCheck, CheckpointsAndTensorboardAreInTheRunDirectory) {
                 EXPECT_TRUE(seen.insert(path).second) << path << " is shared";
             }
         }
-        EXPECT_GE(outputs, 2);  // TensorBoard and checkpoints (the seed recipes save every 100 iterations)
+        // TensorBoard always; checkpoints where the recipe saves them (the seed recipes every 100
+        // iterations; today's benchmarks, like Megatron-Bridge's performance recipes, save none)
+        EXPECT_GE(outputs, has(a, "--save-interval") ? 2 : 1);
     }
     EXPECT_GE(recipes, 7);
 }
