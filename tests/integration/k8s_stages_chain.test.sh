@@ -29,7 +29,9 @@ sleep 3
 [[ -z $(kc -n $ns get pods -l "job-name in ($p,$t)" -o name) ]] || fail "pods of a waiting stage exist"
 
 # A wait, killed once it started data preparation; the next wait drives the rest.
-tb wait "$id" --interval 1 >"$WORK/wait1.out" 2>&1 &
+# The binary itself in the background (not the tb function: killing its subshell would leave
+# trainbench running, writing into the run directory while the test goes on and cleans up).
+"$TB" --runs "$WORK/runs" wait "$id" --interval 1 >"$WORK/wait1.out" 2>&1 &
 pid=$!
 for ((i = 0; i < 60; i++)); do
     [[ $(job_field $ns "$p" .spec.suspend) == false ]] && break

@@ -13,7 +13,9 @@ dir=$(ls -d "$WORK"/runs/it-k8s-killed/*)
 job=$(jq -r 'select(.event == "submitted") | .job_id' "$dir/journal.jsonl")
 kc -n $ns get job "$job" >/dev/null || fail "the Job is not in namespace $ns"
 
-tb wait "$id" --interval 1 >"$WORK/wait1.out" 2>&1 &
+# The binary itself in the background (not the tb function: killing its subshell would leave
+# trainbench running, writing into the run directory while the test goes on and cleans up).
+"$TB" --runs "$WORK/runs" wait "$id" --interval 1 >"$WORK/wait1.out" 2>&1 &
 pid=$!
 wait_for_state "$id" RUNNING 90
 kill -KILL "$pid"

@@ -21,7 +21,7 @@ write_recipe "$WORK/r.yaml" it-ctld-restart local-slurm 1 '["/bin/sh", "-c", "sl
 id=$(short_id_of "$(tb --json submit "$WORK/r.yaml")")
 wait_for_state "$id" RUNNING 60
 
-tb wait "$id" --timeout 300 --interval 1 >"$WORK/wait.out" 2>"$WORK/wait.err" &
+"$TB" --runs "$WORK/runs" wait "$id" --timeout 300 --interval 1 >"$WORK/wait.out" 2>"$WORK/wait.err" &  # the binary: its pid is $!
 wpid=$!
 sleep 2
 kill -TERM "$(cat "$pidfile")"
