@@ -91,6 +91,36 @@ private:
 class SqliteDatabase final : public Database {
 public:
     SqliteDatabase(std::string path, bool create) : m_path(std::move(path)), m_where("sqlite:" + m_path) {
+        try {
+            connect(create);
+        } catch (...) {
+            // A constructor that throws runs no destructor: a file that is not a database opens
+            // (SQLite reads lazily) and fails at the first statement, so close the handle here.
+            sqlite3_close(m_db);
+            m_db = nullptr;
+            throw;
+        }
+    }
+    ~SqliteDatabase() override { sqlite3_close(m_db); }
+    SqliteDatabase(const SqliteDatabase&) = delete;
+    SqliteDatabase& operator=(const SqliteDatabase&) = delete;
+
+    std::string describe() const override { return m_where; }
+
+    std::vector<Row> exec(const std::string& sql, const std::vector<Value>& params) override {
+        Statement st(m_db, sql, m_where);
+        st.bind(params);
+        return st.run(sql);
+    }
+
+    void begin_write() override { (void)exec("BEGIN IMMEDIATE", {}); }
+
+    bool has_table(const std::string& name) override {
+        return !exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = $1", {name}).empty();
+    }
+
+private:
+    void connect(bool create) {
         std::error_code ec;
         const fs::path parent = fs::path(m_path).parent_path();
         if (create && !parent.empty()) fs::create_directories(parent, ec);
@@ -115,25 +145,7 @@ public:
         }
         (void)exec("PRAGMA foreign_keys=ON", {});
     }
-    ~SqliteDatabase() override { sqlite3_close(m_db); }
-    SqliteDatabase(const SqliteDatabase&) = delete;
-    SqliteDatabase& operator=(const SqliteDatabase&) = delete;
 
-    std::string describe() const override { return m_where; }
-
-    std::vector<Row> exec(const std::string& sql, const std::vector<Value>& params) override {
-        Statement st(m_db, sql, m_where);
-        st.bind(params);
-        return st.run(sql);
-    }
-
-    void begin_write() override { (void)exec("BEGIN IMMEDIATE", {}); }
-
-    bool has_table(const std::string& name) override {
-        return !exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = $1", {name}).empty();
-    }
-
-private:
     // Opens m_path (or `special`: ":memory:", or a URI query such as "?immutable=1" after the path).
     void open(int flags, std::string_view special = {}) {
         std::string name = special == ":memory:" ? std::string(special) : m_path;
