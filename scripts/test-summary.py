@@ -117,7 +117,7 @@ def main():
     if not skipped:
         print("skipped: none")
     if refused:
-        print(f"CI=true: {len(refused)} skipped test(s) not in {a.allowlist}, so the run fails: "
+        print(f"CI=true: {len(refused)} skipped test(s) not in {pathlib.Path(a.allowlist).name}, so the run fails: "
               + ", ".join(refused))
         print("  make each one run here (the reason above says what it lacks; scripts/setup.sh --test "
               "installs the test tools), or allow it there with the reason")
