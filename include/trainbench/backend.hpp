@@ -144,7 +144,9 @@ struct RetryPolicy {
 };
 
 struct BackendOptions {
-    ProcessRunner* runner = nullptr;  // default: system_process_runner()
+    // Every scheduler command goes through it; make_backend sets it from its required argument
+    // (a backend built with none refuses: there is no fallback to the system's runner).
+    ProcessRunner* runner = nullptr;
     RetryPolicy retry;
     // How backends wait between retries and while cancelling (tests record instead of sleeping).
     std::function<void(std::chrono::milliseconds)> sleep;
@@ -160,12 +162,20 @@ struct BackendInfo {
     const char* name;
     const char* description;
     std::unique_ptr<Backend> (*factory)(const BackendOptions& options);
+    // The jobs' logs live with the jobs (Kubernetes pods the cluster deletes later): a wait
+    // streams them while the jobs run (Backend::follow) and collects them when they end.
+    bool logs_go_with_jobs = false;
+    // The jobs run as children of this machine (local): `run` interrupted cancels them, where
+    // a cluster's jobs keep running.
+    bool jobs_end_with_run = false;
 };
 
 // The one list of backends ("slurm", "kubernetes", "local").
 [[nodiscard]] const std::vector<BackendInfo>& backend_table();
 // Throws UsageError (with did-you-mean) for an unknown name.
-[[nodiscard]] std::unique_ptr<Backend> make_backend(std::string_view name, const BackendOptions& options = {});
+// `runner` starts every command of the backend (the CLI's one runner, or a test's fake).
+[[nodiscard]] std::unique_ptr<Backend> make_backend(std::string_view name, ProcessRunner& runner,
+                                                    BackendOptions options = {});
 
 // ---------------------------------------------------------------- this machine's GPUs
 // The NVIDIA GPUs a local job can use (src/backend/local_gpus.cpp): one per device node

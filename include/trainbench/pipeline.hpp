@@ -10,6 +10,7 @@
 #include <trainbench/recipe.hpp>
 #include <trainbench/render.hpp>
 #include <trainbench/report.hpp>
+#include <trainbench/results.hpp>
 #include <trainbench/run.hpp>
 #include <trainbench/sweep.hpp>
 
@@ -40,7 +41,25 @@ struct Services {
     // it. Required: the CLI sets it in one place (cli/app.cpp), tests set a fake.
     ProcessRunner* runner = nullptr;
     [[nodiscard]] ProcessRunner& processes() const;
+    // The results database: --results, else $TRAINBENCH_RESULTS, else <runs_root>/results.sqlite.
+    std::string results_location;
+    // Opens it (results::open_store): to read, a missing SQLite file is an empty store.
+    [[nodiscard]] std::unique_ptr<results::Store> results_store(results::Access access) const;
 };
+
+// ---------------------------------------------------------------- load and check
+// How far a recipe is checked before it is used: loaded only (render --no-validate), the
+// recipe's own rules (validate_recipe), or those and every stage's launch line against its
+// framework version's profile (render::check_launch): what validate, render, submit and run do.
+enum class RecipeChecks { none, recipe, launch };
+// The load options of a recipe file from the data directories and `-s key=value` overrides.
+[[nodiscard]] recipe::LoadOptions load_options(const Services& services, const std::vector<std::string>& overrides);
+// The one load + validate + check_launch of every caller. Throws InputError with every problem
+// ("invalid recipe 'FILE'"); `kept`, when given, receives the warnings and notes of a valid one.
+[[nodiscard]] recipe::Recipe load_checked_recipe(const catalog::Catalog& catalog, const std::filesystem::path& file,
+                                                 const recipe::LoadOptions& load,
+                                                 RecipeChecks checks = RecipeChecks::launch,
+                                                 Diagnostics* kept = nullptr);
 
 // ---------------------------------------------------------------- submit
 // The one submit path: `submit`, `run` and every point of a sweep.
@@ -180,6 +199,11 @@ struct RenderInput {
     std::filesystem::path file;
     std::filesystem::path relative;  // below -o / --compare when many recipes are rendered
 };
+// The recipes named on the command line and every recipe under each --all DIR (not catalog/ or
+// common/), with its path below DIR. UsageError when a DIR does not exist or there is no recipe
+// ("trainbench COMMAND RECIPE... or --all DIR").
+[[nodiscard]] std::vector<RenderInput> find_recipes(const std::vector<std::string>& files,
+                                                    const std::vector<std::string>& dirs, std::string_view command);
 struct RenderRequest {
     std::vector<RenderInput> inputs;
     recipe::LoadOptions load;
@@ -261,5 +285,183 @@ struct SummaryOptions {
 // Bare log files (one run's logs, one format) -> a summary.
 [[nodiscard]] analysis::RunSummary summarise_logs(const Services& services, const std::vector<std::string>& files,
                                                   const SummaryOptions& options);
+
+// The training stage's name (the first stage of kind train; "train" when there is none).
+[[nodiscard]] std::string train_stage(const recipe::Recipe& recipe);
+// The training logs under a stage's log directory: the files metrics.path names (a glob on the
+// file name), else every file of the first format detected (the recipe's metrics.source first,
+// then dllogger, tensorboard, nemo, megatron, metaseq); `format` is set to theirs. Throws
+// InputError when the directory is missing or holds no training log.
+[[nodiscard]] std::vector<std::filesystem::path> run_log_files(const std::filesystem::path& log_dir,
+                                                               const recipe::Metrics& metrics, std::string& format);
+
+// ---------------------------------------------------------------- validate
+struct ValidateRequest {
+    std::vector<std::string> files;
+    std::vector<std::string> all;        // --all: every recipe under these directories
+    std::vector<std::string> overrides;  // -s key=value
+};
+// What `validate` found out about one recipe.
+struct RecipeCheck {
+    std::filesystem::path file;
+    bool ok = false;
+    std::string name;
+    int gpus = 0;
+    int data_parallel = 0;
+    std::string gpu;  // the GPU's catalog name
+    recipe::MemoryEstimate memory;
+    bool memory_checked = false;  // a GPU whose memory is known (not the cpu family)
+    std::string error;            // why it is invalid
+    Diagnostics diagnostics;      // every problem of an invalid recipe; warnings and notes of a valid one
+};
+struct ValidateResult {
+    std::vector<RecipeCheck> recipes;
+    std::size_t failed = 0;
+};
+// Loads and checks each recipe (load_checked_recipe) and estimates the memory of a valid one;
+// `each` sees every recipe as soon as it is checked. UsageError when there is no recipe or an
+// --all directory does not exist; stops between recipes on an interrupt.
+[[nodiscard]] ValidateResult validate_recipes(const Services& services, const ValidateRequest& request,
+                                              const std::function<void(const RecipeCheck&)>& each = {});
+
+// ---------------------------------------------------------------- report
+struct ReportRequest {
+    std::vector<std::string> targets;  // a run (directory, run id or prefix) or log files of one run
+    SummaryOptions options;
+    std::string html;               // write the HTML report here ("" = no)
+    std::string junit;              // write the expectations as JUnit here ("" = no)
+    bool record = false;            // bare logs: record them (a run's report always is)
+    results::ResultLabels labels;   // bare logs: the labels to record under
+};
+// A result recorded in the results database.
+struct Recorded {
+    bool added = false;  // false: the same result was there already
+    std::string short_id;
+    std::string recipe_name;
+    std::string store;  // results::Store::describe()
+};
+// Everything `report` does, as one value: the summary (or, for a run without training figures
+// whose validate stage has results, only those), the files written, the recording and the verdict.
+struct RunReport {
+    std::optional<std::filesystem::path> run_dir;  // nullopt: bare logs
+    std::optional<analysis::RunSummary> summary;   // nullopt: the cluster validation is the report
+    std::string no_figures;                        // then: why the run has no training figures
+    std::optional<analysis::ClusterValidation> validation;  // the run's validate stage, when it has one
+    std::string json;                                       // summary.json's text (written to a run's report/)
+    std::optional<Recorded> recorded;
+    std::optional<RuntimeError> record_error;  // the database could not be reached (exit 4 after the report)
+    std::vector<std::string> warnings;         // the summary's warnings, a failed validation beside failed figures
+    std::optional<ExpectationError> failure;   // exit 5: an expectation or the cluster validation failed
+};
+// Summarises the run or logs (a run whose summary fails with InputError falls back to its
+// cluster validation), writes report/summary.json of a run and the --html and --junit files,
+// records the result (a run always, logs with `record`) and decides the verdict.
+[[nodiscard]] RunReport report_run(const Services& services, const ReportRequest& request);
+// The report in one of report::make_reporter's formats, with the cluster validation's section.
+[[nodiscard]] std::string report_text(const RunReport& report, std::string_view format, bool colour = false);
+
+// ---------------------------------------------------------------- results
+// The result of a summary: for a run, with its resolved recipe and its text.
+[[nodiscard]] results::Result result_of(const Services& services, const analysis::RunSummary& summary,
+                                        results::ResultLabels labels);
+// Records it in `store`.
+[[nodiscard]] Recorded record_result(results::Store& store, const results::Result& result);
+
+// ---------------------------------------------------------------- runs
+// The runs `refs` name (directory, run id or short id prefix), or every run of the store when
+// `refs` is empty (one that cannot be read comes back with its `problem`).
+[[nodiscard]] std::vector<run::RunInfo> load_runs(const Services& services, const std::vector<std::string>& refs);
+// Brings the runs up to date from their schedulers (run::refresh). Throws RuntimeError when
+// a scheduler does not answer.
+void refresh_runs(const Services& services, std::vector<run::RunInfo>& runs);
+// Cancels every run that has not ended (`on_ended` is told of each that had), then asks
+// again until the schedulers report them ended (at most 10 s).
+void cancel_runs(const Services& services, std::vector<run::RunInfo>& runs,
+                 const std::function<void(const run::RunInfo&)>& on_ended);
+// A wait for `run` was interrupted: cancels it when its backend's jobs end with the command
+// (the backend table's jobs_end_with_run: local); returns whether it did.
+bool cancel_if_jobs_end_with_run(const Services& services, run::RunInfo& run);
+// A run's logs (one stage's, or every stage's), collected into its directory by its backend
+// (fetched first when they live elsewhere). UsageError (did-you-mean) for a stage it lacks.
+class RunLogs {
+public:
+    RunLogs(const Services& services, run::RunInfo run, std::string stage);
+    ~RunLogs();
+    RunLogs(const RunLogs&) = delete;
+    RunLogs& operator=(const RunLogs&) = delete;
+    [[nodiscard]] std::vector<std::filesystem::path> collect();  // the log files, oldest first per stage
+    void refresh();                                              // the run's state from its scheduler
+    [[nodiscard]] const run::RunInfo& run() const;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> m;
+};
+
+// ---------------------------------------------------------------- live progress
+// The live progress of a run's training (docs/results.md "Live progress"): the rank-0 log of
+// the training stage (run_log_files), read only as far as it grew since the last poll, against
+// the recipe's step_time_s expectation, else the latest earlier run tagged good.
+class ProgressReader {
+public:
+    ProgressReader(const Services& services, std::filesystem::path run_dir);
+    ~ProgressReader();
+    ProgressReader(const ProgressReader&) = delete;
+    ProgressReader& operator=(const ProgressReader&) = delete;
+    // The progress when new steps arrived, else nullopt (also while the run has no log yet).
+    // Throws Error when the recipe or the log cannot be read.
+    [[nodiscard]] std::optional<results::Progress> poll();
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> m;
+};
+// The drift that warns: 10% from the recipe's expected step time or the baseline's.
+inline constexpr double k_drift_threshold = 0.10;
+
+// ---------------------------------------------------------------- wait
+struct WaitOptions {
+    double timeout_s = 0;  // > 0: give up after this long
+    double interval_s = 2;
+    // A scheduler that does not answer for a while, live progress turned off.
+    std::function<void(const std::string& warning)> on_warning;
+};
+// What a poll saw.
+struct WaitTick {
+    const run::RunInfo& run;
+    double elapsed_s = 0;
+    std::optional<results::Progress> progress;  // new steps of the training's log
+};
+struct WaitResult {
+    run::RunInfo run;
+    bool timed_out = false;     // still not final after timeout_s
+    std::string collect_error;  // the logs of a backend whose logs go with its jobs could not be collected
+};
+// Polls the run's scheduler (a scheduler that does not answer for a while keeps the last known
+// state, with a warning) until the run is final or timeout_s passes, calling `on_tick` after
+// each poll; for a backend whose logs go with its jobs (the backend table says which) it
+// streams the running jobs' logs and collects every job's logs at the end. Throws
+// InterruptedError on SIGINT/SIGTERM.
+[[nodiscard]] WaitResult wait_run(const Services& services, run::RunInfo run, const WaitOptions& options,
+                                  const std::function<void(const WaitTick&)>& on_tick);
+
+// ---------------------------------------------------------------- sweep preview
+// A sweep file expanded against the catalog (with as many threads as it has points to use).
+[[nodiscard]] sweep::Expansion load_expansion(const Services& services, const std::filesystem::path& file);
+// `sweep --dry-run`: every point with its estimate; what report::sweep_preview_* show.
+struct SweepDryRun {
+    sweep::Expansion expansion;
+    std::vector<plan::RunEstimate> estimates;  // one per point, in the expansion's order
+    double assume_mfu = 0.4;
+    std::string output;  // where the valid points were rendered ("" = not rendered)
+    std::size_t rendered_files = 0;
+    [[nodiscard]] report::SweepPreview view() const {
+        return {expansion, estimates, assume_mfu, output, rendered_files};
+    }
+};
+// Each valid point is estimated at `assume_mfu` (and, with `output`, rendered below it through
+// SweepRenderer) while it expands: its recipe is not kept.
+[[nodiscard]] SweepDryRun preview_sweep(const Services& services, const std::filesystem::path& file,
+                                        double assume_mfu, const std::string& output);
 
 }  // namespace trainbench::pipeline

@@ -178,7 +178,6 @@ struct SubmitOptions {
     std::string job_name_prefix = "trainbench-";
     std::filesystem::path workloads;             // TRAINBENCH_WORKLOADS
     std::map<std::string, std::string> secrets;  // passed to the job, never written
-    ProcessRunner* runner = nullptr;             // default: system_process_runner()
     // Stage -> job ids ("12:13") it waits for (afterok) besides the previous stage: reused
     // stages of an earlier run that are still pending or running (apply_reuse fills it).
     std::map<std::string, std::string> also_after;
@@ -187,9 +186,9 @@ struct SubmitOptions {
 // Submits the stages in order, chaining each after the previous with its
 // dependency, journaling "submitting" before and "submitted" after each.
 // Every command lands in commands/. Throws RuntimeError (after journaling
-// the failure) when the scheduler refuses a stage.
+// the failure) when the scheduler refuses a stage. `runner` starts every command.
 void submit_stages(RunInfo& run, const std::vector<render::RenderedJob>& jobs, const BackendProvider& provider,
-                   const SubmitOptions& options);
+                   ProcessRunner& runner, const SubmitOptions& options = {});
 
 // Brings every run up to date: resolves interrupted submissions, asks each
 // backend ONCE for all non-final jobs of all runs that use it, journals every

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cctype>
 #include <fstream>
+#include <stdexcept>
 #include <thread>
 
 namespace fs = std::filesystem;
@@ -75,10 +76,11 @@ ProcessRequest command(std::vector<std::string> argv) {
 }
 
 Runner::Runner(const BackendOptions& options)
-    : m_runner(options.runner ? options.runner : &system_process_runner()),
+    : m_runner(options.runner),
       m_retry(options.retry),
       m_sleep(options.sleep),
       m_timeout(options.command_timeout) {
+    if (!m_runner) throw std::logic_error("a backend needs a process runner (backend::make_backend)");
     if (!m_sleep) m_sleep = [](std::chrono::milliseconds d) { std::this_thread::sleep_for(d); };
 }
 

@@ -52,6 +52,7 @@ pipeline::Services Context::services() {
     s.runs_root = runs_root();
     s.dirs = data_dirs();
     s.runner = &processes();
+    s.results_location = options.results;
     return s;
 }
 

@@ -1,7 +1,6 @@
 // Private to the CLI: the context every command receives and the command table.
 #pragma once
 
-#include <trainbench/catalog.hpp>
 #include <trainbench/core.hpp>
 #include <trainbench/pipeline.hpp>
 

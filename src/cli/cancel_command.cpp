@@ -3,9 +3,6 @@
 
 #include <fmt/format.h>
 
-#include <chrono>
-#include <thread>
-
 namespace trainbench::cli {
 
 namespace {
@@ -16,21 +13,9 @@ struct CancelOptions {
 
 int run_cancel(const CancelOptions& opts, Context& ctx) {
     std::vector<run::RunInfo> runs = load_runs(ctx, opts.runs);
-    auto provider = backend_provider();
-    run::refresh(runs, provider, ctx.processes());
-    for (run::RunInfo& r : runs) {
-        if (r.is_final()) {
-            ctx.err << fmt::format("trainbench: run {} already ended {}\n", r.short_id, r.state());
-            continue;
-        }
-        run::cancel(r, provider, ctx.processes());
-    }
-    // The scheduler takes a moment to report the cancellation.
-    for (int i = 0; i < 20; ++i) {
-        run::refresh(runs, provider, ctx.processes());
-        if (std::all_of(runs.begin(), runs.end(), [](const run::RunInfo& r) { return r.is_final(); })) break;
-        std::this_thread::sleep_for(std::chrono::milliseconds(500));
-    }
+    pipeline::cancel_runs(ctx.services(), runs, [&ctx](const run::RunInfo& r) {
+        ctx.err << fmt::format("trainbench: run {} already ended {}\n", r.short_id, r.state());
+    });
     print_run_table(ctx, runs);
     return 0;
 }

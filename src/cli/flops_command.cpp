@@ -3,7 +3,7 @@
 // pair that does not say its convention), the conventions that reproduce it.
 #include "cli/app.hpp"
 
-#include <trainbench/analysis.hpp>
+#include <trainbench/pipeline.hpp>
 #include <trainbench/report.hpp>
 
 #include <fmt/format.h>

@@ -18,8 +18,10 @@ struct HistoryOptions {
 };
 
 int import_history(const HistoryOptions& o, Context& ctx, results::Store& store) {
+    const pipeline::Services services = ctx.services();
     const results::ImportReport rep = results::import_runs(store, o.import_dir, [&](const std::filesystem::path& d) {
-        return std::optional<results::Result>(result_of(ctx, pipeline::summarise_run(ctx.services(), d, {}), {}));
+        return std::optional<results::Result>(
+            pipeline::result_of(services, pipeline::summarise_run(services, d, {}), {}));
     });
     for (const std::string& s : rep.skipped) ctx.warn("skipped " + s);
     if (ctx.options.json)

@@ -56,30 +56,9 @@ private:
     fs::path m_last;
 };
 
-std::vector<fs::path> collect(run::RunInfo& r, backend::Backend& b, const std::string& stage) {
-    std::vector<fs::path> files;
-    for (const run::StageState& s : r.stages) {
-        if (!stage.empty() && s.name != stage) continue;
-        if (s.job_id.empty()) continue;
-        std::vector<fs::path> f = b.logs(r.query(s));
-        files.insert(files.end(), f.begin(), f.end());
-    }
-    return files;
-}
-
 int run_logs(const LogsOptions& opts, Context& ctx) {
-    std::vector<run::RunInfo> runs = load_runs(ctx, {opts.run});
-    run::RunInfo& r = runs.front();
-    if (!opts.stage.empty() &&
-        std::none_of(r.stages.begin(), r.stages.end(), [&](const auto& s) { return s.name == opts.stage; })) {
-        std::vector<std::string> names;
-        for (const auto& s : r.stages) names.push_back(s.name);
-        throw UsageError(fmt::format("run {} has no stage '{}'", r.short_id, opts.stage),
-                         did_you_mean(opts.stage, names));
-    }
-    auto provider = backend_provider();
-    std::unique_ptr<backend::Backend> b = provider(r, ctx.processes());
-    std::vector<fs::path> files = collect(r, *b, opts.stage);
+    pipeline::RunLogs logs(ctx.services(), load_runs(ctx, {opts.run}).front(), opts.stage);
+    std::vector<fs::path> files = logs.collect();
     if (opts.list) {
         for (const fs::path& f : files) ctx.out << f.string() << '\n';
         return 0;
@@ -88,7 +67,8 @@ int run_logs(const LogsOptions& opts, Context& ctx) {
     const bool headers = true;
     printer.print(files, headers);
     if (!opts.follow) {
-        if (files.empty()) ctx.err << fmt::format("trainbench: run {} has no logs yet ({})\n", r.short_id, r.state());
+        if (files.empty())
+            ctx.err << fmt::format("trainbench: run {} has no logs yet ({})\n", logs.run().short_id, logs.run().state());
         return 0;
     }
     auto last_refresh = std::chrono::steady_clock::now();
@@ -96,19 +76,17 @@ int run_logs(const LogsOptions& opts, Context& ctx) {
         check_interrupted();
         std::this_thread::sleep_for(std::chrono::milliseconds(500));
         if (std::chrono::steady_clock::now() - last_refresh > std::chrono::seconds(2)) {
-            std::vector<run::RunInfo> one{r};
-            run::refresh(one, provider, ctx.processes());
-            r = one.front();
+            logs.refresh();
             last_refresh = std::chrono::steady_clock::now();
-            files = collect(r, *b, opts.stage);
+            files = logs.collect();
             bool more = printer.print(files, headers);
-            if (r.is_final() && !more) break;
+            if (logs.run().is_final() && !more) break;
             continue;
         }
-        files = collect(r, *b, opts.stage);
+        files = logs.collect();
         printer.print(files, headers);
     }
-    ctx.err << fmt::format("trainbench: run {} ended {}\n", r.short_id, r.state());
+    ctx.err << fmt::format("trainbench: run {} ended {}\n", logs.run().short_id, logs.run().state());
     return 0;
 }
 

@@ -2,7 +2,7 @@
 // (series, parameters, nccl-tests rows), for users and for debugging parsers.
 #include "cli/app.hpp"
 
-#include <trainbench/metrics.hpp>
+#include <trainbench/pipeline.hpp>
 #include <trainbench/report.hpp>
 
 #include <fmt/format.h>

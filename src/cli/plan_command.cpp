@@ -3,8 +3,7 @@
 // GPU-hours; --search ranks TP/PP/VP/CP/EP/micro-batch configurations.
 #include "cli/app.hpp"
 
-#include <trainbench/plan.hpp>
-#include <trainbench/recipe.hpp>
+#include <trainbench/pipeline.hpp>
 #include <trainbench/report.hpp>
 
 #include <fmt/format.h>
@@ -32,9 +31,7 @@ int run_plan(const PlanOptions& opts, Context& ctx) {
     for (double bw : opts.fs_bandwidth)
         if (!(bw > 0))
             throw UsageError(fmt::format("--fs-bandwidth {} is not positive", bw), "GB/s, e.g. --fs-bandwidth 19.2");
-    recipe::LoadOptions load;
-    load.recipe_roots = ctx.data_dirs().recipes;
-    for (const std::string& s : opts.overrides) load.overrides.push_back(recipe::parse_override(s));
+    recipe::LoadOptions load = pipeline::load_options(ctx.services(), opts.overrides);
     recipe::Recipe r = recipe::load_recipe(opts.recipe, ctx.catalog(), load);
     Diagnostics d;
     recipe::validate_recipe(r, d);

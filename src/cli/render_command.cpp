@@ -4,8 +4,6 @@
 #include "cli/app.hpp"
 
 #include <trainbench/pipeline.hpp>
-#include <trainbench/recipe.hpp>
-#include <trainbench/render.hpp>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -32,28 +30,12 @@ struct RenderCliOptions {
 
 // --argv: what each framework receives, per stage, as JSON (the conformance suite reads it).
 int run_argv(const RenderCliOptions& opts, Context& ctx) {
-    recipe::LoadOptions load;
-    load.recipe_roots = ctx.data_dirs().recipes;
-    for (const std::string& s : opts.overrides) load.overrides.push_back(recipe::parse_override(s));
+    recipe::LoadOptions load = pipeline::load_options(ctx.services(), opts.overrides);
     render::RenderOptions options;
     options.template_dirs = ctx.data_dirs().templates;
     options.stage = opts.stage;
     ctx.out << pipeline::framework_argv(opts.recipes, load, options, !opts.no_validate, ctx.catalog()).dump(2) << "\n";
     return 0;
-}
-
-// The recipes named on the command line and found under --all DIR.
-std::vector<pipeline::RenderInput> inputs_of(const RenderCliOptions& opts) {
-    std::vector<pipeline::RenderInput> inputs;
-    for (const std::string& r : opts.recipes) inputs.push_back({r, {}});
-    for (const std::string& dir : opts.all) {
-        std::error_code ec;
-        if (!fs::exists(dir, ec)) throw UsageError(fmt::format("--all: '{}' does not exist", dir));
-        for (const fs::path& f : recipe::find_recipe_files(dir))
-            inputs.push_back({f, fs::relative(f, dir).replace_extension()});
-    }
-    if (inputs.empty()) throw UsageError("no recipe given", "trainbench render RECIPE... or --all DIR");
-    return inputs;
 }
 
 ordered_json outcome_json(const pipeline::RenderOutcome& o) {
@@ -96,9 +78,8 @@ void print_outcome(const pipeline::RenderOutcome& o, const RenderCliOptions& opt
 int run_render(const RenderCliOptions& opts, Context& ctx) {
     if (opts.argv) return run_argv(opts, ctx);
     pipeline::RenderRequest rq;
-    rq.load.recipe_roots = ctx.data_dirs().recipes;
-    for (const std::string& s : opts.overrides) rq.load.overrides.push_back(recipe::parse_override(s));
-    rq.inputs = inputs_of(opts);
+    rq.load = pipeline::load_options(ctx.services(), opts.overrides);
+    rq.inputs = pipeline::find_recipes(opts.recipes, opts.all, "render");
     rq.many = rq.inputs.size() > 1 || !opts.all.empty();
     if (opts.to_stdout && rq.many && (!opts.output.empty() || !opts.compare.empty()))
         throw UsageError("--stdout prints one recipe's job file; it does not combine with -o or --compare for many");

@@ -1,7 +1,7 @@
 // The options `report` and `compare` share.
 #include "cli/report_support.hpp"
 
-#include <trainbench/analysis.hpp>
+#include <trainbench/pipeline.hpp>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>

@@ -4,12 +4,9 @@
 
 #include "cli/app.hpp"
 
-#include <trainbench/analysis.hpp>
-#include <trainbench/results.hpp>
+#include <trainbench/pipeline.hpp>
 
-#include <filesystem>
 #include <memory>
-#include <optional>
 #include <string>
 
 namespace trainbench::cli {
@@ -19,20 +16,6 @@ namespace trainbench::cli {
 // is read-only.
 [[nodiscard]] std::unique_ptr<results::Store> open_results(Context& ctx,
                                                            results::Access access = results::Access::read);
-
-// The result of a report: for a run, with its resolved recipe.
-[[nodiscard]] results::Result result_of(Context& ctx, const analysis::RunSummary& summary,
-                                        results::ResultLabels labels);
-
-// Records it and says so on stderr ("recorded result ..." or "already recorded"; stored text
-// shown terminal-safe).
-void record_result(Context& ctx, results::Store& store, const results::Result& result);
-
-// `report`'s recording: the result of `summary` into the results store. For a run (`run_dir`),
-// a store that cannot be reached says where the report is and that `history --import` records
-// it later.
-void record_report(Context& ctx, const analysis::RunSummary& summary, const results::ResultLabels& labels,
-                   const std::optional<std::filesystem::path>& run_dir);
 
 // --name, --target, --container and --ran-at of `report --record`, checked as they are parsed
 // (exit 2 before any report): a label is a plain word (results::label_problem), a time RFC 3339.

@@ -32,8 +32,7 @@ int run_run(const RunOptions& opts, Context& ctx) {
         (void)wait_for_run(ctx, info, opts.timeout, opts.interval);
     } catch (const InterruptedError&) {
         // A local job runs in the foreground: Ctrl-C ends it. Cluster jobs keep running.
-        if (info.backend == "local") {
-            run::cancel(info, backend_provider(), ctx.processes());
+        if (pipeline::cancel_if_jobs_end_with_run(ctx.services(), info)) {
             ctx.err << fmt::format("\ntrainbench: cancelled local run {}\n", info.short_id);
         } else {
             ctx.err << fmt::format("\ntrainbench: stopped waiting; run {} continues ('trainbench wait {}')\n",

@@ -9,17 +9,11 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <chrono>
-#include <thread>
 
 namespace fs = std::filesystem;
 using nlohmann::ordered_json;
 
 namespace trainbench::cli {
-
-run::BackendProvider backend_provider() {
-    return run::default_backend_provider();
-}
 
 void add_kube_flags(CLI::App* cmd, std::string& context, std::string& ns) {
     cmd->add_option("--context", context, "Kubernetes: the kubectl context (default: the current one)");
@@ -54,26 +48,7 @@ run::RunInfo submit_recipe(Context& ctx, const SubmitArgs& args) {
 }
 
 std::vector<run::RunInfo> load_runs(Context& ctx, const std::vector<std::string>& refs) {
-    run::RunStore store(ctx.runs_root());
-    std::vector<run::RunInfo> runs;
-    if (!refs.empty()) {
-        for (const std::string& ref : refs) runs.push_back(run::load_run(store.resolve(ref)));
-        return runs;
-    }
-    for (const fs::path& dir : store.list()) {
-        try {
-            runs.push_back(run::load_run(dir));
-        } catch (const RuntimeError& e) {
-            run::RunInfo broken;
-            broken.dir = dir;
-            broken.run_id = dir.filename().string();
-            broken.short_id = broken.run_id.substr(broken.run_id.size() - 6);
-            broken.recipe_name = dir.parent_path().filename().string();
-            broken.problem = e.what();
-            runs.push_back(std::move(broken));
-        }
-    }
-    return runs;
+    return pipeline::load_runs(ctx.services(), refs);
 }
 
 namespace {
@@ -131,80 +106,32 @@ void print_submitted(Context& ctx, const run::RunInfo& run) {
         ctx.out << fmt::format("  stage {}: {} job {}\n", s.name, run.backend, s.job_id.empty() ? "-" : s.job_id);
 }
 
-namespace {
-
-// Streams what the run's running jobs printed into its directory (a Kubernetes pod's log
-// goes with the pod); a log that cannot be read yet is tried again at the next poll.
-void follow_running(const Context& ctx, const run::RunInfo& run, const run::BackendProvider& provider) {
-    if (run.backend != "kubernetes") return;
-    try {
-        std::unique_ptr<backend::Backend> b = provider(run, ctx.processes());
-        for (const run::StageState& s : run.stages)
-            if (!s.job_id.empty() && s.status.state == backend::JobState::running) b->follow(run.query(s));
-    } catch (const Error&) {  // the final collection after the wait reports what fails
-    }
-}
-
-// A scheduler that does not answer for a while (a controller restart) does not end a wait:
-// the last known state stays, with a warning, until the run ends or --timeout passes.
-void refresh_while_waiting(Context& ctx, std::vector<run::RunInfo>& runs, const run::BackendProvider& provider) {
-    try {
-        run::refresh(runs, provider, ctx.processes());
-    } catch (const RuntimeError& e) {
-        ctx.warn(fmt::format("{} (still waiting; the last known state is shown)", e.what()));
-    }
-}
-}  // namespace
-
 int wait_for_run(Context& ctx, run::RunInfo& run, double timeout_s, double interval_s, bool events_to_stdout) {
-    auto provider = backend_provider();
-    LiveProgress progress(ctx, run, events_to_stdout);
-    auto t0 = std::chrono::steady_clock::now();
+    ProgressDisplay progress(ctx, events_to_stdout);
+    const bool live = ctx.err_is_tty && !ctx.options.quiet;
     std::string last;
-    bool live = ctx.err_is_tty && !ctx.options.quiet;
-    auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
-    while (true) {
-        std::vector<run::RunInfo> one{run};
-        refresh_while_waiting(ctx, one, provider);
-        run = one.front();
-        follow_running(ctx, run, provider);
-        std::string line = fmt::format("{} {} {}", run.short_id, run.state(), run.detail());
+    pipeline::WaitOptions options;
+    options.timeout_s = timeout_s;
+    options.interval_s = interval_s;
+    options.on_warning = [&ctx](const std::string& warning) { ctx.warn(warning); };
+    pipeline::WaitResult waited = pipeline::wait_run(ctx.services(), run, options, [&](const pipeline::WaitTick& t) {
+        if (t.progress) progress.show(*t.progress);
+        std::string line = fmt::format("{} {} {}", t.run.short_id, t.run.state(), t.run.detail());
         while (!line.empty() && line.back() == ' ') line.pop_back();
-        if (!run.is_final()) (void)progress.poll();
-        if (live) {
-            ctx.err << "\r\033[K" << line << "  [" << human_duration(elapsed()) << "]"
+        if (live)
+            ctx.err << "\r\033[K" << line << "  [" << human_duration(t.elapsed_s) << "]"
                     << (progress.last().empty() ? "" : "  " + progress.last()) << std::flush;
-        } else if (line != last && !ctx.options.quiet) {
+        else if (line != last && !ctx.options.quiet)
             ctx.err << "trainbench: " << line << '\n';
-        }
         last = line;
-        if (run.is_final()) break;
-        if (timeout_s > 0 && elapsed() >= timeout_s) {
-            if (live) ctx.err << '\n';
-            throw RuntimeError(fmt::format("timed out after {} waiting for run '{}' (still {})",
-                                           human_duration(timeout_s), run.short_id, run.state()),
-                               fmt::format("'trainbench wait {}' continues waiting", run.short_id));
-        }
-        // Sleep in small steps so Ctrl-C is noticed at once.
-        auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(interval_s);
-        while (std::chrono::steady_clock::now() < until) {
-            check_interrupted();
-            std::this_thread::sleep_for(std::chrono::milliseconds(50));
-        }
-    }
+    });
+    run = waited.run;
     if (live) ctx.err << '\n';
-    // A Kubernetes run's logs and results live in its pods, which the cluster deletes later
-    // (ttlSecondsAfterFinished): collect them into the run directory now, as `logs` does.
-    if (run.backend == "kubernetes") {
-        try {
-            std::unique_ptr<backend::Backend> b = provider(run, ctx.processes());
-            for (const run::StageState& s : run.stages)
-                if (!s.job_id.empty()) (void)b->logs(run.query(s));
-        } catch (const Error& e) {
-            ctx.err << fmt::format("trainbench: warning: could not collect the logs of run {}: {}\n", run.short_id,
-                                   e.what());
-        }
-    }
+    if (waited.timed_out)
+        throw RuntimeError(fmt::format("timed out after {} waiting for run '{}' (still {})", human_duration(timeout_s),
+                                       run.short_id, run.state()),
+                           fmt::format("'trainbench wait {}' continues waiting", run.short_id));
+    if (!waited.collect_error.empty()) ctx.err << "trainbench: warning: " << waited.collect_error << '\n';
     if (ctx.options.json)
         print_json(ctx, run.to_json().dump(2));
     else

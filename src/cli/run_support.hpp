@@ -3,7 +3,7 @@
 
 #include "cli/app.hpp"
 
-#include <trainbench/run.hpp>
+#include <trainbench/pipeline.hpp>
 
 #include <optional>
 #include <string>
@@ -27,8 +27,6 @@ struct SubmitArgs {
 // The runs named on the command line (directory, run id or short id
 // prefix), or every run under the store when `refs` is empty.
 [[nodiscard]] std::vector<run::RunInfo> load_runs(Context& ctx, const std::vector<std::string>& refs);
-
-[[nodiscard]] run::BackendProvider backend_provider();
 
 // The runs as an aligned table.
 void print_run_table(Context& ctx, const std::vector<run::RunInfo>& runs);

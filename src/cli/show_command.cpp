@@ -1,7 +1,7 @@
 // trainbench show RECIPE: the fully resolved recipe, optionally with origins.
 #include "cli/app.hpp"
 
-#include <trainbench/recipe.hpp>
+#include <trainbench/pipeline.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -16,9 +16,7 @@ struct ShowOptions {
 };
 
 int run_show(const ShowOptions& opts, Context& ctx) {
-    recipe::LoadOptions load;
-    load.recipe_roots = ctx.data_dirs().recipes;
-    for (const std::string& s : opts.overrides) load.overrides.push_back(recipe::parse_override(s));
+    recipe::LoadOptions load = pipeline::load_options(ctx.services(), opts.overrides);
     recipe::Recipe r = recipe::load_recipe(opts.recipe, ctx.catalog(), load);
     if (ctx.options.json) {
         if (!opts.origin) {

@@ -4,8 +4,7 @@
 
 #include "cli/app.hpp"
 
-#include <trainbench/recipe.hpp>
-#include <trainbench/run.hpp>
+#include <trainbench/pipeline.hpp>
 
 #include <vector>
 

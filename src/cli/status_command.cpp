@@ -19,7 +19,7 @@ int run_status(const StatusOptions& opts, Context& ctx) {
     int code = 0;
     if (!opts.no_refresh) {
         try {
-            run::refresh(runs, backend_provider(), ctx.processes());
+            pipeline::refresh_runs(ctx.services(), runs);
         } catch (const Error& e) {
             // Show what the journals know, and say why it may be stale.
             ctx.warn(fmt::format("{} (showing the last known states)", e.what()));

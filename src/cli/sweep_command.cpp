@@ -5,9 +5,7 @@
 #include "cli/report_support.hpp"
 
 #include <trainbench/pipeline.hpp>
-#include <trainbench/plan.hpp>
 #include <trainbench/report.hpp>
-#include <trainbench/sweep.hpp>
 
 #include <fmt/format.h>
 
@@ -33,36 +31,12 @@ struct SweepOptions {
     std::string html;
 };
 
-sweep::Expansion load_expansion(const std::string& file, Context& ctx) {
-    const sweep::SweepSpec spec = sweep::load_sweep(file);
-    sweep::ExpandOptions eo;
-    eo.threads = sweep::expand_threads(std::min(sweep::raw_point_count(spec), spec.max_points));
-    return sweep::expand(spec, ctx.catalog(), eo);
-}
-
-// Each valid point is estimated (and rendered with -o) while it expands: its recipe is not kept.
 int run_dry(const SweepOptions& opts, Context& ctx) {
-    const sweep::SweepSpec spec = sweep::load_sweep(opts.file);
-    const std::size_t total = std::min(sweep::raw_point_count(spec), spec.max_points);
-    std::vector<plan::RunEstimate> by_index(total + 1);
-    std::optional<pipeline::SweepRenderer> renderer;
-    sweep::ExpandOptions eo;
-    eo.threads = sweep::expand_threads(total);
-    if (!opts.output.empty()) renderer.emplace(ctx.data_dirs().templates, opts.output, eo.threads);
-    eo.visit = [&](const sweep::Point& p, const recipe::Recipe& r, unsigned worker) {
-        by_index[p.index] = plan::estimate_run(r, opts.assume_mfu);
-        if (renderer) renderer->render(p, r, worker);
-    };
-    const sweep::Expansion x = sweep::expand(spec, ctx.catalog(), eo);
-    std::vector<plan::RunEstimate> estimates;
-    estimates.reserve(x.points.size());
-    for (const sweep::Point& p : x.points) estimates.push_back(by_index[p.index]);
-    report::SweepPreview preview{x, estimates, opts.assume_mfu, opts.output};
-    if (renderer) preview.rendered_files = renderer->commit();
+    const pipeline::SweepDryRun dry = pipeline::preview_sweep(ctx.services(), opts.file, opts.assume_mfu, opts.output);
     if (ctx.options.json)
-        print_json(ctx, report::sweep_preview_json(preview).dump(2));
+        print_json(ctx, report::sweep_preview_json(dry.view()).dump(2));
     else
-        ctx.out << report::sweep_preview_text(preview);
+        ctx.out << report::sweep_preview_text(dry.view());
     return 0;
 }
 
@@ -109,11 +83,11 @@ int run_sweep(const SweepOptions& opts, Context& ctx) {
         throw UsageError(fmt::format("--assume-mfu {} is not in (0, 1]", opts.assume_mfu), "e.g. --assume-mfu 0.4");
     if (opts.dry_run) return run_dry(opts, ctx);
     if (!opts.output.empty()) throw UsageError("-o/--output renders points in a dry run only", "add --dry-run");
-    return run_submit(opts, ctx, load_expansion(opts.file, ctx));
+    return run_submit(opts, ctx, pipeline::load_expansion(ctx.services(), opts.file));
 }
 
 int run_status(const SweepOptions& opts, Context& ctx) {
-    sweep::Expansion x = load_expansion(opts.status_file, ctx);
+    sweep::Expansion x = pipeline::load_expansion(ctx.services(), opts.status_file);
     std::vector<report::SweepStatusRow> rows = pipeline::sweep_status(x, ctx.runs_root(), ctx.processes());
     if (ctx.options.json)
         print_json(ctx, report::sweep_status_json(x.spec.name, rows).dump(2));
@@ -127,7 +101,7 @@ int run_report(const SweepOptions& opts, Context& ctx) {
     std::string format = ctx.options.json ? "json" : opts.format;
     if (std::find(formats.begin(), formats.end(), format) == formats.end())
         throw UsageError(fmt::format("unknown report format '{}'", format), did_you_mean(format, formats));
-    sweep::Expansion x = load_expansion(opts.report_file, ctx);
+    sweep::Expansion x = pipeline::load_expansion(ctx.services(), opts.report_file);
     std::vector<report::SweepReportRow> rows =
         pipeline::sweep_report_rows(x, ctx.runs_root(), [services = ctx.services()](const fs::path& run_dir) {
             return pipeline::summarise_run(services, run_dir, pipeline::SummaryOptions{});

@@ -11,4 +11,8 @@ ProcessRunner& Services::processes() const {
     return *runner;
 }
 
+std::unique_ptr<results::Store> Services::results_store(results::Access access) const {
+    return results::open_store(results::default_location(results_location, runs_root), access);
+}
+
 }  // namespace trainbench::pipeline

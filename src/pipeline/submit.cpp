@@ -14,19 +14,6 @@ namespace fs = std::filesystem;
 
 namespace trainbench::pipeline {
 
-recipe::Recipe load_for_submit(const Services& services, const fs::path& file,
-                               const std::vector<std::string>& overrides) {
-    recipe::LoadOptions load;
-    load.recipe_roots = services.dirs.recipes;
-    for (const std::string& s : overrides) load.overrides.push_back(recipe::parse_override(s));
-    recipe::Recipe r = recipe::load_valid_recipe(file, services.catalog(), load);
-    // What each framework would receive, against its version's profile: refused before a run exists.
-    Diagnostics d;
-    render::check_launch(r, services.catalog(), d);
-    d.throw_if_errors(fmt::format("invalid recipe '{}'", file.string()));
-    return r;
-}
-
 std::map<std::string, std::string> submit_secrets(const recipe::Recipe& r) {
     catalog::EnvList all_env = r.target.env;
     all_env.insert(all_env.end(), r.env.begin(), r.env.end());
@@ -151,9 +138,8 @@ run::RunInfo submit_recipe(const Services& services, const recipe::Recipe& r, co
     so.job_name_prefix = r.slurm.job_name_prefix;
     so.workloads = services.dirs.workloads;
     so.secrets = std::move(secrets);
-    so.runner = &runner;
     if (request.on_reused) request.on_reused(reused);
-    run::submit_stages(info, jobs, run::default_backend_provider(), so);
+    run::submit_stages(info, jobs, run::default_backend_provider(), runner, so);
     // 6. Later runs may reuse what this one's shared stages do.
     run::record_shared_stages(services.runs_root, r, info);
     return info;

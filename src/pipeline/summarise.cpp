@@ -215,6 +215,19 @@ analysis::Provenance log_provenance(const metrics::LogData& log) {
 
 // The log files of a run's stage: the recipe's metrics.path (a glob on the
 // file name allowed), else every file the parsers recognise, best format first.
+// --conventions and --reference: the run under every convention, and against a published row.
+void add_comparisons(const Services& services, const SummaryOptions& f, analysis::RunSummary& s) {
+    if (f.conventions) s.conventions = analysis::figures_under_every_convention(s);
+    if (f.reference.empty()) return;
+    const catalog::Reference row = find_reference(published_references(services), f.reference);
+    const catalog::Model* m = figures_catalog(services, row.model).find_model(row.model);
+    if (!m)
+        throw InputError(fmt::format("reference '{}' names model '{}', which the catalog lacks", row.id, row.model));
+    s.reference = analysis::compare_with_reference(s, row, *m);
+}
+
+}  // namespace
+
 std::vector<fs::path> run_log_files(const fs::path& log_dir, const recipe::Metrics& m, std::string& format) {
     std::error_code ec;
     std::vector<fs::path> files;
@@ -255,24 +268,11 @@ std::vector<fs::path> run_log_files(const fs::path& log_dir, const recipe::Metri
                      "set metrics.path in the recipe, or report on a log file with --format");
 }
 
-std::string stage_name(const recipe::Recipe& r) {
+std::string train_stage(const recipe::Recipe& r) {
     for (const auto& s : r.stages)
         if (s.kind == "train") return s.name;
     return "train";
 }
-
-// --conventions and --reference: the run under every convention, and against a published row.
-void add_comparisons(const Services& services, const SummaryOptions& f, analysis::RunSummary& s) {
-    if (f.conventions) s.conventions = analysis::figures_under_every_convention(s);
-    if (f.reference.empty()) return;
-    const catalog::Reference row = find_reference(published_references(services), f.reference);
-    const catalog::Model* m = figures_catalog(services, row.model).find_model(row.model);
-    if (!m)
-        throw InputError(fmt::format("reference '{}' names model '{}', which the catalog lacks", row.id, row.model));
-    s.reference = analysis::compare_with_reference(s, row, *m);
-}
-
-}  // namespace
 
 std::vector<catalog::Reference> published_references(const Services& services) {
     return catalog::load_references(services.dirs.recipes, figures_catalog(services, {}));
@@ -307,7 +307,7 @@ analysis::RunSummary summarise_run(const Services& services, const fs::path& run
     in.catalog_gpu = catalog_gpu(services, in);
 
     std::string format;
-    const fs::path log_dir = run_dir / "logs" / stage_name(r);
+    const fs::path log_dir = run_dir / "logs" / train_stage(r);
     auto files = run_log_files(log_dir, r.metrics, format);
     metrics::LogData log = metrics::parse_logs(
         files, report_parse_options(flags.format != "auto" ? flags.format : (format.empty() ? "auto" : format),

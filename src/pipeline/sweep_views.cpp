@@ -2,6 +2,8 @@
 #include <trainbench/pipeline.hpp>
 #include <trainbench/render.hpp>
 
+#include <algorithm>
+
 namespace fs = std::filesystem;
 
 namespace trainbench::pipeline {
@@ -78,6 +80,33 @@ std::vector<report::SweepReportRow> sweep_report_rows(const sweep::Expansion& x,
         rows.push_back(std::move(row));
     }
     return rows;
+}
+
+sweep::Expansion load_expansion(const Services& services, const fs::path& file) {
+    const sweep::SweepSpec spec = sweep::load_sweep(file);
+    sweep::ExpandOptions eo;
+    eo.threads = sweep::expand_threads(std::min(sweep::raw_point_count(spec), spec.max_points));
+    return sweep::expand(spec, services.catalog(), eo);
+}
+
+SweepDryRun preview_sweep(const Services& services, const fs::path& file, double assume_mfu,
+                          const std::string& output) {
+    const sweep::SweepSpec spec = sweep::load_sweep(file);
+    const std::size_t total = std::min(sweep::raw_point_count(spec), spec.max_points);
+    std::vector<plan::RunEstimate> by_index(total + 1);
+    std::optional<SweepRenderer> renderer;
+    sweep::ExpandOptions eo;
+    eo.threads = sweep::expand_threads(total);
+    if (!output.empty()) renderer.emplace(services.dirs.templates, output, eo.threads);
+    eo.visit = [&](const sweep::Point& p, const recipe::Recipe& r, unsigned worker) {
+        by_index[p.index] = plan::estimate_run(r, assume_mfu);
+        if (renderer) renderer->render(p, r, worker);
+    };
+    SweepDryRun out{sweep::expand(spec, services.catalog(), eo), {}, assume_mfu, output, 0};
+    out.estimates.reserve(out.expansion.points.size());
+    for (const sweep::Point& p : out.expansion.points) out.estimates.push_back(by_index[p.index]);
+    if (renderer) out.rendered_files = renderer->commit();
+    return out;
 }
 
 }  // namespace trainbench::pipeline

@@ -265,10 +265,9 @@ BackendProvider default_backend_provider(backend::BackendOptions base) {
     base.command_timeout = scheduler_timeout(base.command_timeout);
     return [base](const RunInfo& run, ProcessRunner& runner) {
         backend::BackendOptions o = base;
-        o.runner = &runner;
         if (o.kube_context.empty()) o.kube_context = run.kube_context;
         if (o.kube_namespace.empty()) o.kube_namespace = run.kube_namespace;
-        return backend::make_backend(run.backend, o);
+        return backend::make_backend(run.backend, runner, o);
     };
 }
 
@@ -342,8 +341,7 @@ backend::SubmitRequest stage_request(const RunInfo& run, const render::RenderedJ
 }  // namespace
 
 void submit_stages(RunInfo& run, const std::vector<render::RenderedJob>& jobs, const BackendProvider& provider,
-                   const SubmitOptions& options) {
-    ProcessRunner& inner = options.runner ? *options.runner : system_process_runner();
+                   ProcessRunner& inner, const SubmitOptions& options) {
     // One writer at a time: a `status` elsewhere leaves this run alone until the submission ends.
     FileLock lock = lock_run(run.dir);
     CommandRecorder recorder(inner, run.dir / "commands");

@@ -28,11 +28,10 @@ std::string data(const std::string& name) {
 
 std::unique_ptr<Backend> make(FakeProcessRunner& fake, std::string context = "", std::string ns = "") {
     BackendOptions o;
-    o.runner = &fake;
     o.kube_context = std::move(context);
     o.kube_namespace = std::move(ns);
     o.sleep = [](std::chrono::milliseconds) {};
-    return make_backend("kubernetes", o);
+    return make_backend("kubernetes", fake, o);
 }
 
 // kubectl logs --timestamps: every line after kubelet's fixed-width RFC 3339 time.

@@ -18,7 +18,7 @@ namespace {
 
 struct LocalRun {
     fs::path dir;
-    std::unique_ptr<Backend> backend = make_backend("local");
+    std::unique_ptr<Backend> backend = make_backend("local", system_process_runner());
     LocalRun() {
         dir = fs::temp_directory_path() / ("tb-local-test-" + std::to_string(::getpid()) + "-" +
                                            std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()));

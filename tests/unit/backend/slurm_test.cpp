@@ -43,9 +43,8 @@ struct Harness {
     std::vector<std::chrono::milliseconds> sleeps;
     std::unique_ptr<Backend> make() {
         BackendOptions o;
-        o.runner = &fake;
         o.sleep = [this](std::chrono::milliseconds d) { sleeps.push_back(d); };
-        return make_backend("slurm", o);
+        return make_backend("slurm", fake, o);
     }
 };
 
@@ -398,7 +397,7 @@ TEST(SlurmJobIdentity, CancelOfJobsSqueueNoLongerKnowsRunsNoScancel) {
 
 TEST(BackendTable, UnknownNamesGetASuggestion) {
     try {
-        (void)make_backend("slurn");
+        (void)make_backend("slurn", system_process_runner());
         FAIL();
     } catch (const UsageError& e) {
         EXPECT_EQ(e.hint(), "did you mean 'slurm'?");

@@ -85,11 +85,10 @@ TEST(RunReliability, ARefreshThatLookedEarlierNeverJournalsAnOlderStateOverANewe
         return b;
     };
     run::SubmitOptions so;
-    so.runner = &root.runner;
     render::RenderedJob j;
     j.stage = "train";
     j.entrypoint = "job.sbatch";
-    run::submit_stages(r, {j}, provider, so);
+    run::submit_stages(r, {j}, provider, root.runner, so);
     std::vector<run::RunInfo> stale{run::load_run(r.dir)};  // a `wait` that looked at PENDING
     std::vector<run::RunInfo> other{run::load_run(r.dir)};
     answer = backend::JobState::completed;  // another process (`status`) sees the job end
@@ -112,11 +111,10 @@ TEST(RunReliability, FailedSubmissionAttemptsAreJournaledBeforeTheSubmission) {
     backend::BackendOptions base;
     base.sleep = [](std::chrono::milliseconds) {};
     run::SubmitOptions so;
-    so.runner = &root.runner;
     render::RenderedJob j;
     j.stage = "train";
     j.entrypoint = "job.sbatch";
-    run::submit_stages(r, {j}, run::default_backend_provider(base), so);
+    run::submit_stages(r, {j}, run::default_backend_provider(base), root.runner, so);
     std::vector<std::string> events;
     std::ifstream in(r.dir / "journal.jsonl");
     for (std::string line; std::getline(in, line);) {
@@ -166,11 +164,10 @@ TEST(RunReliability, AHungQueryIsNotRetriedAndSaysSo) {
     backend::BackendOptions base;
     base.sleep = [](std::chrono::milliseconds) {};
     run::SubmitOptions so;
-    so.runner = &root.runner;
     render::RenderedJob j;
     j.stage = "train";
     j.entrypoint = "job.sbatch";
-    run::submit_stages(r, {j}, run::default_backend_provider(base), so);
+    run::submit_stages(r, {j}, run::default_backend_provider(base), root.runner, so);
     std::vector<run::RunInfo> runs{run::load_run(r.dir)};
     try {
         run::refresh(runs, run::default_backend_provider(base), root.runner);
@@ -204,9 +201,8 @@ TEST(RunReliability, ARunStoppedByCtrlCBeforeAnyJobIsInterruptedNotFailed) {
             install_interrupt_handlers();
             std::raise(SIGINT);
             run::SubmitOptions so;
-            so.runner = &root.runner;
-            try {
-                run::submit_stages(r, {train, eval}, provider, so);
+                    try {
+                run::submit_stages(r, {train, eval}, provider, root.runner, so);
             } catch (const InterruptedError&) {
                 std::exit(7);
             }

@@ -198,7 +198,8 @@ TEST(RunOperations, StagesAreChainedAndJournaledBeforeAndAfterSubmission) {
     run::write_rendered(r, jobs);
     run::SubmitOptions o;
     o.secrets = {{"HF_TOKEN", "hunter2"}};
-    run::submit_stages(r, jobs, f.provider(), o);
+    FakeProcessRunner runner;
+    run::submit_stages(r, jobs, f.provider(), runner, o);
     ASSERT_EQ(f.submitted.size(), 2u);
     EXPECT_FALSE(f.submitted[0].depends_on);
     EXPECT_EQ(f.submitted[1].depends_on, "101");
@@ -219,7 +220,8 @@ TEST(RunOperations, ARefusedStageFailsTheRunWithTheSchedulersMessage) {
     run::RunInfo r = s.create();
     std::vector<render::RenderedJob> jobs = {job("refused"), job("train", "afterok")};
     run::write_rendered(r, jobs);
-    EXPECT_THROW(run::submit_stages(r, jobs, f.provider(), {}), RuntimeError);
+    FakeProcessRunner runner;
+    EXPECT_THROW(run::submit_stages(r, jobs, f.provider(), runner), RuntimeError);
     run::RunInfo loaded = run::load_run(r.dir);
     EXPECT_EQ(loaded.state(), "FAILED");
     EXPECT_TRUE(loaded.is_final());
@@ -233,7 +235,8 @@ TEST(RunOperations, RefreshAsksTheBackendOnceForEveryRunAndFinishesEndedRuns) {
     for (int i = 0; i < 3; ++i) {
         run::RunInfo r = s.create();
         run::write_rendered(r, {job("train")});
-        run::submit_stages(r, {job("train")}, f.provider(), {});
+        FakeProcessRunner runner;
+        run::submit_stages(r, {job("train")}, f.provider(), runner);
         runs.push_back(r);
     }
     f.states["101"] = state(backend::JobState::completed, 0);

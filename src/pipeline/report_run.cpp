@@ -1,0 +1,157 @@
+// `report`: a run's or logs' summary (a run without training figures falls back to its cluster
+// validation), the files it writes, the recording in the results database and the verdict, as
+// one value (RunReport) the command prints.
+#include <trainbench/pipeline.hpp>
+
+#include <fmt/format.h>
+
+namespace fs = std::filesystem;
+
+namespace trainbench::pipeline {
+
+results::Result result_of(const Services& services, const analysis::RunSummary& summary,
+                          results::ResultLabels labels) {
+    std::optional<recipe::Recipe> r;
+    if (!summary.provenance.run_dir.empty()) {
+        const fs::path file = fs::path(summary.provenance.run_dir) / "recipe.resolved.yaml";
+        r = recipe::load_recipe(file, services.catalog());
+        labels.recipe = &*r;
+        labels.recipe_text = read_file(file);
+    }
+    return results::make_result(summary, labels);
+}
+
+Recorded record_result(results::Store& store, const results::Result& result) {
+    Recorded r;
+    r.added = store.record(result);
+    r.short_id = result.short_id();
+    r.recipe_name = result.recipe_name;
+    r.store = store.describe();
+    return r;
+}
+
+namespace {
+
+// The validate stage's result, when the run's recipe has one (docs/stages.md).
+std::optional<analysis::ClusterValidation> cluster_validation_of(const Services& services, const fs::path& run_dir) {
+    const recipe::Recipe r = recipe::load_recipe(run_dir / "recipe.resolved.yaml", services.catalog());
+    for (const recipe::Stage& s : r.stages)
+        if (s.kind == "validate")
+            return analysis::analyse_cluster_validation(run_dir / "logs" / s.name,
+                                                        recipe::validate_options(r, s).nccl.busbw_threshold_gbs);
+    return std::nullopt;
+}
+
+std::string validation_failure(const analysis::ClusterValidation& v) {
+    if (v.empty()) return "has no results";
+    return v.bad_nodes.empty() ? std::string("failed") : "failed; bad nodes: " + quoted_list(v.bad_nodes, " and ");
+}
+
+// A run with no training figures (e.g. training was cancelled after a failed validation):
+// the validation stage's result is the report.
+void validation_only(const ReportRequest& request, RunReport& out) {
+    const analysis::ClusterValidation& v = *out.validation;
+    out.json = nlohmann::ordered_json{{"validation", report::cluster_validation_json(v)}}.dump(2) + "\n";
+    write_file_atomic(*out.run_dir / "report" / "summary.json", out.json);
+    if (!request.html.empty())
+        write_file_atomic(request.html, report::with_cluster_validation(
+                                            "html",
+                                            "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">"
+                                            "<title>Cluster validation</title></head><body>\n</body></html>\n",
+                                            v));
+    if (!request.junit.empty()) write_file_atomic(request.junit, report::with_cluster_validation("junit", "", v));
+    if (!v.passed)
+        out.failure = ExpectationError(
+            "cluster validation failed" +
+            (v.bad_nodes.empty() ? std::string() : "; bad nodes: " + quoted_list(v.bad_nodes, " and ")));
+}
+
+// Records the result (after the files are written): a database that cannot be reached fails
+// the command (exit 4), not the report. For a run, the hint says where the report is.
+void record(const Services& services, const ReportRequest& request, RunReport& out) {
+    try {
+        std::unique_ptr<results::Store> store = services.results_store(results::Access::write);
+        out.recorded = record_result(*store, result_of(services, *out.summary, request.labels));
+    } catch (const RuntimeError& e) {
+        if (!out.run_dir) {
+            out.record_error = e;
+            return;
+        }
+        out.record_error =
+            RuntimeError(e.what(), fmt::format("the run's report is in '{}'; 'trainbench history --import {}' "
+                                               "records it once the database answers",
+                                               (*out.run_dir / "report").string(), services.runs_root.string()));
+    }
+}
+
+// Warnings, and the failure (exit 5) when an expectation or the cluster validation failed.
+void decide(RunReport& out) {
+    const analysis::RunSummary& summary = *out.summary;
+    for (const auto& f : summary.findings)
+        if (f.severity == Severity::warning) out.warnings.push_back(f.message);
+    std::vector<std::string> names;
+    for (const auto& e : summary.expectations)
+        if (!e.passed) names.push_back(e.figure);
+    if (out.validation && !out.validation->passed) {
+        const std::string what = "cluster validation " + validation_failure(*out.validation);
+        if (names.empty()) {
+            out.failure = ExpectationError(what);
+            return;
+        }
+        out.warnings.push_back(what);
+    }
+    if (!names.empty())
+        out.failure = ExpectationError(fmt::format("{} of {} expectations failed: {}", names.size(),
+                                                   summary.expectations.size(), quoted_list(names, " and ")));
+}
+
+// The summary of the run, or nullopt when it has none but its validate stage has results.
+std::optional<analysis::RunSummary> summarise_or_validation(const Services& services, const ReportRequest& request,
+                                                            RunReport& out) {
+    try {
+        return summarise_run(services, *out.run_dir, request.options);
+    } catch (const InputError& e) {
+        out.validation = cluster_validation_of(services, *out.run_dir);
+        if (!out.validation || out.validation->empty()) throw;
+        out.no_figures = e.what();
+        return std::nullopt;
+    }
+}
+
+}  // namespace
+
+std::string report_text(const RunReport& report, std::string_view format, bool colour) {
+    std::string text = report::make_reporter(format, {colour})->render(*report.summary);
+    return report.validation ? report::with_cluster_validation(format, std::move(text), *report.validation) : text;
+}
+
+RunReport report_run(const Services& services, const ReportRequest& request) {
+    if (request.targets.empty()) throw UsageError("nothing to report on", "give a run directory or log files");
+    RunReport out;
+    out.run_dir = find_run_dir(services.runs_root, request.targets.front());
+    if (out.run_dir) {
+        if (request.targets.size() > 1)
+            throw UsageError("report takes one run (or several log files of one run)",
+                             "to put runs side by side use 'trainbench compare RUN_A RUN_B'");
+        out.summary = summarise_or_validation(services, request, out);
+        if (!out.summary) {
+            validation_only(request, out);
+            return out;
+        }
+        out.validation = cluster_validation_of(services, *out.run_dir);
+    } else {
+        out.summary = summarise_logs(services, request.targets, request.options);
+    }
+    nlohmann::ordered_json json = report::to_json(*out.summary);
+    if (out.validation) json["validation"] = report::cluster_validation_json(*out.validation);
+    out.json = json.dump(2) + "\n";
+    if (out.run_dir) write_file_atomic(*out.run_dir / "report" / "summary.json", out.json);
+    // HTML and JUnit carry the validation section too (bad nodes by name).
+    if (!request.html.empty()) write_file_atomic(request.html, report_text(out, "html"));
+    if (!request.junit.empty()) write_file_atomic(request.junit, report_text(out, "junit"));
+    if (out.run_dir || request.record) record(services, request, out);
+    decide(out);
+    return out;
+}
+
+}  // namespace trainbench::pipeline
