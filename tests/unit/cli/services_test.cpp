@@ -49,9 +49,12 @@ void expect_only_scheduler_calls(const trainbench::testing::FakeProcessRunner& f
             << r.argv.at(0);
 }
 
-// What tinygpt's rank 0 writes (workloads/tinygpt/train.py): one DLLogger record per step.
+// What tinygpt's rank 0 writes (workloads/tinygpt/train.py): the parameters with the peak it
+// measured on the CPU, then one DLLogger record per step.
 std::string dllogger_log(int steps, double step_s) {
-    std::string text;
+    std::string text =
+        "DLLL {\"timestamp\": \"1764219599\", \"type\": \"LOG\", \"step\": \"PARAMETER\", \"data\": "
+        "{\"global_batch_size\": 16, \"peak_tflops_measured\": 0.5, \"peak_precision\": \"fp32\"}}\n";
     for (int i = 0; i < steps; ++i)
         text += fmt::format(
             "DLLL {{\"timestamp\": \"{}\", \"type\": \"LOG\", \"step\": {}, \"data\": {{\"reduced_train_loss\": "

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <unistd.h>
 
 namespace fs = std::filesystem;
@@ -49,7 +50,7 @@ protected:
         return n;
     }
 
-    testing::FakeProcessRunner fake;
+    trainbench::testing::FakeProcessRunner fake;
     fs::path m_root;
 };
 
