@@ -11,6 +11,10 @@ src/CMakeLists.txt (the one place it is written down). This script fails when
     <trainbench/<other>.hpp>, which includes its parts,
   - a file includes another module's private header (#include "<other>/...")
     or a header under src/ that is not in a module folder,
+  - a file of a module with a narrow door (NARROW below: the CLI) includes the
+    public header of a module other than the ones it is allowed (and core),
+    even an earlier one: every command reaches the domain modules through
+    pipeline, and the values it prints through report,
   - a module's DEPS in src/CMakeLists.txt name a later module, name a module it
     does not include (an edge the code does not use), or miss one it includes
     (directly or through its DEPS),
@@ -26,6 +30,9 @@ MODULE_CALL = re.compile(r"^trainbench_module\((\w+)(.*)\)\s*$")
 PUBLIC_INCLUDE = re.compile(r'^\s*#\s*include\s*<trainbench/(\w+)(/[\w/]+)?\.hpp>')
 PRIVATE_INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"')
 DOC_ROW = re.compile(r"^\|\s*(\d+)\s*\|\s*(\w+)\s*\|")
+# Modules whose files may include only these modules' public headers (and core's): the CLI
+# parses options, calls the use cases of pipeline and prints what report makes of the value.
+NARROW = {"cli": ("pipeline", "report")}
 
 
 def read_modules(root):
@@ -74,6 +81,10 @@ def check(root):
                                         f"module '{other}' (layer {order[other] + 1})")
                     elif other != name:
                         used[name].add(other)
+                        if name in NARROW and other not in NARROW[name] + ("core",):
+                            problems.append(f"{rel}:{n}: '{name}' includes <trainbench/{other}.hpp>; its files "
+                                            f"include only " + ", ".join(NARROW[name]) + " and core (what a "
+                                            f"command needs of '{other}' comes through pipeline.hpp)")
                     continue
                 priv = PRIVATE_INCLUDE.match(line)
                 if priv:
