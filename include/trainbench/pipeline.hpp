@@ -328,10 +328,10 @@ struct ValidateResult {
 struct ReportRequest {
     std::vector<std::string> targets;  // a run (directory, run id or prefix) or log files of one run
     SummaryOptions options;
-    std::string html;               // write the HTML report here ("" = no)
-    std::string junit;              // write the expectations as JUnit here ("" = no)
-    bool record = false;            // bare logs: record them (a run's report always is)
-    results::ResultLabels labels;   // bare logs: the labels to record under
+    std::string html;              // write the HTML report here ("" = no)
+    std::string junit;             // write the expectations as JUnit here ("" = no)
+    bool record = false;           // bare logs: record them (a run's report always is)
+    results::ResultLabels labels;  // bare logs: the labels to record under
 };
 // A result recorded in the results database.
 struct Recorded {
@@ -343,9 +343,9 @@ struct Recorded {
 // Everything `report` does, as one value: the summary (or, for a run without training figures
 // whose validate stage has results, only those), the files written, the recording and the verdict.
 struct RunReport {
-    std::optional<std::filesystem::path> run_dir;  // nullopt: bare logs
-    std::optional<analysis::RunSummary> summary;   // nullopt: the cluster validation is the report
-    std::string no_figures;                        // then: why the run has no training figures
+    std::optional<std::filesystem::path> run_dir;           // nullopt: bare logs
+    std::optional<analysis::RunSummary> summary;            // nullopt: the cluster validation is the report
+    std::string no_figures;                                 // then: why the run has no training figures
     std::optional<analysis::ClusterValidation> validation;  // the run's validate stage, when it has one
     std::string json;                                       // summary.json's text (written to a run's report/)
     std::optional<Recorded> recorded;
@@ -461,7 +461,7 @@ struct SweepDryRun {
 };
 // Each valid point is estimated at `assume_mfu` (and, with `output`, rendered below it through
 // SweepRenderer) while it expands: its recipe is not kept.
-[[nodiscard]] SweepDryRun preview_sweep(const Services& services, const std::filesystem::path& file,
-                                        double assume_mfu, const std::string& output);
+[[nodiscard]] SweepDryRun preview_sweep(const Services& services, const std::filesystem::path& file, double assume_mfu,
+                                        const std::string& output);
 
 }  // namespace trainbench::pipeline

@@ -76,10 +76,7 @@ ProcessRequest command(std::vector<std::string> argv) {
 }
 
 Runner::Runner(const BackendOptions& options)
-    : m_runner(options.runner),
-      m_retry(options.retry),
-      m_sleep(options.sleep),
-      m_timeout(options.command_timeout) {
+    : m_runner(options.runner), m_retry(options.retry), m_sleep(options.sleep), m_timeout(options.command_timeout) {
     if (!m_runner) throw std::logic_error("a backend needs a process runner (backend::make_backend)");
     if (!m_sleep) m_sleep = [](std::chrono::milliseconds d) { std::this_thread::sleep_for(d); };
 }

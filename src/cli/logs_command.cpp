@@ -68,7 +68,8 @@ int run_logs(const LogsOptions& opts, Context& ctx) {
     printer.print(files, headers);
     if (!opts.follow) {
         if (files.empty())
-            ctx.err << fmt::format("trainbench: run {} has no logs yet ({})\n", logs.run().short_id, logs.run().state());
+            ctx.err << fmt::format("trainbench: run {} has no logs yet ({})\n", logs.run().short_id,
+                                   logs.run().state());
         return 0;
     }
     auto last_refresh = std::chrono::steady_clock::now();

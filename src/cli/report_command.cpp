@@ -53,9 +53,10 @@ int run_report(ReportOptions o, Context& ctx) {
     if (!r.summary) ctx.warn("no training figures: " + r.no_figures);
     print_report(o, ctx, r);
     if (r.recorded && !ctx.options.quiet)
-        ctx.err << fmt::format("trainbench: {} result of {} ({}) in {}\n",
-                               r.recorded->added ? "recorded" : "already recorded:", terminal_safe(r.recorded->short_id),
-                               terminal_safe(r.recorded->recipe_name), terminal_safe(r.recorded->store));
+        ctx.err << fmt::format(
+            "trainbench: {} result of {} ({}) in {}\n",
+            r.recorded->added ? "recorded" : "already recorded:", terminal_safe(r.recorded->short_id),
+            terminal_safe(r.recorded->recipe_name), terminal_safe(r.recorded->store));
     if (r.record_error) throw *r.record_error;
     for (const std::string& w : r.warnings) ctx.warn(w);
     if (r.failure) throw *r.failure;

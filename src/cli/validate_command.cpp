@@ -89,8 +89,8 @@ int run_validate(const ValidateOptions& opts, Context& ctx) {
             {"recipes", recipes}, {"total", total}, {"ok", total - result.failed}, {"failed", result.failed}};
         print_json(ctx, out.dump(2));
     } else {
-        ctx.out << fmt::format("{} recipe{}: {} ok, {} invalid\n", total, total == 1 ? "" : "s",
-                               total - result.failed, result.failed);
+        ctx.out << fmt::format("{} recipe{}: {} ok, {} invalid\n", total, total == 1 ? "" : "s", total - result.failed,
+                               result.failed);
     }
     return result.failed > 0 ? static_cast<int>(ExitCode::invalid_input) : 0;
 }

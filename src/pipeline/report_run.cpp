@@ -9,8 +9,7 @@ namespace fs = std::filesystem;
 
 namespace trainbench::pipeline {
 
-results::Result result_of(const Services& services, const analysis::RunSummary& summary,
-                          results::ResultLabels labels) {
+results::Result result_of(const Services& services, const analysis::RunSummary& summary, results::ResultLabels labels) {
     std::optional<recipe::Recipe> r;
     if (!summary.provenance.run_dir.empty()) {
         const fs::path file = fs::path(summary.provenance.run_dir) / "recipe.resolved.yaml";

@@ -9,11 +9,11 @@
 
 #include <trainbench/cli.hpp>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
-#include <fmt/format.h>
 #include <sstream>
 
 namespace {

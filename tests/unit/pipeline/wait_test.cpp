@@ -57,10 +57,10 @@ protected:
 }  // namespace
 
 TEST_F(WaitRun, AKubernetesRunsLogsAreCollectedWhenItEnds) {
-    fake.on({"kubectl", "--namespace", "llm", "get"},
-            {0, false,
-             read_file(fs::path(TRAINBENCH_SOURCE_DIR) / "tests/unit/backend/data/fake_kubectl_get_jobs_pods.json"),
-             ""});
+    fake.on(
+        {"kubectl", "--namespace", "llm", "get"},
+        {0, false,
+         read_file(fs::path(TRAINBENCH_SOURCE_DIR) / "tests/unit/backend/data/fake_kubectl_get_jobs_pods.json"), ""});
     fake.on({"kubectl", "--namespace", "llm", "logs"}, {0, false, "step 1 loss 10.5\n", ""});
     run::RunInfo r = submitted_run("kubernetes", "gpt3-done-aaaaaa-train");
     fake.requests.clear();

@@ -201,7 +201,7 @@ TEST(RunReliability, ARunStoppedByCtrlCBeforeAnyJobIsInterruptedNotFailed) {
             install_interrupt_handlers();
             std::raise(SIGINT);
             run::SubmitOptions so;
-                    try {
+            try {
                 run::submit_stages(r, {train, eval}, provider, root.runner, so);
             } catch (const InterruptedError&) {
                 std::exit(7);
