@@ -18,6 +18,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <exception>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -349,9 +350,9 @@ struct RunReport {
     std::optional<analysis::ClusterValidation> validation;  // the run's validate stage, when it has one
     std::string json;                                       // summary.json's text (written to a run's report/)
     std::optional<Recorded> recorded;
-    std::optional<RuntimeError> record_error;  // the database could not be reached (exit 4 after the report)
-    std::vector<std::string> warnings;         // the summary's warnings, a failed validation beside failed figures
-    std::optional<ExpectationError> failure;   // exit 5: an expectation or the cluster validation failed
+    std::exception_ptr record_error;          // the recording failed: thrown after the report (a database away: exit 4)
+    std::vector<std::string> warnings;        // the summary's warnings, a failed validation beside failed figures
+    std::optional<ExpectationError> failure;  // exit 5: an expectation or the cluster validation failed
 };
 // Summarises the run or logs (a run whose summary fails with InputError falls back to its
 // cluster validation), writes report/summary.json of a run and the --html and --junit files,

@@ -57,7 +57,7 @@ int run_report(ReportOptions o, Context& ctx) {
             "trainbench: {} result of {} ({}) in {}\n",
             r.recorded->added ? "recorded" : "already recorded:", terminal_safe(r.recorded->short_id),
             terminal_safe(r.recorded->recipe_name), terminal_safe(r.recorded->store));
-    if (r.record_error) throw *r.record_error;
+    if (r.record_error) std::rethrow_exception(r.record_error);
     for (const std::string& w : r.warnings) ctx.warn(w);
     if (r.failure) throw *r.failure;
     return 0;

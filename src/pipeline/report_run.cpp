@@ -73,13 +73,15 @@ void record(const Services& services, const ReportRequest& request, RunReport& o
         out.recorded = record_result(*store, result_of(services, *out.summary, request.labels));
     } catch (const RuntimeError& e) {
         if (!out.run_dir) {
-            out.record_error = e;
+            out.record_error = std::current_exception();
             return;
         }
-        out.record_error =
+        out.record_error = std::make_exception_ptr(
             RuntimeError(e.what(), fmt::format("the run's report is in '{}'; 'trainbench history --import {}' "
                                                "records it once the database answers",
-                                               (*out.run_dir / "report").string(), services.runs_root.string()));
+                                               (*out.run_dir / "report").string(), services.runs_root.string())));
+    } catch (const Error&) {  // e.g. a result the database refuses (exit 3): also after the report
+        out.record_error = std::current_exception();
     }
 }
 
