@@ -331,9 +331,42 @@ const std::vector<FrameworkKind>& framework_kinds() {
     // NeMo writes DLLogger when metrics.source is auto (render: logs/<stage>/dllogger.json),
     // Megatron-LM and metaseq print their own lines, tinygpt writes DLLogger.
     static const std::vector<FrameworkKind> kinds = {
-        {"nemo", "dllogger", "megatron"},   {"megatron-lm", "megatron", "megatron"},
-        {"metaseq", "metaseq", "megatron"}, {"tinygpt", "dllogger", "megatron"},
-        {"custom", "", "megatron"},
+        {.name = "nemo",
+         .log_format = "dllogger",
+         .flops = "megatron",
+         .config_keys = true,
+         .version_from_image = true,
+         .fused_attention = true},
+        {.name = "megatron-lm",
+         .log_format = "megatron",
+         .flops = "megatron",
+         .megatron_arguments = true,
+         .fused_attention = true,
+         .owned_outputs = {{"--save",
+                            "checkpoints in each run's own directory (logs/<stage>/checkpoints, when "
+                            "launch.extra_args sets --save-interval)"},
+                           {"--tensorboard-dir",
+                            "TensorBoard events in each run's own directory (logs/<stage>/tensorboard)"}}},
+        {.name = "metaseq",
+         .log_format = "metaseq",
+         .flops = "megatron",
+         .pipeline_parallel = false,
+         .context_parallel = false,
+         .min_gpus_per_node = 2,
+         .shards_parameters = true,
+         .owned_outputs = {{"--save-dir",
+                            "checkpoints in each run's own directory (logs/<stage>/checkpoints, when "
+                            "launch.extra_args sets a save interval)"},
+                           {"--tensorboard-logdir",
+                            "TensorBoard events in each run's own directory (logs/<stage>/tb)"}}},
+        // the shipped workload: train.py --precision takes fp32 or bf16 (autocast) on a GPU,
+        // and calls scaled_dot_product_attention (flash kernels)
+        {.name = "tinygpt",
+         .log_format = "dllogger",
+         .flops = "megatron",
+         .gpu_precisions = {Precision::fp32, Precision::bf16},
+         .fused_attention = true},
+        {.name = "custom", .log_format = "", .flops = "megatron", .own_command = true},
     };
     return kinds;
 }

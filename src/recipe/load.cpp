@@ -352,7 +352,8 @@ private:
     void default_framework_version() {
         if (!m_r.framework_version.empty()) return;
         std::vector<std::string> versions = m_cat.framework_versions(m_r.framework);
-        if (versions.empty() || (m_r.framework != "nemo" && versions.size() > 1)) return;
+        const catalog::FrameworkKind* kind = catalog::find_framework_kind(m_r.framework);
+        if (versions.empty() || (!(kind && kind->version_from_image) && versions.size() > 1)) return;
         std::string chosen = versions.back();
         for (const std::string& v : versions) {
             auto p = m_cat.find_framework(m_r.framework, v);

@@ -9,6 +9,11 @@ const std::vector<std::string>& framework_names() {
     static const std::vector<std::string> v = catalog::framework_kind_names();
     return v;
 }
+const catalog::FrameworkKind& framework_kind(const Recipe& r) {
+    static const catalog::FrameworkKind unknown{};
+    const catalog::FrameworkKind* k = catalog::find_framework_kind(r.framework);
+    return k ? *k : unknown;
+}
 const std::vector<std::string>& metrics_source_names() {
     static const std::vector<std::string> v = [] {
         std::vector<std::string> names{"auto"};

@@ -17,6 +17,7 @@ constexpr std::array<Framework, 5> k_frameworks{{
      .torchrun_on_kubernetes = true,
      .nsys = true,
      .hydra = true,
+     .model_problems = &nemo_model_problems,
      .env = &nemo_env,
      .launch = &nemo_launch},
     {.name = "megatron-lm",
@@ -24,6 +25,8 @@ constexpr std::array<Framework, 5> k_frameworks{{
      .python = "python3",
      .torchrun_per_node = true,
      .torchrun_on_kubernetes = true,
+     .block_scaled = true,
+     .model_problems = &megatron_model_problems,
      .env = &megatron_lm_env,
      .launch = &megatron_lm_launch},
     {.name = "metaseq",
@@ -31,14 +34,17 @@ constexpr std::array<Framework, 5> k_frameworks{{
      .one_task_per_gpu = true,
      .python = "python3",
      .torchrun_on_kubernetes = true,
+     .model_problems = &gpt_only_model_problems,
      .launch = &metaseq_launch},
     {.name = "tinygpt",
      .template_key = "tinygpt",
      .one_task_per_gpu = true,
      .python = "/usr/bin/python3",
      .own_rank_loop = true,
+     .model_problems = &gpt_only_model_problems,
      .launch = &tinygpt_launch},
-    {.name = "custom", .template_key = "custom", .launch = &custom_launch},
+    // the user's own command: any model, any precision the GPU has
+    {.name = "custom", .template_key = "custom", .block_scaled = true, .launch = &custom_launch},
 }};
 
 }  // namespace
