@@ -334,6 +334,7 @@ const std::vector<FrameworkKind>& framework_kinds() {
         {"nemo", "dllogger", "megatron"},   {"megatron-lm", "megatron", "megatron"},
         {"metaseq", "metaseq", "megatron"}, {"tinygpt", "dllogger", "megatron"},
         {"custom", "", "megatron"},
+        {"megatron-bridge", "megatron-bridge", "megatron-bridge"},
     };
     return kinds;
 }

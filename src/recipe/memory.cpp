@@ -16,10 +16,11 @@ namespace {
 constexpr double k_gib = 1024.0 * 1024.0 * 1024.0;
 
 bool uses_fused_attention(const Recipe& r) {
-    // NeMo and Megatron-LM (Transformer Engine / flash attention) never store
+    // NeMo, Megatron-LM and Megatron-Bridge (Transformer Engine / flash attention) never store
     // the a*s*s attention scores; the 2022 stacks (metaseq) and unknown ones do. The
     // shipped workload on a GPU calls scaled_dot_product_attention (flash kernels).
-    return r.framework == "nemo" || r.framework == "megatron-lm" || (r.framework == "tinygpt" && r.gpu.family != "cpu");
+    return r.framework == "nemo" || r.framework == "megatron-lm" || r.framework == "megatron-bridge" ||
+           (r.framework == "tinygpt" && r.gpu.family != "cpu");
 }
 
 bool has_arg(const Recipe& r, std::string_view flag) {
@@ -264,8 +265,11 @@ void model_state(const Recipe& r, const std::vector<PipelineStage>& stages, cons
     const bool full_precision = r.precision == catalog::Precision::fp32 || r.precision == catalog::Precision::tf32;
     const bool fsdp = r.framework == "metaseq";  // FSDP shards parameters and gradients too
     const double weight_bytes = full_precision ? 4 : 2;
-    const double grad_bytes =
-        full_precision ? 4 : (r.framework == "megatron-lm" && has_arg(r, "--grad-reduce-in-bf16") ? 2 : 4);
+    // Megatron-Bridge's performance configurations reduce gradients in bf16 (every family's
+    // set_*_common_configs at 06f25c22: ddp.grad_reduce_in_fp32 = False).
+    const bool bf16_grads =
+        (r.framework == "megatron-lm" && has_arg(r, "--grad-reduce-in-bf16")) || r.framework == "megatron-bridge";
+    const double grad_bytes = full_precision ? 4 : (bf16_grads ? 2 : 4);
     const double optimizer_bytes = full_precision ? 8 : 12;  // (fp32 master +) Adam m and v
     const bool shard_optimizer = r.distributed_optimizer || fsdp;
     const double copy = full_precision ? 0.0 : quantized_copy_bytes(r.precision);

@@ -69,6 +69,7 @@ struct Framework {
     bool own_rank_loop = false;           // the shipped workload: the local script starts the ranks itself
     bool nsys = false;                    // profiling.nsys runs it under `nsys profile`
     bool hydra = false;                   // takes Hydra overrides (check_launch checks keys, not options)
+    bool cli_overrides = false;           // options, then key=value config overrides (check_launch checks both)
     // Environment set after the target's and before the recipe's; null when none.
     catalog::EnvList (*env)(const recipe::Recipe& r) = nullptr;
     FrameworkLaunch (*launch)(const Facts& facts) = nullptr;
@@ -84,6 +85,8 @@ struct Framework {
 [[nodiscard]] FrameworkLaunch metaseq_launch(const Facts& f);
 [[nodiscard]] FrameworkLaunch tinygpt_launch(const Facts& f);
 [[nodiscard]] FrameworkLaunch custom_launch(const Facts& f);
+[[nodiscard]] FrameworkLaunch megatron_bridge_launch(const Facts& f);
+[[nodiscard]] catalog::EnvList megatron_bridge_env(const recipe::Recipe& r);
 [[nodiscard]] catalog::EnvList nemo_env(const recipe::Recipe& r);
 [[nodiscard]] catalog::EnvList megatron_lm_env(const recipe::Recipe& r);
 
@@ -111,6 +114,8 @@ struct ModelProblem {
     std::string expected;  // what would do
 };
 [[nodiscard]] std::vector<ModelProblem> model_support_problems(const recipe::Recipe& r);
+// Megatron-Bridge: a model without a performance recipe, a GPU or precision its flags cannot name.
+[[nodiscard]] std::vector<ModelProblem> megatron_bridge_problems(const recipe::Recipe& r);
 // Throws InputError with the first problem (a launch builder never renders half a model).
 void refuse_unsupported_model(const recipe::Recipe& r);
 
