@@ -131,7 +131,12 @@ def _modules(version: str, reference: Path | None):
     for key in [k for k in sys.modules if k.split(".")[0] in {*upstream_stubs.STUBBED, "nemo_run", "utils", "configs"}]:
         del sys.modules[key]
     sys.meta_path[:] = [f for f in sys.meta_path if not isinstance(f, upstream_stubs._StubFinder)]
-    sys.meta_path.insert(0, upstream_stubs._StubFinder(STUBS, set(), {}))
+    # modules the config families import that the reference does not keep (the fine-tuning ones)
+    absent = [f"configs.{init.parent.name}.{node.module}" for init in sorted(root.glob("configs/*/__init__.py"))
+              for node in ast.walk(oracles._parse(init))
+              if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module
+              and not (init.parent / f"{node.module}.py").is_file()]
+    sys.meta_path.insert(0, upstream_stubs._StubFinder(STUBS + absent, set(), {}))
     import argument_parser  # noqa: PLC0415
     import utils.overrides as overrides  # noqa: PLC0415
     import utils.precision as precision  # noqa: PLC0415
@@ -192,8 +197,14 @@ def workload_base_config(version: str, args, reference: Path | None = None):
     _family(version, args.model_family_name, reference)
     import utils.utils as uu  # noqa: PLC0415
 
-    base = uu.get_workload_base_config(args.model_family_name, args.model_recipe_name, args.gpu, args.compute_dtype,
-                                       args.task, args.config_variant)
+    import logging  # noqa: PLC0415
+
+    logging.disable(logging.WARNING)  # upstream warns when it falls back from config variant v2 to v1
+    try:
+        base = uu.get_workload_base_config(args.model_family_name, args.model_recipe_name, args.gpu, args.compute_dtype,
+                                           args.task, args.config_variant)
+    finally:
+        logging.disable(logging.NOTSET)
     module = sys.modules[f"configs.{args.model_family_name}"]
     builder = f"{args.model_recipe_name}_{args.task}_config_{args.gpu}"
     if not hasattr(module, builder):
@@ -332,3 +343,64 @@ def profile_yaml(version: str, reference: Path | None = None) -> str:
     out += [f"  - {oracles._yaml_str(k)}" for k in names]
     out += oracles.values_block(rules)
     return "\n".join(out) + "\n"
+
+
+# ---------------------------------------------------------------------------------------------
+# the conformance check of one rendered command
+
+_TYPES = {"int": (int,), "float": (int, float), "bool": (bool,), "str": (str,), "list": (list,)}
+
+
+def _type_problem(value: Any, type_name: str, nullable: bool) -> str | None:
+    if value is None:
+        return None if nullable or type_name == "any" else "null where the scripts assign a value"
+    wanted = _TYPES.get(type_name)
+    if wanted is None:
+        return None
+    if isinstance(value, bool) and bool not in wanted:
+        return f"{value!r} is a bool where the scripts assign {type_name}"
+    if not isinstance(value, wanted):
+        return f"{value!r} is not {type_name} (the type the scripts assign to it)"
+    return None
+
+
+def command_problems(argv: list[str], version: str, reference: Path | None = None) -> list[str]:
+    """What Megatron-Bridge's run_script.py at `version` refuses in argv (argv[0] is the script):
+    the real parser's verdict, each word parse_known_args() leaves as a config override (Hydra's
+    parser, a key the scripts set, a value of the type they assign), and the per-GPU
+    configuration and recipe builder the arguments name."""
+    from hydra.core.override_parser.overrides_parser import OverridesParser  # noqa: PLC0415
+
+    what = f"Megatron-Bridge {version} scripts/performance/run_script.py"
+    try:
+        args, rest = parse(version, argv[1:], reference)
+    except ParseError as e:
+        return [f"the parser of {what} refuses the command line: {e}"]
+    problems = []
+    keys = override_keys(version, reference)
+    for word in rest:
+        if word.startswith("-") or "=" not in word:
+            problems.append(f"'{word}' is not an argument of {what}; parse_known_args() leaves it and "
+                            "set_cli_overrides() cannot read it as key=value")
+            continue
+        try:
+            override = OverridesParser.create().parse_overrides([word])[0]
+        except Exception as e:  # noqa: BLE001 (Hydra's parse errors have several types)
+            problems.append(f"'{word}': Hydra's override parser refuses it: {e}")
+            continue
+        key = override.key_or_group
+        if key not in keys:
+            import difflib  # noqa: PLC0415
+
+            near = difflib.get_close_matches(key, keys, n=1)
+            problems.append(f"'{key}' is not a config key {what} sets" + (f" (did you mean '{near[0]}'?)" if near else ""))
+            continue
+        type_name, nullable, _ = keys[key]
+        bad = _type_problem(override.value(), type_name, nullable)
+        if bad:
+            problems.append(f"'{word}': {bad} ({keys[key][2]})")
+    try:
+        workload_base_config(version, args, reference)
+    except ValueError as e:
+        problems.append(f"{what} has no per-GPU configuration for these arguments: {e}")
+    return problems
