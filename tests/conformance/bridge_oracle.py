@@ -86,6 +86,10 @@ def stand_in_config() -> Section:
 
 
 def _flex_backend(model, backend, *a, **k):
+    # run_script's --moe_flex_dispatcher_backend defaults to -1 (not given), which the scripts
+    # pass on too: taken here as no change (the real function is not in the reference)
+    if backend in (None, -1):
+        return
     model.moe_flex_dispatcher_backend = backend
     model.moe_token_dispatcher_type = "flex"
 
@@ -168,6 +172,8 @@ def _family(version: str, family: str, reference: Path | None = None):
         for name, value in list(vars(mod).items()):
             if name.endswith("_pretrain_config") and isinstance(value, upstream_stubs._Any):
                 setattr(mod, name, stand_in_config)
+            elif name == "CommOverlapConfig":
+                setattr(mod, name, CommOverlapConfig)
     return module
 
 
