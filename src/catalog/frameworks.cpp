@@ -333,8 +333,7 @@ const std::vector<FrameworkKind>& framework_kinds() {
     static const std::vector<FrameworkKind> kinds = {
         {"nemo", "dllogger", "megatron"},   {"megatron-lm", "megatron", "megatron"},
         {"metaseq", "metaseq", "megatron"}, {"tinygpt", "dllogger", "megatron"},
-        {"custom", "", "megatron"},
-        {"megatron-bridge", "megatron-bridge", "megatron-bridge"},
+        {"custom", "", "megatron"},         {"megatron-bridge", "megatron-bridge", "megatron-bridge"},
     };
     return kinds;
 }

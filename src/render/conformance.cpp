@@ -128,9 +128,10 @@ public:
             if (is_option(word) || (i < m_consumed.size() && m_consumed[i])) continue;
             std::size_t eq = word.find('=');
             if (eq == std::string::npos || eq == 0) {
-                problem(word, fmt::format("'{}' is neither an argument of {} nor a config override key=value", word,
-                                          m_p.schema),
-                        "", "an option or key=value");
+                problem(
+                    word,
+                    fmt::format("'{}' is neither an argument of {} nor a config override key=value", word, m_p.schema),
+                    "", "an option or key=value");
                 continue;
             }
             std::string key = word.substr(0, eq);

@@ -559,8 +559,7 @@ std::vector<std::string> launch_line_texts(const std::vector<std::string>& runne
             bool option = n.size() > 1 && n[0] == '-' && !(n[1] >= '0' && n[1] <= '9');
             return option || (!n.empty() && n[0] != '-' && n.find('=') != std::string::npos);
         };
-        while (flag && i + 1 < rest.size() && !starts_line(rest[i + 1]))
-            l += " " + rest[++i];
+        while (flag && i + 1 < rest.size() && !starts_line(rest[i + 1])) l += " " + rest[++i];
         texts.push_back(l);
     }
     return texts;

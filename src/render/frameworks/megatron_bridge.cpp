@@ -102,7 +102,8 @@ void add_shape_args(Args& a, const recipe::Recipe& r) {
     opt(a, "--tensor_model_parallel_size", std::to_string(p.tensor));
     opt(a, "--pipeline_model_parallel_size", std::to_string(p.pipeline));
     opt(a, "--context_parallel_size", std::to_string(p.context));
-    opt(a, "--virtual_pipeline_model_parallel_size", p.virtual_pipeline > 1 ? std::to_string(p.virtual_pipeline) : "None");
+    opt(a, "--virtual_pipeline_model_parallel_size",
+        p.virtual_pipeline > 1 ? std::to_string(p.virtual_pipeline) : "None");
     opt(a, "--expert_model_parallel_size", std::to_string(p.expert));
     if (p.expert_tensor > 0) opt(a, "--expert_tensor_parallel_size", std::to_string(p.expert_tensor));
     opt(a, "--global_batch_size", std::to_string(r.batch.global));
