@@ -110,7 +110,8 @@ void add_shape_args(Args& a, const recipe::Recipe& r) {
     opt(a, "--micro_batch_size", std::to_string(r.batch.micro));
     opt(a, "--seq_length", std::to_string(r.model.seq_length));
     opt(a, "--max_steps", std::to_string(r.steps));
-    if (r.recompute.granularity == "full") opt(a, "--recompute_num_layers", std::to_string(r.recompute.num_layers));
+    if (r.recompute.granularity == "full")
+        opt(a, "--recompute_num_layers", std::to_string(std::max(1, r.recompute.num_layers)));
     if (r.recompute.granularity == "selective" && !r.recompute.modules.empty()) {
         std::string modules;
         for (const std::string& m : r.recompute.modules) modules += (modules.empty() ? "" : ",") + m;
@@ -128,9 +129,36 @@ void add_overrides(Args& a, const recipe::Recipe& r) {
 
 }  // namespace
 
+namespace {
+
+// Settings run_script.py's flags cannot state: set_user_overrides() makes sequence parallelism
+// follow -tp and full recompute the block method; the scripts train on mock data here.
+void shape_problems(const recipe::Recipe& r, const std::string& title, std::vector<ModelProblem>& out) {
+    const recipe::Parallelism& p = r.parallelism;
+    if (p.sequence_parallel != (p.tensor > 1))
+        out.push_back({"parallelism.sequence_parallel",
+                       fmt::format("{}: --tensor_model_parallel_size {} sets sequence parallelism {} (run_script.py: "
+                                   "sequence_parallel = tensor parallel size > 1)",
+                                   title, p.tensor, p.tensor > 1 ? "on" : "off"),
+                       fmt::format("sequence_parallel: {}", p.tensor > 1 ? "true" : "false")});
+    if (r.recompute.granularity == "full" && r.recompute.method != "block")
+        out.push_back({"recompute.method",
+                       fmt::format("{}: --recompute_num_layers recomputes with the block method, not '{}'", title,
+                                   r.recompute.method),
+                       "method: block"});
+    if (r.data.kind != "mock")
+        out.push_back(
+            {"data",
+             fmt::format("{}: trainbench renders its mock data only (--data mock), not '{}'", title, r.data.kind),
+             "data: mock"});
+}
+
+}  // namespace
+
 std::vector<ModelProblem> megatron_bridge_problems(const recipe::Recipe& r) {
     std::vector<ModelProblem> out;
     const std::string title = r.profile ? r.profile->title : "Megatron-Bridge";
+    shape_problems(r, title, out);
     if (!bridge_model(r) && !extra_sets(r, {"--model_recipe_name", "-mr"})) {
         std::string names;
         for (const BridgeModel& m : k_models) names += fmt::format("{}{}", names.empty() ? "" : ", ", m.model);

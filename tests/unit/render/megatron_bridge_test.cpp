@@ -134,3 +134,15 @@ TEST(MegatronBridge, AModelOrPrecisionTheReleaseCannotNameIsRefusedAtItsKey) {
     r.launch.extra_args = {"--model_recipe_name", "llama3_8b"};  // the recipe names one itself
     EXPECT_THAT(problems(r), Not(HasSubstr("performance recipe")));
 }
+
+TEST(MegatronBridge, WhatRunScriptsFlagsCannotStateIsRefused) {
+    recipe::Recipe r = llama8b();
+    r.parallelism.tensor = 2;  // -tp 2 turns sequence parallelism on; the recipe says off
+    EXPECT_THAT(problems(r), HasSubstr("--tensor_model_parallel_size 2 sets sequence parallelism on"));
+    r = llama8b();
+    r.recompute = {"full", "uniform", 2, {}};
+    EXPECT_THAT(problems(r), HasSubstr("recomputes with the block method, not 'uniform'"));
+    r.recompute.method = "block";
+    EXPECT_EQ(problems(r), "");
+    EXPECT_EQ(value_of(argv_of(r), "--recompute_num_layers").first, "2");
+}
