@@ -112,7 +112,8 @@ def classify(entry: str, framework: str) -> str:
 
 # The version each framework's oracle is named by, when only the rendered files are there.
 FIXED_VERSIONS = {"megatron-lm": "e958b2ca", "metaseq": "f7ffa5f", "megatron-bridge": "06f25c22"}
-ORACLE_VERSIONS = {"megatron-lm": set(oracles.MEGATRON_REFS), "metaseq": set(oracles.METASEQ_REFS)}
+ORACLE_VERSIONS = {"megatron-lm": set(oracles.MEGATRON_REFS), "metaseq": set(oracles.METASEQ_REFS),
+                   "megatron-bridge": {"06f25c22"}}
 NCCL_TESTS_VERSION = "2.19.6"
 
 
