@@ -267,9 +267,10 @@ struct FrameworkKind {
     std::vector<Precision> gpu_precisions = {};
     // The memory estimate: attention through fused kernels (Transformer Engine, flash
     // attention) that never store the scores on a GPU; parameters and gradients sharded over
-    // the data-parallel ranks (FSDP).
+    // the data-parallel ranks (FSDP); gradients kept and reduced in bf16.
     bool fused_attention = false;
     bool shards_parameters = false;
+    bool bf16_gradients = false;  // gradients reduced in bf16 (else fp32 unless Megatron-LM's flag says)
     std::vector<OwnedOutput> owned_outputs = {};
 };
 [[nodiscard]] const std::vector<FrameworkKind>& framework_kinds();

@@ -367,6 +367,14 @@ const std::vector<FrameworkKind>& framework_kinds() {
          .gpu_precisions = {Precision::fp32, Precision::bf16},
          .fused_attention = true},
         {.name = "custom", .log_format = "", .flops = "megatron", .own_command = true},
+        // the performance scripts' configurations build the model with Transformer Engine and
+        // reduce gradients in bf16 (every family's set_*_common_configs at 06f25c22:
+        // ddp.grad_reduce_in_fp32 = False)
+        {.name = "megatron-bridge",
+         .log_format = "megatron-bridge",
+         .flops = "megatron-bridge",
+         .fused_attention = true,
+         .bf16_gradients = true},
     };
     return kinds;
 }
@@ -381,8 +389,8 @@ std::vector<std::string> framework_kind_names() {
 
 const std::vector<LogFormat>& log_formats() {
     static const std::vector<LogFormat> formats = {
-        {"dllogger", false}, {"tensorboard", false}, {"megatron", true},
-        {"nemo", true},      {"metaseq", true},      {"nccl-tests", false},
+        {"dllogger", false},   {"tensorboard", false},    {"megatron", true},   {"nemo", true},   {"metaseq", true},
+        {"nccl-tests", false}, {"megatron-bridge", true}, {"torchtitan", true}, {"mlperf", true},
     };
     return formats;
 }

@@ -268,7 +268,9 @@ void model_state(const Recipe& r, const std::vector<PipelineStage>& stages, cons
     const bool fsdp = kind.shards_parameters;  // FSDP shards parameters and gradients too
     const double weight_bytes = full_precision ? 4 : 2;
     const double grad_bytes =
-        full_precision ? 4 : (kind.megatron_arguments && has_arg(r, "--grad-reduce-in-bf16") ? 2 : 4);
+        full_precision
+            ? 4
+            : ((kind.megatron_arguments && has_arg(r, "--grad-reduce-in-bf16")) || kind.bf16_gradients ? 2 : 4);
     const double optimizer_bytes = full_precision ? 8 : 12;  // (fp32 master +) Adam m and v
     const bool shard_optimizer = r.distributed_optimizer || fsdp;
     const double copy = full_precision ? 0.0 : quantized_copy_bytes(r.precision);

@@ -119,6 +119,31 @@ public:
         if (!m_p.values.empty()) values();
     }
 
+    // Megatron-Bridge's run_script.py: its options, then what parse_known_args() leaves, each a
+    // config override `key=value` (a key the profile lists, a value of its type).
+    void options_and_overrides() {
+        options();
+        for (std::size_t i = 1; i < m_cmd.argv.size(); ++i) {
+            const std::string& word = m_cmd.argv[i];
+            if (is_option(word) || (i < m_consumed.size() && m_consumed[i])) continue;
+            std::size_t eq = word.find('=');
+            if (eq == std::string::npos || eq == 0) {
+                problem(
+                    word,
+                    fmt::format("'{}' is neither an argument of {} nor a config override key=value", word, m_p.schema),
+                    "", "an option or key=value");
+                continue;
+            }
+            std::string key = word.substr(0, eq);
+            if (!m_p.knows(key)) {
+                problem(word, fmt::format("'{}' is not a config key {} overrides", key, m_p.schema), suggestion(key),
+                        "a config key this version sets");
+            } else if (auto bad = m_p.check_config(key, hydra_value(word.substr(eq + 1)))) {
+                problem(word, fmt::format("'{}': {} ({})", word, bad->message, m_p.schema), bad->hint, bad->expected);
+            }
+        }
+    }
+
 private:
     // Each option's values, walked as argparse (or getopt_long, for nccl-tests) walks them.
     void values() {
@@ -128,10 +153,11 @@ private:
             if (!is_option(word)) continue;
             std::size_t eq = word.find('=');
             bool long_option = word.rfind("--", 0) == 0;
-            std::string flag = long_option ? word.substr(0, eq) : word.substr(0, 2);
+            // a short option of several letters (Megatron-Bridge's -mr, -gb) is one name
+            std::string flag = long_option || m_p.rule(word) ? word.substr(0, eq) : word.substr(0, 2);
             const catalog::ValueRule* rule = m_p.rule(flag);
             if (!rule) continue;
-            bool attached = long_option ? eq != std::string::npos : word.size() > 2;  // --x=v, -b8
+            bool attached = long_option ? eq != std::string::npos : word.size() > flag.size();  // --x=v, -b8
             if (!rule->takes_value()) {
                 no_value(flag, word, attached, i);
                 continue;
@@ -141,6 +167,8 @@ private:
                 given.push_back(long_option ? word.substr(eq + 1) : word.substr(2));
             else
                 i = take_values(*rule, flag, i, given);
+            if (m_consumed.size() < argv.size()) m_consumed.resize(argv.size());
+            for (std::size_t k = i + 1 - (attached ? 1 : given.size()); k <= i; ++k) m_consumed[k] = true;
             for (const std::string& v : given)
                 if (auto bad = m_p.check_word(flag, v))
                     problem(attached ? word : v, fmt::format("{} {}: {}", flag, v, bad->message), bad->hint,
@@ -229,6 +257,7 @@ private:
     const catalog::FrameworkProfile& m_p;
     Diagnostics& m_d;
     std::vector<std::string> m_known;
+    std::vector<bool> m_consumed;  // argv indexes some option took as its value
 };
 
 }  // namespace
@@ -280,6 +309,8 @@ void check_launch(const recipe::Recipe& recipe, const catalog::Catalog& catalog,
         const Framework* framework = find_framework(cmd.program);
         if (framework && framework->hydra)
             check.hydra();
+        else if (framework && framework->cli_overrides)
+            check.options_and_overrides();
         else
             check.options();
     }

@@ -554,9 +554,12 @@ std::vector<std::string> launch_line_texts(const std::vector<std::string>& runne
         const std::string& w = rest[i];
         bool flag = w.size() > 2 && w[0] == '-' && w[1] == '-' && w.find('=') == std::string::npos;
         std::string l = arg_indent + w;
-        while (flag && i + 1 < rest.size() &&
-               !(rest[i + 1].size() > 1 && rest[i + 1][0] == '-' && !(rest[i + 1][1] >= '0' && rest[i + 1][1] <= '9')))
-            l += " " + rest[++i];
+        // a flag keeps its values; an option or a config override (key=value) starts a line
+        auto starts_line = [](const std::string& n) {
+            bool option = n.size() > 1 && n[0] == '-' && !(n[1] >= '0' && n[1] <= '9');
+            return option || (!n.empty() && n[0] != '-' && n.find('=') != std::string::npos);
+        };
+        while (flag && i + 1 < rest.size() && !starts_line(rest[i + 1])) l += " " + rest[++i];
         texts.push_back(l);
     }
     return texts;

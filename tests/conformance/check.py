@@ -13,6 +13,9 @@ run time):
   torchrun, srun       the launchers' own options in every rendered shell file: torchrun against the
                        installed torch's argparse (Debian python3-torch), srun against srun(1) of the
                        installed Slurm (Debian slurm-client)
+  megatron-bridge      scripts/performance/run_script.py: its real argparse parser (imported), each
+                       key=value it leaves against the config keys the scripts set, and the per-GPU
+                       configuration the arguments name (bridge_oracle.py)
   nemo                 Hydra 1.3 compose() of the delivered config (or NeMo's megatron_gpt_config
                        when none is delivered) with the overrides; then every key: exp_manager.*
                        against ExpManagerConfig (NeMo merges it into that structured config),
@@ -470,8 +473,20 @@ def _schema_verdict(sub: str, schema: dict[str, oracles.SchemaField]) -> str:
 
 # --- driver -------------------------------------------------------------------------------------
 
+def check_bridge_command(report: Report, stage: launches.Stage, cmd: launches.Command, reference: Path) -> None:
+    import bridge_oracle  # noqa: PLC0415
+
+    try:
+        problems = bridge_oracle.command_problems(cmd.argv, cmd.version, reference)
+    except oracles.OracleError as e:
+        problems = [f"no oracle for megatron-bridge version {cmd.version!r}: {e}"]
+    for problem in problems:
+        report.reject(stage, cmd.program, problem)
+
+
 CHECKERS = {
     "nemo": check_nemo_command,
+    "megatron-bridge": check_bridge_command,
     "megatron-lm": check_arg_command, "megatron-preprocess": check_arg_command,
     "metaseq": check_arg_command, "nccl-tests": check_arg_command, "nemo-preprocess": check_arg_command,
 }

@@ -312,6 +312,10 @@ def main() -> int:
         expect(r == [], f"NeMo 24.07 (r2.0.0rc1, tp_overlap group beside it) accepts these: {r}")
         r = nemo_rejections("24.07", ["model.context_parallel_size=1"])
         expect(any("does not compose" in m for m in r), "NeMo 24.07: model.context_parallel_size=1 needs '+'")
+    # --- Megatron-Bridge (bridge_selftest.py)
+    import bridge_selftest  # noqa: PLC0415
+
+    bridge_selftest.run(expect, ref)
     # --- the `trainbench render --argv` reader, with a stand-in binary (the option is new)
     with tempfile.TemporaryDirectory() as tmp:
         fake = Path(tmp) / "trainbench"

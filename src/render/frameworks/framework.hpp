@@ -78,6 +78,7 @@ struct Framework {
     bool own_rank_loop = false;           // the shipped workload: the local script starts the ranks itself
     bool nsys = false;                    // profiling.nsys runs it under `nsys profile`
     bool hydra = false;                   // takes Hydra overrides (check_launch checks keys, not options)
+    bool cli_overrides = false;           // options, then key=value config overrides (check_launch checks both)
     // Trains in the block-scaled precisions (MXFP8, NVFP4) when the GPU has them.
     bool block_scaled = false;
     // The model keys its version cannot express (model_support.cpp); null: it takes any model.
@@ -97,6 +98,8 @@ struct Framework {
 [[nodiscard]] FrameworkLaunch metaseq_launch(const Facts& f);
 [[nodiscard]] FrameworkLaunch tinygpt_launch(const Facts& f);
 [[nodiscard]] FrameworkLaunch custom_launch(const Facts& f);
+[[nodiscard]] FrameworkLaunch megatron_bridge_launch(const Facts& f);
+[[nodiscard]] catalog::EnvList megatron_bridge_env(const recipe::Recipe& r);
 [[nodiscard]] catalog::EnvList nemo_env(const recipe::Recipe& r);
 [[nodiscard]] catalog::EnvList megatron_lm_env(const recipe::Recipe& r);
 // What each framework's version cannot express of a model (model_support.cpp).
@@ -122,6 +125,8 @@ struct ModelArgs {
 [[nodiscard]] std::vector<ModelArgs> megatron_model_args(const catalog::Model& m);
 
 [[nodiscard]] std::vector<ModelProblem> model_support_problems(const recipe::Recipe& r);
+// Megatron-Bridge: a model without a performance recipe, a GPU or precision its flags cannot name.
+void megatron_bridge_problems(const recipe::Recipe& r, std::vector<ModelProblem>& out);
 // Throws InputError with the first problem (a launch builder never renders half a model).
 void refuse_unsupported_model(const recipe::Recipe& r);
 

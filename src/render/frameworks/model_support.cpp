@@ -8,6 +8,8 @@
 //                mixture of experts, multi-latent attention or multi-token prediction
 //   metaseq, tinygpt   GPT-style models only (none of today's keys)
 //   custom       anything (the recipe's own command builds the model)
+//   megatron-bridge  the models of its performance recipes (the recipe builds the model):
+//                megatron_bridge.cpp
 #include "render/frameworks/framework.hpp"
 
 #include <fmt/format.h>

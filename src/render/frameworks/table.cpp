@@ -9,7 +9,7 @@ namespace {
 
 // Each row names its fields (framework.hpp says what each means); a field left out is false,
 // empty or null. A new framework is one more row here, never a branch elsewhere.
-constexpr std::array<Framework, 5> k_frameworks{{
+constexpr std::array<Framework, 6> k_frameworks{{
     {.name = "nemo",
      .template_key = "nemo",
      .one_task_per_gpu = true,
@@ -45,6 +45,16 @@ constexpr std::array<Framework, 5> k_frameworks{{
      .launch = &tinygpt_launch},
     // the user's own command: any model, any precision the GPU has
     {.name = "custom", .template_key = "custom", .block_scaled = true, .launch = &custom_launch},
+    {.name = "megatron-bridge",
+     .template_key = "megatron_bridge",
+     .python = "python3",
+     .torchrun_per_node = true,
+     .torchrun_on_kubernetes = true,
+     .cli_overrides = true,
+     .block_scaled = true,
+     .model_problems = &megatron_bridge_problems,
+     .env = &megatron_bridge_env,
+     .launch = &megatron_bridge_launch},
 }};
 
 }  // namespace
