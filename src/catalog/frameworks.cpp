@@ -334,6 +334,7 @@ const std::vector<FrameworkKind>& framework_kinds() {
         {"nemo", "dllogger", "megatron"},   {"megatron-lm", "megatron", "megatron"},
         {"metaseq", "metaseq", "megatron"}, {"tinygpt", "dllogger", "megatron"},
         {"custom", "", "megatron"},
+        {"torchtitan", "torchtitan", "torchtitan"},
     };
     return kinds;
 }
@@ -399,6 +400,7 @@ std::string_view default_flops_convention(std::string_view framework, std::strin
         {"megatron-lm", "e958b2ca", "megatron-2025-03"},
         {"megatron-lm", "878d65f", "megatron-2025-03"},
         {"megatron-lm", "d98e8a64", "megatron-2025-03"},
+        {"torchtitan", "0.2.2", "torchtitan-2026-02"},
     };
     for (const Row& r : rows)
         if (r.framework == framework && r.version == version) return r.flops;

@@ -19,7 +19,9 @@ bool uses_fused_attention(const Recipe& r) {
     // NeMo and Megatron-LM (Transformer Engine / flash attention) never store
     // the a*s*s attention scores; the 2022 stacks (metaseq) and unknown ones do. The
     // shipped workload on a GPU calls scaled_dot_product_attention (flash kernels).
-    return r.framework == "nemo" || r.framework == "megatron-lm" || (r.framework == "tinygpt" && r.gpu.family != "cpu");
+    // TorchTitan calls scaled_dot_product_attention (flash / cuDNN kernels) too.
+    return r.framework == "nemo" || r.framework == "megatron-lm" || r.framework == "torchtitan" ||
+           (r.framework == "tinygpt" && r.gpu.family != "cpu");
 }
 
 bool has_arg(const Recipe& r, std::string_view flag) {
@@ -262,7 +264,8 @@ void model_state(const Recipe& r, const std::vector<PipelineStage>& stages, cons
     const double dp_cp = std::max(1, r.data_parallel()) * std::max(1, r.parallelism.context);
     const double expert_dp = std::max(1.0, gpus / (s.e * s.et * p));
     const bool full_precision = r.precision == catalog::Precision::fp32 || r.precision == catalog::Precision::tf32;
-    const bool fsdp = r.framework == "metaseq";  // FSDP shards parameters and gradients too
+    // FSDP shards parameters and gradients too (TorchTitan: FSDP2 over the data-parallel ranks)
+    const bool fsdp = r.framework == "metaseq" || r.framework == "torchtitan";
     const double weight_bytes = full_precision ? 4 : 2;
     const double grad_bytes =
         full_precision ? 4 : (r.framework == "megatron-lm" && has_arg(r, "--grad-reduce-in-bf16") ? 2 : 4);

@@ -19,7 +19,7 @@ constexpr double k_gib = 1024.0 * 1024.0 * 1024.0;
 void validate_framework_profile(const Recipe& r, Diagnostics& d) {
     auto at = [&](const std::string& key) { return origin_of(r, key); };
     const catalog::FrameworkProfile* p = r.profile.get();
-    if (!r.framework_config.empty() && r.framework != "nemo")
+    if (!r.framework_config.empty() && r.framework != "nemo" && r.framework != "torchtitan")
         d.error(at("framework_config"), "framework_config",
                 fmt::format("framework_config sets NeMo configuration keys; framework '{}' takes command-line "
                             "arguments",

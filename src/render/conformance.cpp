@@ -119,6 +119,60 @@ public:
         if (!m_p.values.empty()) values();
     }
 
+    // TorchTitan: every key and value of the delivered TOML (the recipe's framework_config keys are
+    // validate's, at their own lines), then the `--section.key[=value]` overrides after it, as tyro
+    // reads them (a bool is a flag, `--section.no_key` its negation; '-' and '_' alike).
+    void toml() {
+        for (const auto& [key, value] : m_cmd.config_values.items()) {
+            if (m_r.framework_config.contains(key)) continue;
+            if (!m_p.knows(key)) {
+                problem(key, fmt::format("'{}' is not a key of {}", key, m_p.schema), suggestion(key));
+            } else if (auto bad = m_p.check_config(key, value)) {
+                problem(key, fmt::format("{}: {} ({})", key, bad->message, m_p.schema), bad->hint, bad->expected);
+            }
+        }
+        const std::vector<std::string>& argv = m_cmd.argv;
+        for (std::size_t i = 0; i < argv.size(); ++i) {
+            const std::string& word = argv[i];
+            if (word.rfind("--", 0) != 0) continue;
+            const std::size_t eq = word.find('=');
+            std::string key = word.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
+            std::replace(key.begin(), key.end(), '-', '_');
+            const std::size_t dot = key.rfind('.');
+            bool negated = false;
+            if (!m_p.knows(key) && dot != std::string::npos && key.compare(dot + 1, 3, "no_") == 0) {
+                std::string plain = key.substr(0, dot + 1) + key.substr(dot + 4);
+                const catalog::ValueRule* rule = m_p.rule(plain);
+                negated = rule && rule->type == "bool";
+                if (negated) key = plain;
+            }
+            if (!m_p.knows(key)) {
+                problem(word, fmt::format("'{}' is not an option of {} (--section.key)", word.substr(0, eq), m_p.schema),
+                        suggestion(key));
+                continue;
+            }
+            const catalog::ValueRule* rule = m_p.rule(key);
+            if (rule && rule->type == "bool") {
+                if (eq != std::string::npos)
+                    problem(word, fmt::format("'{}': --{} is a flag and takes no value ({})", word, key, m_p.schema),
+                            fmt::format("'--{}' or '--{}'", key, key.substr(0, dot + 1) + "no_" + key.substr(dot + 1)),
+                            "the flag alone");
+                continue;
+            }
+            std::string value = eq != std::string::npos ? word.substr(eq + 1) : std::string();
+            std::string shown = word;
+            if (eq == std::string::npos) {
+                if (i + 1 >= argv.size()) {
+                    problem(word, fmt::format("--{} needs a value ({})", key, m_p.schema), "", "a value");
+                    continue;
+                }
+                value = shown = argv[++i];
+            }
+            if (auto bad = m_p.check_word(key, value))
+                problem(shown, fmt::format("--{} {}: {}", key, value, bad->message), bad->hint, bad->expected);
+        }
+    }
+
 private:
     // Each option's values, walked as argparse (or getopt_long, for nccl-tests) walks them.
     void values() {
@@ -247,6 +301,7 @@ std::vector<LaunchCommand> launch_commands(const recipe::Recipe& recipe, const R
             for (const auto& w : cmd["argv"]) l.argv.push_back(w.get<std::string>());
             l.config_file = cmd["config_file"].get<std::string>();
             for (const auto& k : cmd["config_keys"]) l.config_keys.push_back(k.get<std::string>());
+            if (cmd.contains("config_values")) l.config_values = cmd["config_values"];
             out.push_back(std::move(l));
         }
     }
@@ -280,6 +335,8 @@ void check_launch(const recipe::Recipe& recipe, const catalog::Catalog& catalog,
         const Framework* framework = find_framework(cmd.program);
         if (framework && framework->hydra)
             check.hydra();
+        else if (framework && framework->toml)
+            check.toml();
         else
             check.options();
     }

@@ -9,7 +9,7 @@ namespace {
 
 // Each row names its fields (framework.hpp says what each means); a field left out is false,
 // empty or null. A new framework is one more row here, never a branch elsewhere.
-constexpr std::array<Framework, 5> k_frameworks{{
+constexpr std::array k_frameworks{std::to_array<Framework>({
     {.name = "nemo",
      .template_key = "nemo",
      .one_task_per_gpu = true,
@@ -39,7 +39,15 @@ constexpr std::array<Framework, 5> k_frameworks{{
      .own_rank_loop = true,
      .launch = &tinygpt_launch},
     {.name = "custom", .template_key = "custom", .launch = &custom_launch},
-}};
+    {.name = "torchtitan",
+     .template_key = "torchtitan",
+     .python = "python3",
+     .torchrun_per_node = true,
+     .torchrun_on_kubernetes = true,
+     .toml = true,
+     .env = &torchtitan_env,
+     .launch = &torchtitan_launch},
+})};
 
 }  // namespace
 
