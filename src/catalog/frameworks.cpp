@@ -349,8 +349,8 @@ std::vector<std::string> framework_kind_names() {
 
 const std::vector<LogFormat>& log_formats() {
     static const std::vector<LogFormat> formats = {
-        {"dllogger", false}, {"tensorboard", false}, {"megatron", true},
-        {"nemo", true},      {"metaseq", true},      {"nccl-tests", false},
+        {"dllogger", false},   {"tensorboard", false},    {"megatron", true},   {"nemo", true},   {"metaseq", true},
+        {"nccl-tests", false}, {"megatron-bridge", true}, {"torchtitan", true}, {"mlperf", true},
     };
     return formats;
 }

@@ -1,0 +1,168 @@
+// Megatron-Bridge training logs (train_utils.training_log, 2026): rank 0 prints
+//   Step Time : 5.39s GPU utilization: 2347.0MODEL_TFLOP/s/GPU
+// and the last rank then prints the Megatron-style line of the same iteration
+//   [2026-08-22 10:00:00] iteration       10/      50 | consumed samples: ... |
+//     elapsed time per iteration (ms): 5390.1 | throughput per GPU (TFLOP/s/GPU): 2347.0 | ... |
+// A "Step Time" line belongs to the next iteration line; one with no iteration line after it
+// (a rank-0 log alone) takes the step after the previous one. Series: step_time_s from
+// "elapsed time per iteration (ms)" (else from "Step Time"), tflops_per_gpu from "GPU
+// utilization" (else from "throughput per GPU"), tokens_per_s_per_gpu where a variant prints
+// "tok/s/gpu", and every other iteration-line key under its own name, as in megatron.cpp.
+#include "metrics/common.hpp"
+#include "metrics/parsers.hpp"
+
+#include <fmt/format.h>
+
+#include <limits>
+#include <optional>
+
+namespace trainbench::metrics::detail {
+
+namespace {
+
+constexpr std::string_view k_step_time = "Step Time (s)";
+constexpr std::string_view k_gpu_util = "GPU utilization (MODEL_TFLOP/s/GPU)";
+constexpr std::string_view k_iteration_tflops = "throughput per GPU (TFLOP/s/GPU)";
+constexpr std::string_view k_tokens_gpu = "tok/s/gpu";
+
+// canonical_names() without the iteration line's TFLOP/s/GPU: the Bridge's own "GPU
+// utilization" (printed whenever the FLOPs are known) is the canonical one.
+const std::vector<NameMapping>& bridge_names() {
+    static const std::vector<NameMapping> table = [] {
+        std::vector<NameMapping> t;
+        for (const NameMapping& m : canonical_names())
+            if (m.source != k_iteration_tflops) t.push_back(m);
+        return t;
+    }();
+    return table;
+}
+
+// The values of a "Step Time" line.
+struct StepLine {
+    std::optional<double> seconds, tflops, tokens_per_gpu;
+};
+
+// The number after `key` (spaces, an optional ':', spaces), or nullopt.
+std::optional<double> number_after(std::string_view t, std::string_view key) {
+    std::size_t pos = t.find(key);
+    if (pos == std::string_view::npos) return std::nullopt;
+    std::string_view rest = t.substr(pos + key.size());
+    while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
+    if (!rest.empty() && rest.front() == ':') rest.remove_prefix(1);
+    return leading_number(rest);
+}
+
+// The number just before `unit` ("32680.36 tok/s/gpu"), or nullopt.
+std::optional<double> number_before(std::string_view t, std::string_view unit) {
+    std::size_t pos = t.find(unit);
+    if (pos == std::string_view::npos) return std::nullopt;
+    std::size_t end = pos;
+    while (end > 0 && t[end - 1] == ' ') --end;
+    std::size_t begin = end;
+    while (begin > 0 && begin + 40 > end &&
+           ((t[begin - 1] >= '0' && t[begin - 1] <= '9') || t[begin - 1] == '.' || t[begin - 1] == ','))
+        --begin;
+    if (begin == end) return std::nullopt;
+    std::string digits;
+    for (char c : t.substr(begin, end - begin))
+        if (c != ',') digits.push_back(c);
+    return to_number(digits);
+}
+
+std::optional<StepLine> step_line(std::string_view t) {
+    std::size_t pos = t.find("Step Time");
+    if (pos == std::string_view::npos) return std::nullopt;
+    std::string_view rest = t.substr(pos);
+    StepLine s;
+    s.seconds = number_after(rest, "Step Time");
+    s.tflops = number_after(rest, "GPU utilization");
+    s.tokens_per_gpu = number_before(rest, k_tokens_gpu);
+    if (!s.seconds && !s.tflops) return std::nullopt;
+    return s;
+}
+
+// Renames series `from` to `to` when the log has no `to`.
+void adopt(LogData& out, std::string_view from, std::string_view to) {
+    if (out.series.count(std::string(to))) return;
+    auto node = out.series.extract(std::string(from));
+    if (node.empty()) return;
+    node.key() = std::string(to);
+    node.mapped().name = std::string(to);
+    out.series.insert(std::move(node));
+}
+
+class BridgeParser {
+public:
+    BridgeParser(std::string_view label, const ParseOptions& options, LogData& out)
+        : m_label(label), m_out(out), m_sink(out, options, bridge_names()) {}
+
+    void run(Source& source) {
+        each_text_line(source, m_label, m_out, [&](const LineReader::Line& line, std::uint64_t) { this->line(line); });
+        flush_pending(m_last_step + 1);
+        m_sink.commit();
+        adopt(m_out, k_step_time, names::step_time_s);
+        adopt(m_out, k_iteration_tflops, names::tflops_per_gpu);
+    }
+
+private:
+    void line(const LineReader::Line& line) {
+        std::string_view t = line.text;
+        ParseStats& st = m_out.stats;
+        if (trim(t).empty()) return;
+        if (auto s = step_line(t)) {
+            if (!line.complete) {
+                st.truncated_tail = true;
+                warn(st, fmt::format("{}:{}: last line is incomplete (still being written?), ignored", m_label,
+                                     line.number));
+                return;
+            }
+            if (m_pending) flush_pending(m_last_step + 1);  // no iteration line in between
+            m_pending = s;
+            ++st.records;
+            return;
+        }
+        IterationLine it = stage_iteration_line(t, line.complete, m_sink);
+        if (!it.matched || it.fields == 0) {
+            m_sink.discard();
+            if (it.matched && !line.complete)
+                st.truncated_tail = true;
+            else
+                ++st.skipped;
+            return;
+        }
+        if (!line.complete) {
+            st.truncated_tail = true;
+            warn(st, fmt::format("{}:{}: last line is incomplete (still being written?)", m_label, line.number));
+        }
+        m_sink.commit();
+        flush_pending(it.iteration, it.wall);
+        m_last_step = it.iteration;
+        ++st.records;
+    }
+
+    void flush_pending(std::int64_t step, double wall = std::numeric_limits<double>::quiet_NaN()) {
+        if (!m_pending) return;
+        const StepLine& s = *m_pending;
+        if (s.seconds) m_sink.add(m_sink.resolve_as(k_step_time, "Step Time"), Point{step, *s.seconds, wall});
+        if (s.tflops) m_sink.add(m_sink.resolve_as(names::tflops_per_gpu, k_gpu_util), Point{step, *s.tflops, wall});
+        if (s.tokens_per_gpu)
+            m_sink.add(m_sink.resolve_as("tokens_per_s_per_gpu", k_tokens_gpu), Point{step, *s.tokens_per_gpu, wall});
+        m_pending.reset();
+        m_last_step = step;
+    }
+
+    std::string_view m_label;
+    LogData& m_out;
+    SeriesSink m_sink;
+    std::optional<StepLine> m_pending;
+    std::int64_t m_last_step = 0;
+};
+
+}  // namespace
+
+void parse_megatron_bridge(Source& source, std::string_view label, const ParseOptions& options, LogData& out) {
+    BridgeParser parser(label, options, out);
+    parser.run(source);
+}
+
+}  // namespace trainbench::metrics::detail
