@@ -104,8 +104,7 @@ bad nemo-2307-null-leaf recipes/aws-p4d/gpt3-126m.yaml nemo "'model.tokenizer.vo
 # TorchTitan 0.2.2: a key, a value and a section, as `--section.key` overrides after the TOML
 # (tyro, in TorchTitan's own ConfigManager) ...
 bad titan-key recipes/aws-p5/llama3.1-8b-torchtitan-smoke.yaml torchtitan "--training.stepz" --training.stepz 5
-bad titan-value recipes/aws-p5/llama3.1-8b-torchtitan-smoke.yaml torchtitan "banana" \
-    --training.local_batch_size banana
+bad titan-value recipes/aws-p5/llama3.1-8b-torchtitan-smoke.yaml torchtitan "banana" --training.gc_freq banana
 bad titan-section recipes/aws-p5/llama3.1-8b-torchtitan-smoke.yaml torchtitan "--trainin.gc_freq" --trainin.gc_freq 5
 # ... and in the TOML itself, through the recipe's framework_config (ConfigManager._dict_to_dataclass
 # refuses a key its dataclass lacks; each value against its field's annotation)

@@ -17,6 +17,7 @@
 #include "render/frameworks/framework.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>

@@ -12,6 +12,7 @@
 #include "render/frameworks/framework.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <array>
@@ -86,8 +87,8 @@ void shape_problems(const recipe::Recipe& r, const TorchtitanFlavor& fl, std::ve
     for (const ShapeField& s : fields) {
         if (s.want == s.have) continue;
         out.push_back({"model." + std::string(s.key),
-                       fmt::format("{} flavour {} '{}' has {} {} ({} {}); model '{}' has {}", title(r), fl.name,
-                                   fl.flavor, s.upstream, s.want, "trainbench's", s.key, m.name, s.have),
+                       fmt::format("{} flavour {} '{}' has {} {}; model '{}' has {} {}", title(r), fl.name,
+                                   fl.flavor, s.upstream, s.want, m.name, s.key, s.have),
                        fmt::format("{} {} (the flavour's), or a flavour with this shape (framework_config "
                                    "model.flavor)",
                                    s.key, s.want)});

@@ -61,7 +61,7 @@ TEST(Torchtitan, TheTomlSaysWhatTheRecipeSays) {
     std::string toml = toml_of(load(k_8b));
     EXPECT_THAT(toml, HasSubstr("[model]\nname = \"llama3\"\nflavor = \"8B\"\n"));
     EXPECT_THAT(toml, HasSubstr("converters = [\"quantize.linear.float8\"]\n"));
-    EXPECT_THAT(toml, HasSubstr("local_batch_size = 2\nglobal_batch_size = 16\nseq_len = 8192\nsteps = 50\n"));
+    EXPECT_THAT(toml, HasSubstr("local_batch_size = 1\nglobal_batch_size = 16\nseq_len = 8192\nsteps = 50\n"));
     EXPECT_THAT(toml, HasSubstr("data_parallel_shard_degree = 8\n"));
     EXPECT_THAT(toml, HasSubstr("[metrics]\nlog_freq = 1\n"));
     EXPECT_THAT(toml, HasSubstr("[checkpoint]\nenable = false\n"));
