@@ -333,8 +333,7 @@ const std::vector<FrameworkKind>& framework_kinds() {
     static const std::vector<FrameworkKind> kinds = {
         {"nemo", "dllogger", "megatron"},   {"megatron-lm", "megatron", "megatron"},
         {"metaseq", "metaseq", "megatron"}, {"tinygpt", "dllogger", "megatron"},
-        {"custom", "", "megatron"},
-        {"torchtitan", "torchtitan", "torchtitan"},
+        {"custom", "", "megatron"},         {"torchtitan", "torchtitan", "torchtitan"},
     };
     return kinds;
 }

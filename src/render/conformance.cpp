@@ -147,7 +147,8 @@ public:
                 if (negated) key = plain;
             }
             if (!m_p.knows(key)) {
-                problem(word, fmt::format("'{}' is not an option of {} (--section.key)", word.substr(0, eq), m_p.schema),
+                problem(word,
+                        fmt::format("'{}' is not an option of {} (--section.key)", word.substr(0, eq), m_p.schema),
                         suggestion(key));
                 continue;
             }

@@ -133,7 +133,7 @@ def profile_yaml(version: str, reference: Path | None = None) -> str:
            "# Regenerate instead of editing.",
            "framework: torchtitan",
            f"version: {oracles._yaml_str(version)}",
-           f"title: {oracles._yaml_str(f'TorchTitan {version}')}",
+           f"title: {oracles._yaml_str(f'TorchTitan {version} (tag v{version}, 73a0e697; TOML job configs)')}",
            f"schema: {oracles._yaml_str(f'TorchTitan {version} JobConfig')}",
            "writes: [torchtitan]",
            "keys:"]

@@ -123,8 +123,8 @@ bad_config() {
     fi
     rc=0
     out=$("$bin" validate "$recipe" 2>&1) || rc=$?
-    if (( rc != 3 )) || ! grep -q -F -- "$needle" <<<"$out" || ! grep -q "^$recipe:5:3: error:" <<<"$out"; then
-        echo "FAIL: $name: trainbench validate exited $rc without an error at $recipe:5:3 naming $needle:"
+    if (( rc != 3 )) || ! grep -q -F -- "$needle" <<<"$out" || ! grep -q "^$recipe:5:[0-9]*: error:" <<<"$out"; then
+        echo "FAIL: $name: trainbench validate exited $rc without an error at $recipe:5 naming $needle:"
         printf '    %s\n' "${out//$'\n'/$'\n'    }"
         fail=1
     else

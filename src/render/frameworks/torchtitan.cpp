@@ -197,8 +197,8 @@ FrameworkLaunch torchtitan_launch(const Facts& f) {
     std::string version = r.framework_version.empty() ? std::string() : " " + r.framework_version;
     out.files.push_back(RenderedFile{
         out.config_file,
-        toml_text(c, fmt::format("# TorchTitan{} job config rendered by trainbench from recipe '{}'.\n", version,
-                                 r.name)),
+        toml_text(c,
+                  fmt::format("# TorchTitan{} job config rendered by trainbench from recipe '{}'.\n", version, r.name)),
         false});
     for (const auto& [key, value] : c.items()) out.config_keys.push_back(key);
     out.config_values = c;

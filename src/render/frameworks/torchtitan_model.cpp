@@ -22,13 +22,14 @@ namespace trainbench::render {
 namespace {
 
 constexpr std::array<TorchtitanFlavor, 5> k_flavors{{
-    // model        name      flavor       hf assets        L    hidden heads kv  head  ffn    vocab   theta    E   k  moe
+    // catalog model, name, flavor, HF assets, layers, dim, heads, kv heads, head_dim, FFN, vocab, rope theta,
+    // experts, top-k, expert FFN (0 = not set by the flavour)
     {"llama3.1-8b", "llama3", "8B", "Llama-3.1-8B", 32, 4096, 32, 8, 0, 14336, 128256, 500000, 0, 0, 0},
     {"llama3.1-70b", "llama3", "70B", "Llama-3.1-70B", 80, 8192, 64, 8, 0, 28672, 128256, 500000, 0, 0, 0},
     {"llama3.1-405b", "llama3", "405B", "Llama-3.1-405B", 126, 16384, 128, 8, 0, 53248, 128256, 500000, 0, 0, 0},
     {"qwen3-30b-a3b", "qwen3", "30B-A3B", "Qwen3-30B-A3B", 48, 2048, 32, 4, 128, 6144, 151936, 1000000, 128, 8, 768},
-    {"qwen3-235b-a22b", "qwen3", "235B-A22B", "Qwen3-235B-A22B", 94, 4096, 64, 4, 128, 12288, 151936, 5000000, 128,
-     8, 1536},
+    {"qwen3-235b-a22b", "qwen3", "235B-A22B", "Qwen3-235B-A22B", 94, 4096, 64, 4, 128, 12288, 151936, 5000000, 128, 8,
+     1536},
 }};
 
 // The recipe keys TorchTitan's config takes from first-class recipe keys (framework_config and
@@ -87,8 +88,8 @@ void shape_problems(const recipe::Recipe& r, const TorchtitanFlavor& fl, std::ve
     for (const ShapeField& s : fields) {
         if (s.want == s.have) continue;
         out.push_back({"model." + std::string(s.key),
-                       fmt::format("{} flavour {} '{}' has {} {}; model '{}' has {} {}", title(r), fl.name,
-                                   fl.flavor, s.upstream, s.want, m.name, s.key, s.have),
+                       fmt::format("{} flavour {} '{}' has {} {}; model '{}' has {} {}", title(r), fl.name, fl.flavor,
+                                   s.upstream, s.want, m.name, s.key, s.have),
                        fmt::format("{} {} (the flavour's), or a flavour with this shape (framework_config "
                                    "model.flavor)",
                                    s.key, s.want)});
@@ -104,15 +105,15 @@ void parallel_problems(const recipe::Recipe& r, const TorchtitanFlavor* fl, std:
                                    title(r), p.tensor),
                        "sequence_parallel: true"});
     if (fl && std::string_view(fl->name) == "qwen3" && p.pipeline > 1)
-        out.push_back({"parallelism.pipeline",
-                       fmt::format("{} has no pipeline parallelism for qwen3 (its TrainSpec's pipelining_fn is None)",
-                                   title(r)),
-                       "pipeline: 1"});
+        out.push_back(
+            {"parallelism.pipeline",
+             fmt::format("{} has no pipeline parallelism for qwen3 (its TrainSpec's pipelining_fn is None)", title(r)),
+             "pipeline: 1"});
     if (p.expert_tensor > 1 && p.expert_tensor != p.tensor)
-        out.push_back({"parallelism.expert_tensor",
-                       fmt::format("{} takes expert_tensor_parallel_degree 1 or the tensor degree ({})", title(r),
-                                   p.tensor),
-                       fmt::format("1 or {}", p.tensor)});
+        out.push_back(
+            {"parallelism.expert_tensor",
+             fmt::format("{} takes expert_tensor_parallel_degree 1 or the tensor degree ({})", title(r), p.tensor),
+             fmt::format("1 or {}", p.tensor)});
 }
 
 void recipe_problems(const recipe::Recipe& r, std::vector<ModelProblem>& out) {
@@ -164,14 +165,15 @@ void torchtitan_problems(const recipe::Recipe& r, std::vector<ModelProblem>& out
     const TorchtitanFlavor* fl = torchtitan_flavor(r);
     if (!fl) {
         std::vector<std::string> names;
-        for (const TorchtitanFlavor& f : k_flavors) names.push_back(fmt::format("{} ({} {})", f.model, f.name, f.flavor));
+        for (const TorchtitanFlavor& f : k_flavors)
+            names.push_back(fmt::format("{} ({} {})", f.model, f.name, f.flavor));
         std::string flavor = config_string(r, "model.flavor");
-        out.push_back({flavor.empty() ? "model" : "framework_config.model.flavor",
-                       flavor.empty() ? fmt::format("{} defines no flavour trainbench knows for model '{}'", title(r),
-                                                    r.model.name)
-                                      : fmt::format("{} defines no flavour '{}' for model '{}'", title(r), flavor,
-                                                    r.model.name),
-                       fmt::format("one of {}", fmt::join(names, ", "))});
+        out.push_back(
+            {flavor.empty() ? "model" : "framework_config.model.flavor",
+             flavor.empty()
+                 ? fmt::format("{} defines no flavour trainbench knows for model '{}'", title(r), r.model.name)
+                 : fmt::format("{} defines no flavour '{}' for model '{}'", title(r), flavor, r.model.name),
+             fmt::format("one of {}", fmt::join(names, ", "))});
     } else {
         shape_problems(r, *fl, out);
     }

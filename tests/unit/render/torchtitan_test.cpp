@@ -38,7 +38,7 @@ std::string validate(const recipe::Recipe& r) {
 std::string toml_of(const recipe::Recipe& r) {
     RenderOptions options;
     options.template_dirs = {render_test::shipped_templates()};
-    for (const RenderedJob& job : render(r, options))
+    for (const RenderedJob& job : trainbench::render::render(r, options))
         for (const RenderedFile& f : job.files)
             if (f.path.filename() == "torchtitan.toml") return f.content;
     return "<none>";
@@ -100,7 +100,8 @@ TEST(Torchtitan, ABadOverrideKeyValueOrSectionIsALocatedError) {
     EXPECT_THAT(out("launch:\n  extra_args: [--training.max_norm, big]\n"),
                 HasSubstr("--training.max_norm big: 'big' is not a float"));
     EXPECT_THAT(out("launch:\n  extra_args: ['--compile.enable=true']\n"), HasSubstr("is a flag and takes no value"));
-    EXPECT_THAT(out("launch:\n  extra_args: [--trainin.gc_freq, '5']\n"), HasSubstr("'--trainin.gc_freq' is not an option"));
+    EXPECT_THAT(out("launch:\n  extra_args: [--trainin.gc_freq, '5']\n"),
+                HasSubstr("'--trainin.gc_freq' is not an option"));
     EXPECT_EQ(out("launch:\n  extra_args: [--training.gc_freq, '5', --compile.no_enable]\n"), "");
 }
 
@@ -108,7 +109,7 @@ TEST(Torchtitan, ABadFrameworkConfigKeyValueOrSectionIsALocatedError) {
     render_test::TempDir dir;
     auto out = [&](const std::string& body) { return validate(load(write_recipe(dir, body))); };
     std::string key = out("framework_config:\n  training.stepz: 5\n");
-    EXPECT_THAT(key, HasSubstr("t.yaml:5:3: error"));
+    EXPECT_THAT(key, HasSubstr("t.yaml:5:19: error"));
     EXPECT_THAT(key, HasSubstr("'training.stepz' is not a key of TorchTitan 0.2.2 JobConfig"));
     EXPECT_THAT(out("framework_config:\n  training.max_norm: big\n"), HasSubstr("'big' is not a number"));
     EXPECT_THAT(out("framework_config:\n  lr_scheduler.decay_type: cosin\n"), HasSubstr("did you mean 'cosine'?"));
