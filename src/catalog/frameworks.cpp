@@ -375,6 +375,15 @@ const std::vector<FrameworkKind>& framework_kinds() {
          .flops = "megatron-bridge",
          .fused_attention = true,
          .bf16_gradients = true},
+        // TorchTitan: FSDP2 shards parameters and gradients over the data-parallel ranks; attention
+        // through scaled_dot_product_attention (flash / cuDNN kernels); job config keys in
+        // framework_config (the delivered TOML)
+        {.name = "torchtitan",
+         .log_format = "torchtitan",
+         .flops = "torchtitan",
+         .config_keys = true,
+         .fused_attention = true,
+         .shards_parameters = true},
     };
     return kinds;
 }
@@ -440,6 +449,7 @@ std::string_view default_flops_convention(std::string_view framework, std::strin
         {"megatron-lm", "e958b2ca", "megatron-2025-03"},
         {"megatron-lm", "878d65f", "megatron-2025-03"},
         {"megatron-lm", "d98e8a64", "megatron-2025-03"},
+        {"torchtitan", "0.2.2", "torchtitan-2026-02"},
     };
     for (const Row& r : rows)
         if (r.framework == framework && r.version == version) return r.flops;

@@ -99,6 +99,9 @@ fi
 {{#framework_is.tinygpt}}
 {{> frameworks/tinygpt.sh}}
 {{/framework_is.tinygpt}}
+{{#framework_is.torchtitan}}
+{{> frameworks/torchtitan.sh}}
+{{/framework_is.torchtitan}}
 {{#framework_is.custom}}
 {{> frameworks/custom.sh}}
 {{/framework_is.custom}}

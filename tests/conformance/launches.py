@@ -294,7 +294,9 @@ def launcher_commands(stage_dir: Path, torch_version: str, slurm_version: str) -
                     cmds.append(Command("srun", slurm_version, ["srun", *opts], where=f"{path}:{lineno}"))
                 elif w == "torchrun":
                     rest = words[n + 1:]
-                    end = next((k for k, x in enumerate(rest) if x.endswith(".py") or x in SHELL_OPERATORS), len(rest))
+                    # the entry: a .py file, or the module after torchrun's -m/--module flag
+                    end = next((k for k, x in enumerate(rest) if x.endswith(".py") or x in SHELL_OPERATORS
+                                or (k > 0 and rest[k - 1] in ("-m", "--module"))), len(rest))
                     cmds.append(Command("torchrun", torch_version, ["torchrun", *rest[:end]], where=f"{path}:{lineno}"))
     return cmds
 

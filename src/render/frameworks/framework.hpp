@@ -55,6 +55,8 @@ struct FrameworkLaunch {
     std::vector<std::pair<std::string, std::string>> requires_modules;  // module, why
     std::string config_file;                                            // the delivered config among `files`, if any
     std::vector<std::string> config_keys;  // its keys, flat ("model.optim.lr"), for Hydra override checks
+    // A TOML config's flat keys with their values (TorchTitan), checked key and value by check_launch.
+    nlohmann::ordered_json config_values = nlohmann::ordered_json::object();
 };
 
 // A model key the recipe's framework version cannot express (model_support.cpp).
@@ -79,6 +81,7 @@ struct Framework {
     bool nsys = false;                    // profiling.nsys runs it under `nsys profile`
     bool hydra = false;                   // takes Hydra overrides (check_launch checks keys, not options)
     bool cli_overrides = false;           // options, then key=value config overrides (check_launch checks both)
+    bool toml = false;  // reads a delivered TOML config and `--section.key` overrides (check_launch checks both)
     // Trains in the block-scaled precisions (MXFP8, NVFP4) when the GPU has them.
     bool block_scaled = false;
     // The model keys its version cannot express (model_support.cpp); null: it takes any model.
@@ -106,6 +109,8 @@ struct Framework {
 void megatron_model_problems(const recipe::Recipe& r, std::vector<ModelProblem>& out);
 void nemo_model_problems(const recipe::Recipe& r, std::vector<ModelProblem>& out);
 void gpt_only_model_problems(const recipe::Recipe& r, std::vector<ModelProblem>& out);
+[[nodiscard]] FrameworkLaunch torchtitan_launch(const Facts& f);
+[[nodiscard]] catalog::EnvList torchtitan_env(const recipe::Recipe& r);
 
 // The tools that non-training stages run, whose commands check_launch checks against profiles.
 // nccl-tests (validate): one command per test of the stage's validate context.
@@ -124,6 +129,22 @@ struct ModelArgs {
 // Megatron-LM's model arguments, in the order they are rendered (megatron_model.cpp).
 [[nodiscard]] std::vector<ModelArgs> megatron_model_args(const catalog::Model& m);
 
+// A model flavour TorchTitan defines (torchtitan_model.cpp): its model name and flavour, the
+// Hugging Face assets folder its tokenizer is read from, and the shape (0 = not set there).
+struct TorchtitanFlavor {
+    const char* model;  // the catalog model
+    const char* name;   // model.name: "llama3", "qwen3"
+    const char* flavor;
+    const char* hf_assets;
+    int layers, hidden, heads, kv_heads, head_dim, ffn, vocab;
+    long long rope_theta;
+    int experts, top_k, moe_ffn;
+};
+// The flavour of the recipe's model (framework_config model.flavor/model.name may pick another); null when none.
+[[nodiscard]] const TorchtitanFlavor* torchtitan_flavor(const recipe::Recipe& r);
+
+// TorchTitan's: the shape against the flavour, and what the version cannot express (torchtitan_model.cpp).
+void torchtitan_problems(const recipe::Recipe& r, std::vector<ModelProblem>& out);
 [[nodiscard]] std::vector<ModelProblem> model_support_problems(const recipe::Recipe& r);
 // Megatron-Bridge: a model without a performance recipe, a GPU or precision its flags cannot name.
 void megatron_bridge_problems(const recipe::Recipe& r, std::vector<ModelProblem>& out);

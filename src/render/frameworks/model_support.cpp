@@ -7,6 +7,7 @@
 //   nemo         NeMo 1.x (22.06, 23.07, 24.07): the keys its megatron_gpt_config has; no
 //                mixture of experts, multi-latent attention or multi-token prediction
 //   metaseq, tinygpt   GPT-style models only (none of today's keys)
+//   torchtitan   the flavours TorchTitan defines, shape checked key by key (torchtitan_model.cpp)
 //   custom       anything (the recipe's own command builds the model)
 //   megatron-bridge  the models of its performance recipes (the recipe builds the model):
 //                megatron_bridge.cpp

@@ -9,7 +9,7 @@ namespace {
 
 // Each row names its fields (framework.hpp says what each means); a field left out is false,
 // empty or null. A new framework is one more row here, never a branch elsewhere.
-constexpr std::array<Framework, 6> k_frameworks{{
+constexpr std::array k_frameworks{std::to_array<Framework>({
     {.name = "nemo",
      .template_key = "nemo",
      .one_task_per_gpu = true,
@@ -55,7 +55,17 @@ constexpr std::array<Framework, 6> k_frameworks{{
      .model_problems = &megatron_bridge_problems,
      .env = &megatron_bridge_env,
      .launch = &megatron_bridge_launch},
-}};
+    {.name = "torchtitan",
+     .template_key = "torchtitan",
+     .python = "python3",
+     .torchrun_per_node = true,
+     .torchrun_on_kubernetes = true,
+     .toml = true,
+     .block_scaled = true,
+     .model_problems = &torchtitan_problems,
+     .env = &torchtitan_env,
+     .launch = &torchtitan_launch},
+})};
 
 }  // namespace
 
