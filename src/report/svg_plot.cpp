@@ -177,9 +177,10 @@ std::string many_series(const Frame& f, const Plot& plot) {
         std::string line;
         for (const PlotPoint& p : pts)
             line += fmt::format("{}{:.1f},{:.1f}", line.empty() ? "" : " ", f.px(p.x), f.py(p.y));
-        svg +=
-            fmt::format("<polyline class=\"series\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\" points=\"{}\"/>\n",
-                        colour, line);
+        svg += fmt::format(
+            "<polyline class=\"series\" data-series=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\" "
+            "points=\"{}\"/>\n",
+            html_escape(s.name), colour, line);
         for (const PlotPoint& p : pts)
             svg += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"4\" fill=\"{}\"><title>{}</title></circle>\n",
                                f.px(p.x), f.py(p.y), colour, html_escape(p.tip));
