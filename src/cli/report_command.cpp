@@ -19,6 +19,7 @@ struct ReportOptions {
     ReportFlags flags;
     std::string junit;
     bool record = false;           // bare logs: record the result (a run's report always is)
+    bool series = false;           // --json: the per-step series too
     results::ResultLabels labels;  // bare logs: name, target, container to record under
 };
 
@@ -62,7 +63,7 @@ int report_validation_only(const ReportOptions& o, Context& ctx, const fs::path&
 void write_and_print(const ReportOptions& o, Context& ctx, const analysis::RunSummary& summary,
                      const std::optional<fs::path>& run_dir,
                      const std::optional<analysis::ClusterValidation>& validation) {
-    nlohmann::ordered_json summary_json = report::to_json(summary);
+    nlohmann::ordered_json summary_json = report::to_json(summary, o.series);
     if (validation) summary_json["validation"] = report::cluster_validation_json(*validation);
     const std::string json_text = summary_json.dump(2) + "\n";
     if (run_dir) write_file_atomic(*run_dir / "report" / "summary.json", json_text);
@@ -115,7 +116,7 @@ int verdict(Context& ctx, const analysis::RunSummary& summary,
 int run_report(ReportOptions o, Context& ctx) {
     if (o.targets.empty()) throw UsageError("nothing to report on", "give a run directory or log files");
     // (--record keeps the window's per-step times with the result: the series are needed)
-    o.flags.figures_only = !ctx.options.json && o.flags.html.empty() && !o.record;
+    o.flags.figures_only = !(ctx.options.json && o.series) && o.flags.html.empty() && !o.record;
     analysis::RunSummary summary;
     std::optional<fs::path> run_dir = pipeline::find_run_dir(ctx.runs_root(), o.targets.front());
     if (run_dir) {
@@ -154,6 +155,7 @@ void setup_report_command(CLI::App& root, Context& ctx) {
                     "Show the run as a percentage of a published row (step time, tokens/s/GPU, TFLOPS under the "
                     "row's convention) and the configuration differences; 'trainbench list references' lists them");
     cmd->add_option("--junit", opts->junit, "Write the expectations as JUnit XML to FILE");
+    cmd->add_flag("--series", opts->series, "With --json: add every step's time and loss (the per-step series)");
     cmd->add_flag("--record", opts->record, "Record the result of bare logs in the results database");
     add_record_labels(cmd, opts->labels);
     cmd->footer(R"(Output: a table (default), --json, --csv, --markdown on stdout; --html FILE and --junit FILE

@@ -35,6 +35,10 @@ std::unique_ptr<Reporter> make_reporter(std::string_view name, const ReportOptio
                      did_you_mean(name, reporter_names()));
 }
 
+std::string render(const Document& document, std::string_view format, const ReportOptions& options) {
+    return make_reporter(format, options)->render(document);
+}
+
 const std::vector<FigureInfo>& summary_figures() {
     static const std::vector<FigureInfo> figures = {
         {"step_time_s", "step time (window mean)", "s"},      {"step_time_median_s", "step time (median)", "s"},
@@ -123,7 +127,7 @@ void add_checks_json(const RunSummary& s, nlohmann::ordered_json& j) {
 
 }  // namespace
 
-nlohmann::ordered_json to_json(const RunSummary& s) {
+nlohmann::ordered_json to_json(const RunSummary& s, bool series) {
     const analysis::Inputs& in = s.inputs;
     nlohmann::ordered_json j;
     j["format"] = "trainbench-report";
@@ -191,7 +195,7 @@ nlohmann::ordered_json to_json(const RunSummary& s) {
                        {"git_commit", p.git_commit}};
     if (!s.conventions.empty()) j["conventions"] = detail::conventions_json(s);
     if (s.reference) j["reference"] = detail::reference_json(*s.reference);
-    j["series"] = {{"step_time_s", series_json(s.step_times)}, {"loss", series_json(s.loss)}};
+    if (series) j["series"] = {{"step_time_s", series_json(s.step_times)}, {"loss", series_json(s.loss)}};
     return j;
 }
 
@@ -200,11 +204,7 @@ nlohmann::ordered_json compare_json(const std::vector<RunSummary>& runs) {
     j["format"] = "trainbench-compare";
     j["version"] = 1;
     auto arr = nlohmann::ordered_json::array();
-    for (const auto& r : runs) {
-        auto one = to_json(r);
-        one.erase("series");
-        arr.push_back(one);
-    }
+    for (const auto& r : runs) arr.push_back(to_json(r));
     j["runs"] = arr;
     auto diffs = nlohmann::ordered_json::array();
     for (std::size_t i = 1; i < runs.size(); ++i) {
