@@ -384,7 +384,7 @@ const unsigned char* skip_digits(const unsigned char* p, const unsigned char* en
 
 // True when `token` is one JSON number followed by nothing but blanks, as a number parser
 // requires: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
-bool is_json_number(std::string_view token) {
+[[gnu::always_inline]] inline bool is_json_number(std::string_view token) {
     const auto* p = reinterpret_cast<const unsigned char*>(token.data());
     const auto* end = p + token.size();
     // one or more digits at p, then past them
@@ -460,7 +460,7 @@ bool read_scalar(od::value v, Scalar& out) {
 // A value nobody reads, judged without converting it where that is cheap: a number by
 // its grammar, a string without escapes as it stands (stage 1 found its closing quote).
 enum class Unread { valid, invalid, read_it };
-Unread check_unread(od::value v) {
+[[gnu::always_inline]] inline Unread check_unread(od::value v) {
     std::string_view token = v.raw_json_token();
     if (token.empty()) return Unread::read_it;
     const char c = token.front();
