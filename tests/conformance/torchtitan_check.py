@@ -63,11 +63,14 @@ def _load(name: str, path: Path) -> types.ModuleType:
 
 
 _MANAGER: types.ModuleType | None = None
+# Kept here, not looked up in sys.modules: other checkers of the same process unload the stand-in
+# modules they made (every "torch*" name), which would take this one with them.
+_JOB_CONFIG: types.ModuleType | None = None
 
 
 def manager(reference: Path) -> types.ModuleType:
     """torchtitan.config.manager, over the reference's job_config.py, torch a stand-in."""
-    global _MANAGER
+    global _MANAGER, _JOB_CONFIG
     if _MANAGER is not None:
         return _MANAGER
     ref_job_config = reference / REF / "torchtitan/config/job_config.py"
@@ -76,7 +79,7 @@ def manager(reference: Path) -> types.ModuleType:
     own = {"torchtitan.tools.logging", "torchtitan.config.job_config", "torchtitan.config.manager"}
     sys.meta_path.insert(0, upstream_stubs._StubFinder(["torch", "torchtitan"], own, {}))
     _load("torchtitan.tools.logging", wheel_file("torchtitan/tools/logging.py"))
-    _load("torchtitan.config.job_config", ref_job_config)
+    _JOB_CONFIG = _load("torchtitan.config.job_config", ref_job_config)
     _MANAGER = _load("torchtitan.config.manager", wheel_file("torchtitan/config/manager.py"))
     return _MANAGER
 
@@ -120,7 +123,8 @@ def _fits(value, tp) -> bool:
 
 def type_problems(reference: Path, toml: dict) -> list[str]:
     """Each TOML value against its field's annotation in JobConfig (unknown keys are the parser's)."""
-    job_config = manager(reference) and sys.modules["torchtitan.config.job_config"]
+    manager(reference)
+    job_config = _JOB_CONFIG
     out: list[str] = []
 
     def walk(cls, data: dict, prefix: str) -> None:
