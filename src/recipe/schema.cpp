@@ -17,6 +17,24 @@ const std::vector<std::string>& metrics_source_names() {
     }();
     return v;
 }
+const std::vector<NamedWindow>& named_windows() {
+    // dgxc-benchmarking 841f5466, cli/llmb-run/src/llmb_run/pretrain_log_parser.py:
+    // MIN_ITERATION = 35, MAX_ITERATION = 44 (a year earlier its scripts averaged 11..44).
+    static const std::vector<NamedWindow> v = {
+        {"dgxc", 35, 44, "dgxc-benchmarking llmb-run's pretrain_log_parser.py (841f5466): iterations 35..44"},
+    };
+    return v;
+}
+const NamedWindow* find_named_window(std::string_view name) {
+    for (const NamedWindow& w : named_windows())
+        if (w.name == name) return &w;
+    return nullptr;
+}
+std::vector<std::string> named_window_names() {
+    std::vector<std::string> v;
+    for (const NamedWindow& w : named_windows()) v.emplace_back(w.name);
+    return v;
+}
 const std::vector<std::string>& flops_names() {
     return catalog::flops_convention_names();
 }
@@ -241,6 +259,7 @@ nlohmann::ordered_json to_json(const Recipe& r) {
                     {"path", r.metrics.path},
                     {"window", {r.metrics.window_start, r.metrics.window_end}},
                     {"flops", r.metrics.flops}};
+    if (!r.metrics.window_name.empty()) j["metrics"]["window"] = r.metrics.window_name;
     j["expect"] = expectations_json(r.expectations);
     j["slurm"] = {{"partition", r.slurm.partition},
                   {"account", r.slurm.account},
