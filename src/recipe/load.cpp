@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <regex>
 
 namespace fs = std::filesystem;
@@ -591,7 +592,9 @@ private:
         mr.read_enum("source", m_r.metrics.source, metrics_source_names());
         mr.read("path", m_r.metrics.path);
         std::vector<int> window;
-        if (const Node* w = mr.get("window"); w && w->is_scalar()) {
+        // A name ("dgxc"); a number stays the type error of a list read below.
+        if (const Node* w = mr.get("window");
+            w && w->is_scalar() && !w->scalar.empty() && std::isalpha(static_cast<unsigned char>(w->scalar[0]))) {
             decode_named_window(*w);
         } else if (mr.read("window", window, 0)) {
             if (window.size() != 2) {

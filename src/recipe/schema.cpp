@@ -197,6 +197,12 @@ nlohmann::ordered_json expectations_json(const std::vector<Expectation>& expecta
     return expect;
 }
 
+// metrics.window: [start, end], or the name of a named window ("dgxc").
+nlohmann::ordered_json window_json(const Metrics& m) {
+    if (!m.window_name.empty()) return m.window_name;
+    return nlohmann::ordered_json::array({m.window_start, m.window_end});
+}
+
 }  // namespace
 
 nlohmann::ordered_json to_json(const Recipe& r) {
@@ -257,9 +263,8 @@ nlohmann::ordered_json to_json(const Recipe& r) {
                       {"ranks", r.profiling.ranks}};
     j["metrics"] = {{"source", r.metrics.source},
                     {"path", r.metrics.path},
-                    {"window", {r.metrics.window_start, r.metrics.window_end}},
+                    {"window", window_json(r.metrics)},
                     {"flops", r.metrics.flops}};
-    if (!r.metrics.window_name.empty()) j["metrics"]["window"] = r.metrics.window_name;
     j["expect"] = expectations_json(r.expectations);
     j["slurm"] = {{"partition", r.slurm.partition},
                   {"account", r.slurm.account},
