@@ -40,10 +40,16 @@ std::int64_t parse_int(std::string_view text, std::string_view what) {
 }  // namespace
 
 StepWindow parse_window(std::string_view text) {
+    if (const recipe::NamedWindow* named = recipe::find_named_window(text))
+        return {named->start, named->end, std::string(named->name)};
     const auto colon = text.find(':');
-    if (colon == std::string_view::npos)
+    if (colon == std::string_view::npos) {
+        std::string hint = did_you_mean(text, recipe::named_window_names());
         throw UsageError(fmt::format("invalid step window '{}'", text),
-                         "write the window as START:END, e.g. --window 10:30");
+                         hint.empty() ? "write the window as START:END, e.g. --window 10:30, or a named window: " +
+                                            quoted_list(recipe::named_window_names())
+                                      : hint);
+    }
     StepWindow w{parse_int(text.substr(0, colon), text), parse_int(text.substr(colon + 1), text)};
     if (w.end < w.start)
         throw UsageError(fmt::format("invalid step window '{}': the end is before the start", text),

@@ -10,11 +10,14 @@
 // "tok/s/gpu", and every other iteration-line key under its own name, as in megatron.cpp.
 #include "metrics/common.hpp"
 #include "metrics/parsers.hpp"
+#include "metrics/split.hpp"
 
 #include <fmt/format.h>
 
+#include <cstring>
 #include <limits>
 #include <optional>
+#include <vector>
 
 namespace trainbench::metrics::detail {
 
@@ -97,12 +100,15 @@ public:
         : m_label(label), m_out(out), m_sink(out, options, bridge_names()) {}
 
     void run(Source& source) {
-        each_text_line(source, m_label, m_out, [&](const LineReader::Line& line, std::uint64_t) { this->line(line); });
+        m_lines = each_text_line(source, m_label, m_out,
+                                 [&](const LineReader::Line& line, std::uint64_t) { this->line(line); });
+        if (m_pending) m_order_dependent = true;  // its iteration line may be in the next part
         flush_pending(m_last_step + 1);
         m_sink.commit();
-        adopt(m_out, k_step_time, names::step_time_s);
-        adopt(m_out, k_iteration_tflops, names::tflops_per_gpu);
     }
+    [[nodiscard]] std::uint64_t lines() const { return m_lines; }
+    // A Step Time line took its step from lines before this input (a part of a file).
+    [[nodiscard]] bool order_dependent() const { return m_order_dependent; }
 
 private:
     void line(const LineReader::Line& line) {
@@ -116,7 +122,10 @@ private:
                                      line.number));
                 return;
             }
-            if (m_pending) flush_pending(m_last_step + 1);  // no iteration line in between
+            if (m_pending) {  // no iteration line in between: the step after the previous one
+                if (!m_seen_iteration) m_order_dependent = true;
+                flush_pending(m_last_step + 1);
+            }
             m_pending = s;
             ++st.records;
             return;
@@ -137,6 +146,7 @@ private:
         m_sink.commit();
         flush_pending(it.iteration, it.wall);
         m_last_step = it.iteration;
+        m_seen_iteration = true;
         ++st.records;
     }
 
@@ -156,13 +166,72 @@ private:
     SeriesSink m_sink;
     std::optional<StepLine> m_pending;
     std::int64_t m_last_step = 0;
+    bool m_seen_iteration = false, m_order_dependent = false;
+    std::uint64_t m_lines = 0;
 };
+
+// The series names that depend on the whole log: the Bridge's Step Time and the iteration
+// line's TFLOPS become the canonical series when nothing better is there.
+void finish(LogData& out) {
+    adopt(out, k_step_time, names::step_time_s);
+    adopt(out, k_iteration_tflops, names::tflops_per_gpu);
+}
+
+bool iteration_line(std::string_view line) {
+    return line.find("iteration") != std::string_view::npos && line.find(" | ") != std::string_view::npos &&
+           line.find("Step Time") == std::string_view::npos;
+}
+
+// A cut for a parallel parse: the start of the line after the next iteration line, so that
+// no part starts between a Step Time line and the iteration line it belongs to.
+std::uint64_t after_iteration_line(const FileSource& file, std::uint64_t from, std::uint64_t size) {
+    constexpr std::size_t k_block = 1 << 20;
+    std::vector<char> block(k_block);
+    std::uint64_t at = next_line_start(file, from, size);
+    while (at != 0 && at < size && at - from < 4 * k_block) {
+        const std::size_t got = file.read_at(block.data(), block.size(), at);
+        const std::string_view text(block.data(), got);
+        std::size_t start = 0;
+        for (std::size_t end = text.find('\n'); end != std::string_view::npos; end = text.find('\n', start)) {
+            if (iteration_line(text.substr(start, end - start))) return at + end + 1;
+            start = end + 1;
+        }
+        if (start == 0) return 0;  // no whole line in a block: lines that long, no cut here
+        at += start;
+    }
+    return 0;
+}
+
+void parse_bridge_part(Source& source, std::string_view label, const ParseOptions& options, LinePart& part) {
+    BridgeParser parser(label, options, part.data);
+    parser.run(source);
+    part.lines = parser.lines();
+    part.order_dependent = parser.order_dependent();
+}
 
 }  // namespace
 
 void parse_megatron_bridge(Source& source, std::string_view label, const ParseOptions& options, LogData& out) {
     BridgeParser parser(label, options, out);
     parser.run(source);
+    finish(out);
+}
+
+bool parse_megatron_bridge_split(const std::filesystem::path& path, std::string_view label, const ParseOptions& options,
+                                 LogData& out, const SplitPolicy& policy) {
+    if (!parse_split(path, label, options, out, parse_bridge_part, after_iteration_line, policy)) return false;
+    finish(out);
+    return true;
+}
+
+void parse_megatron_bridge_file(const std::filesystem::path& path, std::string_view label, const ParseOptions& options,
+                                LogData& out, const SplitPolicy& policy) {
+    if (!parse_split(path, label, options, out, parse_bridge_part, after_iteration_line, policy)) {
+        FileSource source(path);
+        BridgeParser parser(label, options, out);
+        parser.run(source);
+    }
+    finish(out);
 }
 
 }  // namespace trainbench::metrics::detail

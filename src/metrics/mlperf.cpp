@@ -127,8 +127,7 @@ bool MlperfParser::read_value(od::value v) {
     switch (type) {
         case od::json_type::number:
             if (!read_number(v, m_e.number)) return false;
-            m_e.kind = Event::Value::number;
-            m_e.json = fmt::format("{}", m_e.number);
+            m_e.kind = Event::Value::number;  // (its JSON text only if it becomes a parameter)
             return true;
         case od::json_type::object: {
             od::object o;
@@ -274,11 +273,13 @@ void MlperfParser::apply() {
         }
     } else if (m_e.kind == Event::Value::number && (key == "eval_accuracy" || key == "throughput" || m_e.step)) {
         m_sink.add(m_sink.resolve(key), Point{step, m_e.number, wall});
-    } else if (m_e.kind != Event::Value::none && !m_e.json.empty()) {
+    } else if (m_e.kind != Event::Value::none) {
+        if (m_e.kind == Event::Value::number) m_e.json = fmt::format("{}", m_e.number);
+        // (an object value with no step, a tracked_stats-like record, has no text: nothing to keep)
         auto it = m_out.parameters.find(key);
-        if (it != m_out.parameters.end())
+        if (!m_e.json.empty() && it != m_out.parameters.end())
             it->second = m_e.json;
-        else if (m_out.parameters.size() < k_max_parameters)
+        else if (!m_e.json.empty() && m_out.parameters.size() < k_max_parameters)
             m_out.parameters.emplace(key, m_e.json);
     }
     m_last_step = step;

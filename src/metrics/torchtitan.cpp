@@ -11,12 +11,15 @@
 // kept as the parameter mfu = "N/A".
 #include "metrics/common.hpp"
 #include "metrics/parsers.hpp"
+#include "metrics/split.hpp"
 
 #include <fmt/format.h>
 
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <vector>
 
 namespace trainbench::metrics::detail {
 
@@ -81,8 +84,18 @@ public:
     TitanParser(std::string_view label, const ParseOptions& options, LogData& out)
         : m_label(label), m_out(out), m_sink(out, options, titan_names()) {}
 
+    // The first and last step lines with their times (a part of a file: the step time across
+    // the cut is the merge's to add).
+    struct Edge {
+        std::int64_t first_step = 0, last_step = 0;
+        double first_wall = k_nan, last_wall = k_nan;
+        bool any = false;
+    };
+    [[nodiscard]] const Edge& edge() const { return m_edge; }
+    [[nodiscard]] std::uint64_t lines() const { return m_lines; }
+
     void run(Source& source) {
-        each_text_line(source, m_label, m_out, [&](const LineReader::Line& line, std::uint64_t) {
+        m_lines = each_text_line(source, m_label, m_out, [&](const LineReader::Line& line, std::uint64_t) {
             std::string_view t = line.text;
             if (std::memchr(t.data(), '\x1b', t.size())) {
                 strip_ansi(t, m_clean);
@@ -168,6 +181,13 @@ private:
         if (!m_timing) return;
         auto [step, wall] = *m_timing;
         m_timing.reset();
+        if (!m_edge.any) {
+            m_edge.any = true;
+            m_edge.first_step = step;
+            m_edge.first_wall = wall;
+        }
+        m_edge.last_step = step;
+        m_edge.last_wall = wall;
         if (!std::isnan(wall) && !std::isnan(m_prev_wall) && step > m_prev_step && wall >= m_prev_wall) {
             double seconds = (wall - m_prev_wall) / static_cast<double>(step - m_prev_step);
             m_sink.add(m_sink.resolve_as(names::step_time_s, "log timestamps"), Point{step, seconds, wall});
@@ -183,13 +203,67 @@ private:
     std::optional<std::pair<std::int64_t, double>> m_timing;
     std::int64_t m_prev_step = 0;
     double m_prev_wall = k_nan;
+    Edge m_edge;
+    std::uint64_t m_lines = 0;
 };
+
+// Each part's first and last step line, in the part's summary under keys that sort in file
+// order (the merge keeps them all), for join_parts.
+constexpr std::string_view k_edge_key = "\x01torchtitan-edge:";
+
+void parse_titan_part(Source& source, std::string_view label, const ParseOptions& options, LinePart& part) {
+    TitanParser parser(label, options, part.data);
+    parser.run(source);
+    part.lines = parser.lines();
+    const TitanParser::Edge& e = parser.edge();
+    if (!e.any) return;
+    const std::string key = fmt::format("{}{:020}:", k_edge_key, part.begin);
+    part.data.summary[key + "a"] = static_cast<double>(e.first_step);
+    part.data.summary[key + "b"] = e.first_wall;
+    part.data.summary[key + "c"] = static_cast<double>(e.last_step);
+    part.data.summary[key + "d"] = e.last_wall;
+}
+
+// The step time of each part's first step line, from the previous part's last one: what a
+// sequential parse gives; the edge keys are then removed.
+void join_parts(const ParseOptions& options, LogData& out) {
+    std::vector<std::array<double, 4>> edges;
+    for (auto it = out.summary.lower_bound(std::string(k_edge_key)); it != out.summary.end();) {
+        if (!starts_with(it->first, k_edge_key)) break;
+        const char field = it->first.back();
+        if (field == 'a') edges.push_back({k_nan, k_nan, k_nan, k_nan});
+        if (!edges.empty()) edges.back()[static_cast<std::size_t>(field - 'a') & 3u] = it->second;
+        it = out.summary.erase(it);
+    }
+    SeriesSink sink(out, options, titan_names());
+    for (std::size_t i = 1; i < edges.size(); ++i) {
+        const double prev_step = edges[i - 1][2], prev_wall = edges[i - 1][3];
+        const double step = edges[i][0], wall = edges[i][1];
+        if (std::isnan(wall) || std::isnan(prev_wall) || !(step > prev_step) || wall < prev_wall) continue;
+        sink.add(sink.resolve_as(names::step_time_s, "log timestamps"),
+                 Point{static_cast<std::int64_t>(step), (wall - prev_wall) / (step - prev_step), wall});
+    }
+}
 
 }  // namespace
 
 void parse_torchtitan(Source& source, std::string_view label, const ParseOptions& options, LogData& out) {
     TitanParser parser(label, options, out);
     parser.run(source);
+}
+
+bool parse_torchtitan_split(const std::filesystem::path& path, std::string_view label, const ParseOptions& options,
+                            LogData& out, const SplitPolicy& policy) {
+    if (!parse_split(path, label, options, out, parse_titan_part, next_line_start, policy)) return false;
+    join_parts(options, out);
+    return true;
+}
+
+void parse_torchtitan_file(const std::filesystem::path& path, std::string_view label, const ParseOptions& options,
+                           LogData& out, const SplitPolicy& policy) {
+    if (parse_torchtitan_split(path, label, options, out, policy)) return;
+    FileSource source(path);
+    parse_torchtitan(source, label, options, out);
 }
 
 }  // namespace trainbench::metrics::detail

@@ -188,6 +188,8 @@ metrics::ParseOptions report_parse_options(const std::string& format, const std:
     po.tags = {std::string(metrics::names::loss)};
     if (!(po.step_records && format == "dllogger")) po.tags.emplace_back(metrics::names::step_time_s);
     if (figures_only) po.last_only = {std::string(metrics::names::loss)};
+    // The framework's own TFLOPS/GPU and MFU, for the report's cross-check rows.
+    for (const std::string& s : analysis::framework_figure_series(format)) po.tags.push_back(s);
     return po;
 }
 

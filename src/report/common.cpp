@@ -158,6 +158,7 @@ nlohmann::ordered_json to_json(const RunSummary& s, bool series) {
     j["peak"] = {
         {"gpu", s.peak.gpu}, {"precision", s.peak.precision}, {"tflops", s.peak.tflops}, {"source", s.peak.source}};
     j["window"] = {{"start", s.stats.window.start}, {"end", s.stats.window.end}};
+    if (!s.stats.window.name.empty()) j["window"]["name"] = s.stats.window.name;
     j["steps_used"] = s.stats.steps_used;
     j["steps_used_count"] = s.stats.count;
     j["warmup_steps"] = s.stats.warmup_steps;
@@ -249,6 +250,7 @@ std::vector<InputRow> input_rows(const RunSummary& s) {
             {"measured peak", fmt::format("{:g} TFLOPS ({})", *s.peak.measured_tflops, s.peak.measured_source), ""});
     std::string window =
         fmt::format("{}..{} inclusive: {} records", s.stats.window.start, s.stats.window.end, s.stats.count);
+    if (!s.stats.window.name.empty()) window = s.stats.window.name + " (" + window + ")";
     rows.push_back({"step window", window, in.window_origin});
     rows.push_back({"warm-up",
                     s.stats.warmup_steps.empty()
