@@ -155,7 +155,7 @@ private:
             ++values;
             if (key == "memory") {  // "45.67GiB(57.72%)"
                 std::size_t open = rest.find('(');
-                if (open != std::string_view::npos && open < 6)
+                if (open < 6)  // npos is never below 6
                     if (auto pct = grouped_number(rest.substr(open + 1), used))
                         stage(validate, "memory(%)", *step, *pct, wall);
             }
