@@ -1,7 +1,10 @@
 // Writes synthetic training logs of a given size for bench/parse_bench.sh:
-//   gen_logs FORMAT SIZE_MB OUT      FORMAT: dllogger | tfevents | megatron | fairseq
+//   gen_logs FORMAT SIZE_MB OUT
+//   FORMAT: dllogger | tfevents | megatron | fairseq | megatron-bridge | torchtitan | mlperf
 // The records look like what NeMo 1.x (dllogger.json, TensorBoard with
-// Lightning's add_scalar), Megatron-LM and fairseq --log-format json write.
+// Lightning's add_scalar), Megatron-LM, fairseq --log-format json, Megatron-Bridge
+// (train_utils.training_log), TorchTitan (components/metrics.py, coloured) and
+// MLPerf mllog (:::MLLOG lines, srun -l prefixed) write.
 // Standalone on purpose (no project headers): its CRC-32C and protobuf
 // encoding are independent of the parser's. Deterministic output.
 #include <cstdint>
@@ -83,11 +86,99 @@ double noise(std::uint64_t i) {
     return static_cast<double>(x % 10000) / 10000.0;
 }
 
+using Emit = void (*)(void*, const std::string&);
+
+// Megatron-Bridge: the rank-0 "Step Time" line, then the last rank's iteration line.
+void gen_megatron_bridge(std::uint64_t target, const std::uint64_t& written, void* ctx, Emit emit) {
+    char line[2048];
+    for (std::int64_t it = 1; written < target; ++it) {
+        const double t = 5.39 + noise(static_cast<std::uint64_t>(it)) * 0.02;
+        int n = std::snprintf(line, sizeof line, "Step Time : %.2fs GPU utilization: %.1fMODEL_TFLOP/s/GPU\n", t,
+                              2347.0 - noise(static_cast<std::uint64_t>(it)) * 5);
+        emit(ctx, std::string(line, static_cast<std::size_t>(n)));
+        n = std::snprintf(
+            line, sizeof line,
+            " [2026-08-22 10:00:05] iteration %8lld/  500000 | consumed samples: %12lld | elapsed time per iteration "
+            "(ms): %.1f | throughput per GPU (TFLOP/s/GPU): %.1f | learning rate: %.6E | global batch size:   256 | "
+            "lm loss: %.6E | loss scale: 1.0 | grad norm: %.3f | number of skipped iterations:   0 | number of nan "
+            "iterations:   0 |\n",
+            static_cast<long long>(it), static_cast<long long>(it * 256), t * 1000.0,
+            2347.0 - noise(static_cast<std::uint64_t>(it)) * 5, 6e-6, 1.9 + noise(static_cast<std::uint64_t>(it) + 1),
+            1.5 + noise(static_cast<std::uint64_t>(it) + 2));
+        emit(ctx, std::string(line, static_cast<std::size_t>(n)));
+    }
+}
+
+// TorchTitan: the coloured step line (Color in tools/utils.py), one per step, 1.5 s apart.
+void gen_torchtitan(std::uint64_t target, const std::uint64_t& written, void* ctx, Emit emit) {
+    char line[2048];
+    for (std::int64_t step = 1; written < target; ++step) {
+        const std::int64_t ms = step * 1500 + static_cast<std::int64_t>(noise(static_cast<std::uint64_t>(step)) * 9);
+        const std::int64_t sec = ms / 1000;
+        int n = std::snprintf(
+            line, sizeof line,
+            "[rank0]:[titan] 2026-08-%02lld %02lld:%02lld:%02lld,%03lld - root - INFO - \x1b[31mstep: %2lld  "
+            "\x1b[32mloss: %8.5f  \x1b[38;2;180;60;0mgrad_norm: %7.4f  \x1b[38;2;54;234;195mmemory: "
+            "%5.2fGiB(%.2f%%)  \x1b[34mtps: %lld,%03lld  \x1b[36mtflops: %.2f  \x1b[35mmfu: %.2f%%\x1b[39m\n",
+            static_cast<long long>(1 + sec / 86400 % 28), static_cast<long long>(sec / 3600 % 24),
+            static_cast<long long>(sec / 60 % 60), static_cast<long long>(sec % 60), static_cast<long long>(ms % 1000),
+            static_cast<long long>(step), 2.0 + noise(static_cast<std::uint64_t>(step) + 1),
+            0.5 + noise(static_cast<std::uint64_t>(step) + 2), 66.91, 37.51, 10LL,
+            static_cast<long long>(noise(static_cast<std::uint64_t>(step) + 3) * 999), 314.7, 31.82);
+        emit(ctx, std::string(line, static_cast<std::size_t>(n)));
+    }
+}
+
+// MLPerf: srun -l prefixed :::MLLOG lines, a block of tracked_stats and eval per 12288 samples.
+void gen_mlperf(std::uint64_t target, const std::uint64_t& written, void* ctx, Emit emit) {
+    char line[2048];
+    const long long t0 = 1759966206549LL;
+    emit(ctx,
+         "0: :::MLLOG {\"namespace\": \"\", \"time_ms\": 1759966206548, \"event_type\": \"POINT_IN_TIME\", "
+         "\"key\": \"global_batch_size\", \"value\": 32, \"metadata\": {\"file\": \"callbacks.py\", "
+         "\"lineno\": 341}}\n");
+    emit(ctx,
+         "0: :::MLLOG {\"namespace\": \"\", \"time_ms\": 1759966206549, \"event_type\": \"INTERVAL_START\", "
+         "\"key\": \"run_start\", \"value\": null, \"metadata\": {\"file\": \"callbacks.py\", \"lineno\": 344}}\n");
+    long long t = t0;
+    for (std::int64_t block = 1; written < target; ++block) {
+        const long long samples = block * 12288;
+        const char* fmt =
+            "0: :::MLLOG {\"namespace\": \"\", \"time_ms\": %lld, \"event_type\": \"%s\", \"key\": \"%s\", "
+            "\"value\": %s, \"metadata\": {\"file\": \"/workspace/code/src/callbacks.py\", \"lineno\": %d, "
+            "\"%s\": %lld}}\n";
+        char value[64];
+        std::snprintf(value, sizeof value, "{\"throughput\": %.15g}", 30.6 + noise(static_cast<std::uint64_t>(block)));
+        int n = std::snprintf(line, sizeof line, fmt, t, "INTERVAL_START", "block_start", "null", 327, "samples_count",
+                              samples - 12288);
+        emit(ctx, std::string(line, static_cast<std::size_t>(n)));
+        t += 400000;
+        n = std::snprintf(line, sizeof line, fmt, t, "POINT_IN_TIME", "tracked_stats", value, 350, "step", samples);
+        emit(ctx, std::string(line, static_cast<std::size_t>(n)));
+        n = std::snprintf(line, sizeof line, fmt, t, "INTERVAL_END", "block_stop", "null", 307, "samples_count",
+                          samples);
+        emit(ctx, std::string(line, static_cast<std::size_t>(n)));
+        std::snprintf(value, sizeof value, "%.15g", 3.3 + noise(static_cast<std::uint64_t>(block) + 9));
+        t += 10000;
+        n = std::snprintf(line, sizeof line, fmt, t, "POINT_IN_TIME", "eval_accuracy", value, 128, "samples_count",
+                          samples);
+        emit(ctx, std::string(line, static_cast<std::size_t>(n)));
+    }
+    int n = std::snprintf(line, sizeof line,
+                          "0: :::MLLOG {\"namespace\": \"\", \"time_ms\": %lld, \"event_type\": \"INTERVAL_END\", "
+                          "\"key\": \"run_stop\", \"value\": null, \"metadata\": {\"file\": \"callbacks.py\", "
+                          "\"lineno\": 296, \"status\": \"success\"}}\n",
+                          t + 1);
+    emit(ctx, std::string(line, static_cast<std::size_t>(n)));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     if (argc != 4) {
-        std::fprintf(stderr, "usage: gen_logs dllogger|tfevents|megatron|fairseq SIZE_MB OUT\n");
+        std::fprintf(
+            stderr,
+            "usage: gen_logs dllogger|tfevents|megatron|fairseq|megatron-bridge|torchtitan|mlperf SIZE_MB OUT\n");
         return 2;
     }
     std::string format = argv[1];
@@ -187,6 +278,12 @@ int main(int argc, char** argv) {
                 static_cast<long long>(u), static_cast<long long>(56 + 40 * u));
             emit(std::string(line, static_cast<std::size_t>(n)));
         }
+    } else if (format == "megatron-bridge" || format == "torchtitan" || format == "mlperf") {
+        Emit e = [](void* ctx, const std::string& s) { (*static_cast<decltype(emit)*>(ctx))(s); };
+        auto gen = format == "megatron-bridge" ? gen_megatron_bridge
+                   : format == "torchtitan"    ? gen_torchtitan
+                                               : gen_mlperf;
+        gen(target, written, &emit, e);
     } else {
         std::fprintf(stderr, "unknown format '%s'\n", format.c_str());
         return 2;

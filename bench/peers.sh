@@ -4,12 +4,16 @@
 #   report --flops gpu-recipes / megatron of a 160 MiB DLLogger log  vs  gpu-recipes'
 #     process_training_results.py (from ../shared/reference beside the repository, or $GPU_RECIPES), jq and cat
 #   parse --json of a 1 GiB DLLogger log (peak RSS)
+#   report of 160 MiB Megatron-Bridge, TorchTitan logs and parse of an MLPerf log  vs  dgxc-benchmarking's
+#     pretrain_log_parser.py (Bridge, --window dgxc) and MLCommons' ruleset_600.py (MLPerf), from
+#     ../shared/reference; with --no-1g skipped, the same at 1 GiB (peak RSS)
 #   sweep --dry-run -o of 1,000 and 10,000 points  vs  Ramble `workspace setup --dry-run` of
 #     1,000 experiments (GoogleCloudPlatform/ramble from git, its Python deps in a cached venv)
 #   render of seed 001 (recipes/aws-p4d/gpt3-5b.yaml)  vs  the NeMo launcher 23.07 rendering the
 #     same job in its own dry run (NVIDIA/NeMo-Framework-Launcher from git, NEMO_LAUNCHER_DEBUG=1)
 # Peak RSS from GNU time. Prints a markdown table; hyperfine JSON under OUT/results.
 #   bench/peers.sh [--trainbench PATH] [--out DIR] [--runs N] [--no-ramble] [--no-launcher] [--no-1g]
+#                  [--no-frameworks] [--frameworks-only]
 # (RAMBLE_GIT=URL|DIR and NEMO_LAUNCHER_GIT=URL|DIR clone from elsewhere than GitHub.)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -20,6 +24,8 @@ runs=10
 ramble_on=1
 launcher_on=1
 big=1
+frameworks=1
+others=1
 while [ $# -gt 0 ]; do
   case "$1" in
     --trainbench) tb=$2; shift 2 ;;
@@ -28,7 +34,9 @@ while [ $# -gt 0 ]; do
     --no-ramble) ramble_on=0; shift ;;
     --no-launcher) launcher_on=0; shift ;;
     --no-1g) big=0; shift ;;
-    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    --no-frameworks) frameworks=0; shift ;;
+    --frameworks-only) others=0; ramble_on=0; launcher_on=0; shift ;;
+    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
     *) echo "peers.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
 done
@@ -65,6 +73,49 @@ rss() {  # name command...
   echo "commit $(git -C "$root" rev-parse --short HEAD)"
   echo "bytes $(stat -c %s "$dll")"
 } > "$res/meta.txt"
+
+ref=$(cd "$here/../../shared/reference" 2>/dev/null && pwd || true)
+if (( frameworks )); then
+  # The 2026 framework logs (bench/gen_logs.cpp writes each in its writer's format).
+  echo "peers.sh: Megatron-Bridge, TorchTitan and MLPerf logs" >&2
+  for f in megatron-bridge torchtitan mlperf; do
+    [ -s "$out/$f-160" ] || "$out/gen_logs" "$f" 160 "$out/$f-160" >/dev/null
+    cat "$out/$f-160" >/dev/null
+    echo "bytes_$f $(stat -c %s "$out/$f-160")" >> "$res/meta.txt"
+  done
+  bflags="--format megatron-bridge --model llama3.1-405b --gpus 1024 --gpu h100 --precision fp8 --global-batch 256 --seq 8192 --window dgxc"
+  tflags="--format torchtitan --model llama3.1-8b --gpus 8 --gpu h100 --global-batch 16 --seq 8192 --flops torchtitan-2026-08"
+  hf report_bridge "$runs" "$tb report $out/megatron-bridge-160 $bflags"
+  rss report_bridge "$tb" report "$out/megatron-bridge-160" $bflags
+  dgxc=$ref/dgxc-benchmarking@841f5466/cli/llmb-run/src
+  if [ -d "$dgxc/llmb_run" ]; then
+    # dgxc's parser reads the whole log (it finds no final iteration here: status "incomplete").
+    echo "import sys; sys.path.insert(0, '$dgxc'); from llmb_run.pretrain_log_parser import parse_pretrain_log; print(parse_pretrain_log(sys.argv[1], 'megatron_bridge').status)" > "$out/dgxc.py"
+    HF_WARMUP=0 hf dgxc_parser 3 "python3 -B $out/dgxc.py $out/megatron-bridge-160"
+    rss dgxc_parser python3 -B "$out/dgxc.py" "$out/megatron-bridge-160"
+  fi
+  hf report_titan "$runs" "$tb report $out/torchtitan-160 $tflags"
+  rss report_titan "$tb" report "$out/torchtitan-160" $tflags
+  hf parse_mlperf "$runs" "$tb parse $out/mlperf-160 --format mlperf --json -q"
+  rss parse_mlperf "$tb" parse "$out/mlperf-160" --format mlperf --json -q
+  mlp=$ref/logging@7bbf7926/mlperf_logging/compliance_checker/mlp_parser/ruleset_600.py
+  if [ -f "$mlp" ]; then
+    HF_WARMUP=0 hf mlperf_ruleset_parser 3 "python3 -B $mlp $out/mlperf-160"
+    rss mlperf_ruleset_parser python3 -B "$mlp" "$out/mlperf-160"
+  fi
+  if (( big )); then
+    for f in megatron-bridge torchtitan mlperf; do "$out/gen_logs" "$f" 1024 "$out/$f-1024" >/dev/null; done
+    rss report_bridge_1024 "$tb" report "$out/megatron-bridge-1024" $bflags
+    rss report_titan_1024 "$tb" report "$out/torchtitan-1024" $tflags
+    rss parse_mlperf_1024 "$tb" parse "$out/mlperf-1024" --format mlperf --json -q
+    rm -f "$out"/*-1024
+  fi
+fi
+if (( ! others )); then
+  echo "load_after $(cut -d' ' -f1-3 /proc/loadavg)" >> "$res/meta.txt"
+  python3 "$here/peers_table.py" "$res"
+  exit 0
+fi
 
 flags="--model gpt3-175b --gpus 256 --gpu h100 --global-batch 2048"
 echo "peers.sh: report vs the gpu-recipes tool" >&2

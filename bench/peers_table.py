@@ -42,6 +42,16 @@ rows = [
     ("", "`trainbench sweep --dry-run -o` (replacing the previous tree)", "sweep_1000_render", False, "ramble_1000_setup"),
     ("", "`trainbench sweep --dry-run -o` (a new directory)", "sweep_1000_new_dir", False, "ramble_1000_setup"),
     ("10,000 sweep points to disk", "`trainbench sweep --dry-run -o`", "sweep_10000_render", False, None),
+    ("Megatron-Bridge log, dgxc window", "dgxc-benchmarking `pretrain_log_parser.py` (python3)", "dgxc_parser",
+     "bytes_megatron-bridge", None),
+    ("", "`trainbench report --window dgxc`", "report_bridge", "bytes_megatron-bridge", "dgxc_parser"),
+    ("1 GiB Megatron-Bridge log", "`trainbench report --window dgxc`", "report_bridge_1024", False, None),
+    ("TorchTitan log (coloured)", "`trainbench report --flops torchtitan-2026-08`", "report_titan",
+     "bytes_torchtitan", None),
+    ("1 GiB TorchTitan log", "`trainbench report`", "report_titan_1024", False, None),
+    ("MLPerf `:::MLLOG` log", "MLCommons `ruleset_600.py` (python3)", "mlperf_ruleset_parser", "bytes_mlperf", None),
+    ("", "`trainbench parse --format mlperf --json`", "parse_mlperf", "bytes_mlperf", "mlperf_ruleset_parser"),
+    ("1 GiB MLPerf log", "`trainbench parse --json`", "parse_mlperf_1024", False, None),
 ]
 for work, tool, key, is_log, peer in rows:
     m = median(key)
@@ -51,7 +61,8 @@ for work, tool, key, is_log, peer in rows:
     if m:
         med, lo, hi, n, user, system = m
         cpu = f"{user + system:.3f}" if user is not None else "-"
-        speed = f"{mb / med:.0f}" if is_log else "-"
+        size = int(meta.get(is_log, "0")) / 1e6 if isinstance(is_log, str) else mb
+        speed = f"{size / med:.0f}" if is_log else "-"
         ratio = "-"
         pm = median(peer) if peer else None
         if pm:

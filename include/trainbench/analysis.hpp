@@ -220,8 +220,10 @@ using StepSample = metrics::StepRecord;
 struct StepWindow {
     std::int64_t start = 10;  // inclusive
     std::int64_t end = 30;    // inclusive
+    std::string name{};       // a named window (recipe::named_windows(): "dgxc"), "" for START:END
 };
-// "10:30" -> {10, 30}; throws UsageError on anything else (end < start too).
+// "10:30" -> {10, 30}; a window's name ("dgxc") -> its steps and name; throws UsageError on
+// anything else (end < start too, with did-you-mean for a name).
 [[nodiscard]] StepWindow parse_window(std::string_view text);
 
 struct StepStats {
@@ -454,6 +456,11 @@ struct RunSummary {
 // that does not exist (located, with did-you-mean).
 [[nodiscard]] std::vector<ExpectationResult> check_expectations(const RunSummary& summary,
                                                                 const std::vector<recipe::Expectation>& expectations);
+
+// The series of a log format that hold the framework's own printed figures (Megatron-Bridge:
+// tflops_per_gpu; TorchTitan: tflops_per_gpu, mfu_pct), which a report cross-checks against
+// its own; empty for other formats.
+[[nodiscard]] const std::vector<std::string>& framework_figure_series(std::string_view format);
 
 struct AnalysisRequest {
     Inputs inputs;

@@ -233,12 +233,45 @@ struct Model {
 // that implement them keep tables of their own with the same names, which tests compare
 // with these: render's framework table, metrics' format table, analysis' conventions.
 
+// A flag whose value is a directory trainbench puts in each run's own directory, so that
+// launch.extra_args may not set it (two runs would share it).
+struct OwnedOutput {
+    std::string_view flag;   // "--save"
+    std::string_view where;  // "checkpoints in each run's own directory (...)"
+};
+
 // A training framework a recipe may name, with the log format its training log is read
-// as and the FLOPs convention a recipe gets when it gives no metrics.flops.
+// as, the FLOPs convention a recipe gets when it gives no metrics.flops, and what the
+// recipe module needs to know of it (validate_recipe and the memory estimate read these
+// fields, never a framework's name). A field left out is false, empty or the default.
 struct FrameworkKind {
     std::string_view name;        // recipe `framework`: "nemo", "megatron-lm", ...
     std::string_view log_format;  // "" = the recipe says (launch.log_format, framework custom)
     std::string_view flops;       // the default metrics.flops
+    // framework_config sets keys of the version's configuration (NeMo's Hydra config)
+    bool config_keys = false;
+    // With no framework_version, the version whose profile lists the container image (else
+    // a framework with several versions needs the recipe to name one).
+    bool version_from_image = false;
+    // launch.command is the whole training command and launch.log_format its log (custom);
+    // every other framework builds its command and refuses launch.command.
+    bool own_command = false;
+    // Megatron-LM's command line: a pipeline layout (--pipeline-model-parallel-layout),
+    // recompute modules, and the flags the memory estimate reads (--grad-reduce-in-bf16,
+    // --fp8-param-gather) from launch.extra_args.
+    bool megatron_arguments = false;
+    bool pipeline_parallel = true;  // parallelism.pipeline may exceed 1
+    bool context_parallel = true;   // parallelism.context may exceed 1
+    int min_gpus_per_node = 1;      // its launcher needs at least this many
+    // On a GPU, the precisions it trains in (empty = any the GPU has).
+    std::vector<Precision> gpu_precisions = {};
+    // The memory estimate: attention through fused kernels (Transformer Engine, flash
+    // attention) that never store the scores on a GPU; parameters and gradients sharded over
+    // the data-parallel ranks (FSDP); gradients kept and reduced in bf16.
+    bool fused_attention = false;
+    bool shards_parameters = false;
+    bool bf16_gradients = false;  // gradients reduced in bf16 (else fp32 unless Megatron-LM's flag says)
+    std::vector<OwnedOutput> owned_outputs = {};
 };
 [[nodiscard]] const std::vector<FrameworkKind>& framework_kinds();
 [[nodiscard]] const FrameworkKind* find_framework_kind(std::string_view name);

@@ -164,7 +164,7 @@ public:
 };
 
 struct FormatInfo {
-    std::string name;         // "dllogger", "tensorboard", "megatron", "nemo", "metaseq", "nccl-tests"
+    std::string name;  // "dllogger", "tensorboard", "megatron", "nemo", "metaseq", "nccl-tests", "megatron-bridge", ...
     std::string description;  // one line, for `trainbench list formats` and --help
 };
 [[nodiscard]] const std::vector<FormatInfo>& formats();

@@ -332,6 +332,7 @@ struct ReportRequest {
     std::string html;              // write the HTML report here ("" = no)
     std::string junit;             // write the expectations as JUnit here ("" = no)
     bool record = false;           // bare logs: record them (a run's report always is)
+    bool series = false;           // the JSON carries the per-step series (report --json --series)
     results::ResultLabels labels;  // bare logs: the labels to record under
 };
 // A result recorded in the results database.

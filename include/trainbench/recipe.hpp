@@ -88,8 +88,20 @@ struct Metrics {
     std::string path;             // log file or glob, relative to the run's log directory; empty = framework default
     int window_start = 10;        // inclusive step window for the mean
     int window_end = 30;
+    std::string window_name;         // a named window ("dgxc", named_windows()), "" for [START, END]
     std::string flops = "megatron";  // FLOPs convention (analysis module)
 };
+
+// A step window known by name: `metrics.window: dgxc`, `report --window dgxc`.
+struct NamedWindow {
+    std::string_view name;
+    int start = 0;  // inclusive
+    int end = 0;
+    std::string_view source;  // whose window it is
+};
+[[nodiscard]] const std::vector<NamedWindow>& named_windows();
+[[nodiscard]] const NamedWindow* find_named_window(std::string_view name);
+[[nodiscard]] std::vector<std::string> named_window_names();
 
 // One stated figure: value±tolerance, or min/max bounds.
 struct Expectation {

@@ -76,6 +76,7 @@ struct LaunchCommand {
     std::vector<std::string> argv;
     std::string config_file;               // a config delivered with the job (relative to the stage's files)
     std::vector<std::string> config_keys;  // that config's keys, flat
+    nlohmann::ordered_json config_values;  // a TOML config's flat keys with their values (TorchTitan); null if none
 };
 
 // The commands of every stage (or options.stage), as rendered.

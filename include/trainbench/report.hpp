@@ -1,10 +1,11 @@
-// report: formatting analysed runs for people and programs. One Reporter
-// interface, chosen by name from a table (table, json, csv, markdown, html,
-// junit). Every format states the FLOPs convention and the peak (GPU,
-// precision, TFLOPS, source) it used. A compare view puts several runs side
-// by side with relative differences to the first. Everything else the
-// commands show is here too: plan tables, the sweep preview, status and
-// report, through one text-table helper and one colour decision.
+// report: formatting analysed runs for people and programs. What a command shows is a
+// Document (tables, series plots, findings, test cases, and its JSON data); one set of
+// reporters (table, json, csv, markdown, html, junit) renders any document, with one SVG
+// plot helper and one JUnit writer. Every format of a run's report states the FLOPs
+// convention and the peak (GPU, precision, TFLOPS, source) it used. A compare view puts
+// several runs side by side with relative differences to the first. Everything else the
+// commands show is here too: plan tables, the sweep preview, status and report, history and
+// regression views, through one text-table helper and one colour decision.
 //
 // report never prints and never decides exit codes: it returns text.
 #pragma once
@@ -16,22 +17,31 @@
 #include <nlohmann/json.hpp>
 
 #include <cstddef>
+#include <cstdint>
 #include <iosfwd>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 namespace trainbench::report {
 
 struct ReportOptions {
-    bool color = false;  // ANSI colour (table only); the CLI decides: a TTY and no NO_COLOR
+    bool color = false;   // ANSI colour (table only); the CLI decides: a TTY and no NO_COLOR
+    bool series = false;  // JSON: add the per-step series (every step's time and loss); HTML always plots them
 };
 
+struct Document;
+
+// One reporter per format; each renders any Document, and a run's summary (alone or
+// several side by side).
 class Reporter {
 public:
     virtual ~Reporter() = default;
+    // Any view: the sweep preview, status and report, history, the regression verdict.
+    [[nodiscard]] virtual std::string render(const Document& document) const = 0;
     // One run.
     [[nodiscard]] virtual std::string render(const analysis::RunSummary& summary) const = 0;
     // Several runs side by side; relative differences are to the first.
@@ -51,8 +61,9 @@ struct ReporterInfo {
 // Throws UsageError for an unknown name (with did-you-mean).
 [[nodiscard]] std::unique_ptr<Reporter> make_reporter(std::string_view name, const ReportOptions& options = {});
 
-// The JSON report of one run (what --json prints and report/summary.json holds).
-[[nodiscard]] nlohmann::ordered_json to_json(const analysis::RunSummary& summary);
+// The JSON report of one run (what --json prints and report/summary.json holds); the
+// per-step series ("series": step_time_s and loss as [step, value] pairs) only with `series`.
+[[nodiscard]] nlohmann::ordered_json to_json(const analysis::RunSummary& summary, bool series = false);
 // Several runs: {"format": ..., "runs": [...], "differences": [...]}.
 [[nodiscard]] nlohmann::ordered_json compare_json(const std::vector<analysis::RunSummary>& runs);
 
@@ -76,11 +87,12 @@ struct FigureInfo {
 // the threshold, bad nodes) and its JSON form ("validation" in summary.json).
 [[nodiscard]] std::string render_cluster_validation(const analysis::ClusterValidation& validation);
 [[nodiscard]] nlohmann::ordered_json cluster_validation_json(const analysis::ClusterValidation& validation);
-// The same result as a Markdown section, an HTML <section> and a JUnit <testsuite>
+// The same result as a Markdown section, an HTML <section> and a JUnit test suite
 // (src/report/cluster_validation_formats.cpp): every check, and the bad nodes by name.
 [[nodiscard]] std::string cluster_validation_markdown(const analysis::ClusterValidation& validation);
 [[nodiscard]] std::string cluster_validation_html(const analysis::ClusterValidation& validation);
-[[nodiscard]] std::string cluster_validation_junit(const analysis::ClusterValidation& validation);
+struct TestSuite;
+[[nodiscard]] TestSuite cluster_validation_suite(const analysis::ClusterValidation& validation);
 // A report rendered in `format` ("markdown", "html", "junit"; others unchanged) with the
 // validation section added where that format keeps it (appended, before </body>, before </testsuites>).
 [[nodiscard]] std::string with_cluster_validation(std::string_view format, std::string rendered,
@@ -111,6 +123,96 @@ struct TextTable {
 
 // The one colour decision: colour on a terminal, unless NO_COLOR is set (no-color.org).
 [[nodiscard]] bool use_colour(bool is_tty);
+
+// ---------------------------------------------------------------- documents
+// What a view shows, whatever the format: blocks for people (tables, plots, paragraphs),
+// findings, and the forms programs read: `data` (JSON), `records` (CSV) and `tests`
+// (JUnit). A reporter renders each part its own way (src/report/document_*.cpp).
+struct Column {
+    std::string header;
+    Align align = Align::left;
+    std::size_t width = 0;  // terminal: a fixed width (0: as wide as its widest cell, the last one unpadded)
+};
+struct Table {
+    std::string title;  // a heading in Markdown and HTML ("" = none); the terminal shows none
+    std::vector<Column> columns;
+    std::vector<std::vector<std::string>> rows;  // cells as people read them
+};
+struct Text {
+    std::string text;  // a paragraph; the terminal prints it as it is (lines end with '\n')
+};
+
+// ---- the one SVG plot helper (src/report/svg_plot.cpp)
+struct PlotPoint {
+    double x = 0;
+    double y = 0;
+    std::string tip;  // the point's tooltip ("" = "step X: Y" for lines)
+};
+struct PlotSeries {
+    std::string name;  // legend ("" = no legend)
+    std::vector<PlotPoint> points;
+    bool ideal = false;  // a dashed flat line from the series' first point (scaling: linear)
+};
+enum class PlotKind {
+    line,     // y over steps: one series, the step window shaded, warm-up steps marked, clipping
+    scatter,  // several series of (x, y) points joined in x order; `log_x` for node counts
+    trend,    // several series over one shared order (x = position, oldest to newest)
+};
+struct Plot {
+    PlotKind kind = PlotKind::line;
+    std::string title;
+    std::string x_label;
+    std::string y_label;
+    std::vector<PlotSeries> series;
+    analysis::StepWindow window{};           // line: the shaded window
+    std::vector<std::int64_t> warmup_steps;  // line: the marked warm-up steps
+    double clip_above = 0;                   // line: points above are drawn at the top edge (0 = none)
+    bool log_x = false;                      // scatter: x on a log2 scale
+    std::size_t positions = 0;               // trend: how many positions x spans
+};
+[[nodiscard]] std::string svg_plot(const Plot& plot);
+
+// ---- the one JUnit writer (src/report/junit.cpp)
+struct TestCase {
+    std::string name;
+    std::string classname;
+    bool passed = true;
+    std::string message;  // failure message
+    std::string type;     // failure type ("" = none)
+    std::string text;     // system-out of a pass, body of a failure ("" = none)
+};
+struct TestSuite {
+    std::string name;
+    std::vector<std::pair<std::string, std::string>> properties;
+    std::vector<TestCase> cases;
+};
+// A whole file: <testsuites name=...> with the totals of every suite.
+[[nodiscard]] std::string junit_xml(const std::string& name, const std::vector<TestSuite>& suites);
+
+// Where a block shows: everywhere, only in the terminal table, or only in Markdown and HTML.
+enum class Show { everywhere, terminal, markup };
+struct Block {
+    std::variant<Table, Plot, Text> content;
+    Show show = Show::everywhere;
+};
+// CSV: one header line of keys, then the rows; `text[i]` marks a column of free text
+// (neutralised and quoted by csv_field); other cells are written as they are.
+struct Records {
+    std::vector<std::string> keys;
+    std::vector<bool> text;
+    std::vector<std::vector<std::string>> rows;
+};
+struct Document {
+    std::string title;  // Markdown heading, HTML <title> and <h1>
+    std::vector<Block> blocks;
+    std::vector<analysis::Finding> findings;
+    Records records;
+    std::string tests_name;  // <testsuites name=...>
+    std::vector<TestSuite> tests;
+    nlohmann::ordered_json data;  // what JSON prints (dump(2))
+};
+// `document` in one of reporter_names(). Throws UsageError for an unknown format.
+[[nodiscard]] std::string render(const Document& document, std::string_view format, const ReportOptions& options = {});
 
 // ---------------------------------------------------------------- catalog listings
 // `trainbench list`: one row per entry (header names the columns; the first
@@ -164,6 +266,9 @@ struct SweepPreview {
     std::string output_dir;  // -o: where the points were rendered ("" = not rendered)
     std::size_t rendered_files = 0;
 };
+// The sweep views are Documents (src/report/sweep_views.cpp); the *_text and *_json
+// functions are render(document, "table") and the document's data.
+[[nodiscard]] Document sweep_preview_document(const SweepPreview& preview);
 [[nodiscard]] std::string sweep_preview_text(const SweepPreview& preview);
 [[nodiscard]] nlohmann::ordered_json sweep_preview_json(const SweepPreview& preview);
 
@@ -176,6 +281,7 @@ struct SweepStatusRow {
     std::string state = "NOT SUBMITTED";
     std::string detail;
 };
+[[nodiscard]] Document sweep_status_document(const std::string& sweep_name, const std::vector<SweepStatusRow>& rows);
 [[nodiscard]] std::string sweep_status_text(const std::string& sweep_name, const std::vector<SweepStatusRow>& rows);
 [[nodiscard]] nlohmann::ordered_json sweep_status_json(const std::string& sweep_name,
                                                        const std::vector<SweepStatusRow>& rows);
@@ -193,9 +299,24 @@ struct SweepReportRow {
     std::string note;
 };
 [[nodiscard]] const std::vector<std::string>& sweep_report_formats();
-// Scaling efficiency: tokens/s per GPU against the same model's point with the
-// fewest nodes (1.0 = linear). `format` is one of sweep_report_formats().
+// Scaling efficiency: tokens/s per GPU against the same model's point with the fewest
+// nodes (1.0 = linear), and a plot of tokens/s per GPU against nodes (HTML).
+[[nodiscard]] Document sweep_report_document(const std::string& sweep_name, std::vector<SweepReportRow> rows);
+// render(sweep_report_document(...), format); `format` is one of sweep_report_formats().
 [[nodiscard]] std::string sweep_report(const std::string& sweep_name, std::vector<SweepReportRow> rows,
                                        const std::string& format);
+
+// ---------------------------------------------------------------- results views
+// (src/report/history_views.cpp) They take the records as JSON, as the results module gives
+// them, so that report comes before results in the layers.
+// `history` as results::history_json gives it ({"format": "trainbench-history", "results":
+// [...]}): a table (terminal), one CSV row per result, the JSON as given, and an HTML page
+// with trend plots of step time and MFU, one series per target / container.
+[[nodiscard]] Document history_document(const nlohmann::ordered_json& history,
+                                        const std::string& title = "trainbench history");
+// `record` as results::regression_record gives it ({"run", "baseline": results' records,
+// "comparison": the verdict's JSON, "verdict_text"}): the verdict as text, its JSON
+// (the comparison) and a JUnit test case that fails when the run is slower.
+[[nodiscard]] Document regression_document(const nlohmann::ordered_json& record);
 
 }  // namespace trainbench::report

@@ -176,19 +176,18 @@ struct Regression {
     Result baseline;
     Comparison comparison;
 };
-[[nodiscard]] std::string regression_text(const Regression& r);
+// The verdict as JSON: run, baseline, method, the steps and medians, the shift and its
+// interval (seconds and relative), confidence, threshold, verdict ("slower", "faster", "no-change").
 [[nodiscard]] nlohmann::ordered_json regression_json(const Regression& r);
-[[nodiscard]] std::string regression_junit(const Regression& r);
+// What the regression view shows (report::regression_document): {"run": .., "baseline": ..
+// (each Result::to_json without its window steps), "comparison": regression_json,
+// "verdict_text": to_string(verdict)}.
+[[nodiscard]] nlohmann::ordered_json regression_record(const Regression& r);
 
-// ---------------------------------------------------------------- history views
-// Every text they print comes from a database another program may have written: the table and
-// the regression text show control characters escaped (terminal_safe), CSV neutralises
-// formula cells (csv_field), HTML and JUnit escape, JSON keeps the text exactly (escaped).
-[[nodiscard]] std::string history_table(const std::vector<Result>& results);
-[[nodiscard]] std::string history_csv(const std::vector<Result>& results);
+// ---------------------------------------------------------------- history
+// Results as JSON ({"format": "trainbench-history", "results": [Result::to_json...]}): what
+// `history --json` prints and what report::history_document shows.
 [[nodiscard]] nlohmann::ordered_json history_json(const std::vector<Result>& results);
-// A self-contained page: the table and trend plots (step time, MFU), one series per target/container.
-[[nodiscard]] std::string history_html(const std::vector<Result>& results, const std::string& title);
 
 // ---------------------------------------------------------------- import
 struct ImportReport {

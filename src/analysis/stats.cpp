@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdint>
 #include <numeric>
+#include <optional>
 
 namespace trainbench::analysis {
 
@@ -39,10 +40,16 @@ std::int64_t parse_int(std::string_view text, std::string_view what) {
 }  // namespace
 
 StepWindow parse_window(std::string_view text) {
+    if (const recipe::NamedWindow* named = recipe::find_named_window(text))
+        return {named->start, named->end, std::string(named->name)};
     const auto colon = text.find(':');
-    if (colon == std::string_view::npos)
+    if (colon == std::string_view::npos) {
+        std::string hint = did_you_mean(text, recipe::named_window_names());
         throw UsageError(fmt::format("invalid step window '{}'", text),
-                         "write the window as START:END, e.g. --window 10:30");
+                         hint.empty() ? "write the window as START:END, e.g. --window 10:30, or a named window: " +
+                                            quoted_list(recipe::named_window_names())
+                                      : hint);
+    }
     StepWindow w{parse_int(text.substr(0, colon), text), parse_int(text.substr(colon + 1), text)};
     if (w.end < w.start)
         throw UsageError(fmt::format("invalid step window '{}': the end is before the start", text),
@@ -63,19 +70,23 @@ double from_order_key(std::uint64_t k) {
     return std::bit_cast<double>((k & k_sign) != 0 ? k & ~k_sign : ~k);
 }
 
-// The k-th smallest (0-based) of key(0) .. key(n - 1), for k < n. A histogram of the 11 bits
-// below the ones all keys share finds the bucket that holds it, and only that bucket's keys are
-// selected among: a few passes without a data-dependent branch instead of nth_element's
-// partitions, which mispredict on every other comparison.
+// The k-th smallest (0-based) of key(0) .. key(n - 1), for k < n, and the next one when it is
+// in the same bucket (else `next` is left as it is). A histogram of the 11 bits below the ones
+// all keys share finds the bucket that holds it, and only that bucket's keys are selected among:
+// a few passes without a data-dependent branch instead of nth_element's partitions, which
+// mispredict on every other comparison.
 template <typename Key>
-std::uint64_t select_key(std::size_t n, std::size_t k, Key key) {
+std::uint64_t select_key(std::size_t n, std::size_t k, Key key, std::optional<std::uint64_t>& next) {
     std::uint64_t lowest = ~std::uint64_t{0}, highest = 0;
     for (std::size_t i = 0; i < n; ++i) {
         const std::uint64_t x = key(i);
         lowest = std::min(lowest, x);
         highest = std::max(highest, x);
     }
-    if (lowest == highest) return lowest;
+    if (lowest == highest) {
+        if (k + 1 < n) next = lowest;
+        return lowest;
+    }
     constexpr int k_bits = 11;
     constexpr std::uint64_t k_mask = (std::uint64_t{1} << k_bits) - 1;
     const int shift = std::max(0, 64 - std::countl_zero(lowest ^ highest) - k_bits);
@@ -89,6 +100,8 @@ std::uint64_t select_key(std::size_t n, std::size_t k, Key key) {
         if (const std::uint64_t x = key(i); ((x >> shift) & k_mask) == bucket) in_bucket.push_back(x);
     const auto nth = in_bucket.begin() + static_cast<std::ptrdiff_t>(k);
     std::nth_element(in_bucket.begin(), nth, in_bucket.end());
+    // (every key after nth is at least *nth, and every key of a later bucket is larger)
+    if (nth + 1 != in_bucket.end()) next = *std::min_element(nth + 1, in_bucket.end());
     return *nth;
 }
 
@@ -100,9 +113,12 @@ double tail_median(const std::vector<StepSample>& records) {
     auto key = [&](std::size_t i) { return order_key(records[first + i].seconds); };
     const double pos = 0.5 * static_cast<double>(n - 1);
     const auto lo = static_cast<std::size_t>(std::floor(pos));
-    const std::uint64_t low = select_key(n, lo, key);
+    std::optional<std::uint64_t> next;
+    const std::uint64_t low = select_key(n, lo, key, next);
     std::uint64_t high = low;
-    if (lo + 1 < n) {
+    if (next) {
+        high = *next;
+    } else if (lo + 1 < n) {
         // the next order statistic: `low` again when it occurs past position lo, else the
         // smallest key above it
         std::size_t at_most_low = 0;
@@ -141,13 +157,11 @@ StepStats step_statistics(const std::vector<StepSample>& records, StepWindow win
                          "check the log format (--format) and that the run got past its first step");
     st.first_step = records.front().step;
     st.last_step = records.front().step;
-    for (const auto& r : records) {
-        st.first_step = std::min(st.first_step, r.step);
-        st.last_step = std::max(st.last_step, r.step);
-    }
     std::vector<double> values;
     double sum = 0;
     for (const auto& r : records) {
+        st.first_step = std::min(st.first_step, r.step);
+        st.last_step = std::max(st.last_step, r.step);
         if (r.step < window.start || r.step > window.end) continue;
         sum += r.seconds;  // file order, as gpu-recipes accumulates
         values.push_back(r.seconds);

@@ -1,6 +1,7 @@
 // The whole analysis of one run: gaps filled from the log and cross-checked,
 // FLOPs and peak, statistics, derived figures, expectations.
 #include "analysis/finite_checks.hpp"
+#include "analysis/framework_checks.hpp"
 
 #include <trainbench/analysis.hpp>
 
@@ -473,6 +474,7 @@ RunSummary analyse(AnalysisRequest request) {
         derive(s.stats.mean, s.flops.per_sample, in.global_batch, in.seq_len, in.gpus, s.peak.tflops, in.train_tokens);
     if (s.peak.measured_tflops) s.derived.mfu_measured = s.derived.tflops_per_gpu / *s.peak.measured_tflops;
     detail::check_derived(s, request.provenance);
+    detail::framework_cross_checks(request, in, s);
 
     if (request.plot_series) s.step_times = step_series(request.step_records);
     if (request.log) {

@@ -331,9 +331,59 @@ const std::vector<FrameworkKind>& framework_kinds() {
     // NeMo writes DLLogger when metrics.source is auto (render: logs/<stage>/dllogger.json),
     // Megatron-LM and metaseq print their own lines, tinygpt writes DLLogger.
     static const std::vector<FrameworkKind> kinds = {
-        {"nemo", "dllogger", "megatron"},   {"megatron-lm", "megatron", "megatron"},
-        {"metaseq", "metaseq", "megatron"}, {"tinygpt", "dllogger", "megatron"},
-        {"custom", "", "megatron"},
+        {.name = "nemo",
+         .log_format = "dllogger",
+         .flops = "megatron",
+         .config_keys = true,
+         .version_from_image = true,
+         .fused_attention = true},
+        {.name = "megatron-lm",
+         .log_format = "megatron",
+         .flops = "megatron",
+         .megatron_arguments = true,
+         .fused_attention = true,
+         .owned_outputs = {{"--save",
+                            "checkpoints in each run's own directory (logs/<stage>/checkpoints, when "
+                            "launch.extra_args sets --save-interval)"},
+                           {"--tensorboard-dir",
+                            "TensorBoard events in each run's own directory (logs/<stage>/tensorboard)"}}},
+        {.name = "metaseq",
+         .log_format = "metaseq",
+         .flops = "megatron",
+         .pipeline_parallel = false,
+         .context_parallel = false,
+         .min_gpus_per_node = 2,
+         .shards_parameters = true,
+         .owned_outputs = {{"--save-dir",
+                            "checkpoints in each run's own directory (logs/<stage>/checkpoints, when "
+                            "launch.extra_args sets a save interval)"},
+                           {"--tensorboard-logdir",
+                            "TensorBoard events in each run's own directory (logs/<stage>/tb)"}}},
+        // the shipped workload: train.py --precision takes fp32 or bf16 (autocast) on a GPU,
+        // and calls scaled_dot_product_attention (flash kernels)
+        {.name = "tinygpt",
+         .log_format = "dllogger",
+         .flops = "megatron",
+         .gpu_precisions = {Precision::fp32, Precision::bf16},
+         .fused_attention = true},
+        {.name = "custom", .log_format = "", .flops = "megatron", .own_command = true},
+        // the performance scripts' configurations build the model with Transformer Engine and
+        // reduce gradients in bf16 (every family's set_*_common_configs at 06f25c22:
+        // ddp.grad_reduce_in_fp32 = False)
+        {.name = "megatron-bridge",
+         .log_format = "megatron-bridge",
+         .flops = "megatron-bridge",
+         .fused_attention = true,
+         .bf16_gradients = true},
+        // TorchTitan: FSDP2 shards parameters and gradients over the data-parallel ranks; attention
+        // through scaled_dot_product_attention (flash / cuDNN kernels); job config keys in
+        // framework_config (the delivered TOML)
+        {.name = "torchtitan",
+         .log_format = "torchtitan",
+         .flops = "torchtitan",
+         .config_keys = true,
+         .fused_attention = true,
+         .shards_parameters = true},
     };
     return kinds;
 }
@@ -348,8 +398,8 @@ std::vector<std::string> framework_kind_names() {
 
 const std::vector<LogFormat>& log_formats() {
     static const std::vector<LogFormat> formats = {
-        {"dllogger", false}, {"tensorboard", false}, {"megatron", true},
-        {"nemo", true},      {"metaseq", true},      {"nccl-tests", false},
+        {"dllogger", false},   {"tensorboard", false},    {"megatron", true},   {"nemo", true},   {"metaseq", true},
+        {"nccl-tests", false}, {"megatron-bridge", true}, {"torchtitan", true}, {"mlperf", true},
     };
     return formats;
 }
@@ -399,6 +449,7 @@ std::string_view default_flops_convention(std::string_view framework, std::strin
         {"megatron-lm", "e958b2ca", "megatron-2025-03"},
         {"megatron-lm", "878d65f", "megatron-2025-03"},
         {"megatron-lm", "d98e8a64", "megatron-2025-03"},
+        {"torchtitan", "0.2.2", "torchtitan-2026-02"},
     };
     for (const Row& r : rows)
         if (r.framework == framework && r.version == version) return r.flops;

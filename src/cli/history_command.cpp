@@ -3,6 +3,8 @@
 #include "cli/report_support.hpp"
 #include "cli/results_support.hpp"
 
+#include <trainbench/report.hpp>
+
 #include <fmt/format.h>
 
 namespace trainbench::cli {
@@ -46,18 +48,18 @@ int run_history(HistoryOptions o, Context& ctx) {
         o.filter.name = o.recipe;
     }
     const std::vector<results::Result> rs = store->history(o.filter);
-    if (!o.html.empty()) {
-        const std::string title = fmt::format("trainbench history: {}", o.filter.name.empty() ? "all" : o.filter.name);
-        write_file_atomic(o.html, results::history_html(rs, title));
-    }
+    const report::Document doc =
+        report::history_document(results::history_json(rs),
+                                 fmt::format("trainbench history: {}", o.filter.name.empty() ? "all" : o.filter.name));
+    if (!o.html.empty()) write_file_atomic(o.html, report::render(doc, "html"));
     if (ctx.options.json)
-        print_json(ctx, results::history_json(rs).dump(2));
+        ctx.out << report::render(doc, "json");
     else if (o.csv)
-        ctx.out << results::history_csv(rs);
+        ctx.out << report::render(doc, "csv");
     else if (rs.empty())
         ctx.err << fmt::format("no results in {}\n", terminal_safe(store->describe()));
     else
-        ctx.out << results::history_table(rs);
+        ctx.out << report::render(doc, "table");
     return 0;
 }
 

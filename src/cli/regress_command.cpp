@@ -1,6 +1,8 @@
 // trainbench regress RUN --baseline B: is the run slower than its baseline, beyond noise?
 #include "cli/results_support.hpp"
 
+#include <trainbench/report.hpp>
+
 #include <fmt/format.h>
 
 namespace trainbench::cli {
@@ -27,11 +29,9 @@ int run_regress(const RegressOptions& o, Context& ctx) {
     g.run = store->find_run(o.run);
     g.baseline = results::find_baseline(*store, g.run, o.baseline);
     g.comparison = results::compare_steps(seconds(g.baseline), seconds(g.run), o.threshold / 100, o.confidence / 100);
-    if (!o.junit.empty()) write_file_atomic(o.junit, results::regression_junit(g));
-    if (ctx.options.json)
-        print_json(ctx, results::regression_json(g).dump(2));
-    else
-        ctx.out << results::regression_text(g);
+    const report::Document doc = report::regression_document(results::regression_record(g));
+    if (!o.junit.empty()) write_file_atomic(o.junit, report::render(doc, "junit"));
+    ctx.out << report::render(doc, ctx.options.json ? "json" : "table");
     if (g.comparison.verdict == results::Verdict::slower)
         throw ExpectationError(
             fmt::format("run {} is {:.2f}% slower than {} (beyond the {:.2f}% threshold and the noise)",

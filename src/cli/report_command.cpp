@@ -18,6 +18,7 @@ struct ReportOptions {
     ReportFlags flags;
     std::string junit;
     bool record = false;           // bare logs: record the result (a run's report always is)
+    bool series = false;           // --json: the per-step series too
     results::ResultLabels labels;  // bare logs: name, target, container to record under
 };
 
@@ -44,10 +45,11 @@ int run_report(ReportOptions o, Context& ctx) {
     request.targets = o.targets;
     request.options = o.flags;
     // (--record keeps the window's per-step times with the result: the series are needed)
-    request.options.figures_only = !ctx.options.json && o.flags.html.empty() && !o.record;
+    request.options.figures_only = !(ctx.options.json && o.series) && o.flags.html.empty() && !o.record;
     request.html = o.flags.html;
     request.junit = o.junit;
     request.record = o.record;
+    request.series = o.series;
     request.labels = o.labels;
     const pipeline::RunReport r = pipeline::report_run(ctx.services(), request);
     if (!r.summary) ctx.warn("no training figures: " + r.no_figures);
@@ -76,6 +78,7 @@ void setup_report_command(CLI::App& root, Context& ctx) {
                     "Show the run as a percentage of a published row (step time, tokens/s/GPU, TFLOPS under the "
                     "row's convention) and the configuration differences; 'trainbench list references' lists them");
     cmd->add_option("--junit", opts->junit, "Write the expectations as JUnit XML to FILE");
+    cmd->add_flag("--series", opts->series, "With --json: add every step's time and loss (the per-step series)");
     cmd->add_flag("--record", opts->record, "Record the result of bare logs in the results database");
     add_record_labels(cmd, opts->labels);
     cmd->footer(R"(Output: a table (default), --json, --csv, --markdown on stdout; --html FILE and --junit FILE

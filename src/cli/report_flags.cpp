@@ -20,7 +20,8 @@ void add_report_flags(CLI::App* cmd, ReportFlags& f) {
     cmd->add_option("--tp", f.tensor_parallel, "Tensor parallel size (pads the vocabulary for megatron conventions)")
         ->check(CLI::PositiveNumber);
     cmd->add_option("--window", f.window,
-                    "Inclusive step window START:END for the mean (default 10:30 or the recipe's)");
+                    "Inclusive step window START:END for the mean, or a named one: dgxc (35:44, dgxc-benchmarking's) "
+                    "(default 10:30 or the recipe's)");
     cmd->add_option("--flops", f.flops,
                     "FLOPs convention (default: the one the run's framework version prints): " +
                         fmt::format("{}", fmt::join(analysis::flops_convention_names(), ", ")) +

@@ -330,12 +330,12 @@ void strip_ansi(std::string_view in, std::string& out) {
     out.clear();
     std::size_t i = 0;
     while (i < in.size()) {
-        char c = in[i];
-        if (c != '\x1b') {
-            out.push_back(c);
-            ++i;
-            continue;
-        }
+        // The text up to the next ESC in one append (a coloured line is mostly text).
+        const void* esc = std::memchr(in.data() + i, '\x1b', in.size() - i);
+        const std::size_t next = esc ? static_cast<std::size_t>(static_cast<const char*>(esc) - in.data()) : in.size();
+        out.append(in.data() + i, next - i);
+        i = next;
+        if (i >= in.size()) break;
         ++i;
         if (i < in.size() && in[i] == '[') {
             ++i;

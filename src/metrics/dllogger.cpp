@@ -26,6 +26,7 @@ namespace {
 
 namespace od = simdjson::ondemand;
 constexpr double k_nan = std::numeric_limits<double>::quiet_NaN();
+constexpr std::int64_t k_exact_integer = std::int64_t{1} << 53;
 
 // DLLogger list steps ([epoch, iter], [epoch, iter, val_iter]) as one
 // increasing step: the last element plus, per list length, the sum of the
@@ -178,7 +179,8 @@ private:
     bool read_parameters(od::object data);
     bool stage_value(std::string_view key, od::value v);
     bool read_time(std::string_view key, od::value v, double& wall, std::string_view& datetime);
-    Series* series_of(std::string_view key);
+    struct Slot;
+    Slot& slot_of(std::string_view key);
     bool read_deferred(std::string_view deferred, const char* json, std::size_t capacity);
     void reserve_records(std::uint64_t bytes_done, std::uint64_t size);
 
@@ -192,8 +194,14 @@ private:
     std::string m_scratch;
     std::string m_name;
     KeyHints m_line_keys, m_data_keys, m_parameter_keys;
-    std::vector<std::pair<bool, Series*>> m_slot_series;  // by m_data_keys slot
-    const char* m_end = nullptr;                          // end of the JSON text being parsed
+    // What a data key at one position meant on the previous line: kept while the key is the same.
+    struct Slot {
+        bool timing = false;    // the key gpu-recipes' step records read
+        bool resolved = false;  // `series` is the key's (looked up on the first integer step)
+        Series* series = nullptr;
+    };
+    std::vector<Slot> m_slots;    // by m_data_keys slot
+    const char* m_end = nullptr;  // end of the JSON text being parsed
 
     // the record being read
     StepKind m_kind = StepKind::none;
@@ -292,6 +300,12 @@ bool DlloggerParser::read_step(od::value v) {
             if (!v.get_int64().get(n)) {
                 m_record_step = true;
                 m_record_step_value = n;
+                // (an integer a double holds exactly is the step as it is)
+                if (n >= -k_exact_integer && n <= k_exact_integer) {
+                    m_kind = StepKind::integer;
+                    m_step = n;
+                    return true;
+                }
                 d = static_cast<double>(n);
             } else if (!v.get_uint64().get(u)) {
                 m_record_step = true;
@@ -341,16 +355,14 @@ bool DlloggerParser::read_step(od::value v) {
     }
 }
 
-// The series of a data key: the one of the same position on the previous line when
-// the key is the same there (most lines), else resolved by name.
-Series* DlloggerParser::series_of(std::string_view key) {
-    const std::size_t slot = m_data_keys.slot();
-    if (m_data_keys.hit() && slot < m_slot_series.size() && m_slot_series[slot].first)
-        return m_slot_series[slot].second;
-    Series* s = m_sink.resolve(key);
-    if (slot >= m_slot_series.size()) m_slot_series.resize(slot + 1);
-    m_slot_series[slot] = {true, s};
-    return s;
+// What the data key just read means: the same as at its position on the previous line when
+// the key is the same there (most lines), else found again by name.
+DlloggerParser::Slot& DlloggerParser::slot_of(std::string_view key) {
+    const std::size_t at = m_data_keys.slot();
+    if (at >= m_slots.size()) m_slots.resize(at + 1);
+    Slot& slot = m_slots[at];
+    if (!m_data_keys.hit()) slot = Slot{m_want_records && key == k_timing_key, false, nullptr};
+    return slot;
 }
 
 // The first byte at or after `p` that is not a digit, or `end`. Eight bytes at a time, also
@@ -372,7 +384,7 @@ const unsigned char* skip_digits(const unsigned char* p, const unsigned char* en
 
 // True when `token` is one JSON number followed by nothing but blanks, as a number parser
 // requires: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
-bool is_json_number(std::string_view token) {
+[[gnu::always_inline]] inline bool is_json_number(std::string_view token) {
     const auto* p = reinterpret_cast<const unsigned char*>(token.data());
     const auto* end = p + token.size();
     // one or more digits at p, then past them
@@ -448,7 +460,7 @@ bool read_scalar(od::value v, Scalar& out) {
 // A value nobody reads, judged without converting it where that is cheap: a number by
 // its grammar, a string without escapes as it stands (stage 1 found its closing quote).
 enum class Unread { valid, invalid, read_it };
-Unread check_unread(od::value v) {
+[[gnu::always_inline]] inline Unread check_unread(od::value v) {
     std::string_view token = v.raw_json_token();
     if (token.empty()) return Unread::read_it;
     const char c = token.front();
@@ -458,12 +470,15 @@ Unread check_unread(od::value v) {
 }
 
 bool DlloggerParser::stage_value(std::string_view key, od::value v) {
-    // A new key at this position: what the slot resolved to belongs to the old one.
-    if (const std::size_t slot = m_data_keys.slot(); !m_data_keys.hit() && slot < m_slot_series.size())
-        m_slot_series[slot].first = false;
-    const bool timing = m_want_records && key == k_timing_key;
-    // (read_data made a list step of two or more elements an integer one)
-    Series* series = m_kind == StepKind::integer ? series_of(key) : nullptr;
+    Slot& slot = slot_of(key);
+    const bool timing = slot.timing;
+    // (read_data made a list step of two or more elements an integer one; the series is looked
+    // up for such a step only, as a series is created when it is looked up)
+    if (m_kind == StepKind::integer && !slot.resolved) {
+        slot.series = m_sink.resolve(key);
+        slot.resolved = true;
+    }
+    Series* series = m_kind == StepKind::integer ? slot.series : nullptr;
     // A value nobody keeps (no series for it, or a step that is not one) and that no step
     // record reads is checked, not converted: the line is exactly as valid.
     const bool dropped = !timing && ((m_kind == StepKind::integer && series == nullptr) || m_kind == StepKind::other);

@@ -47,6 +47,18 @@ const std::vector<FormatRow>& format_rows() {
         {{"nccl-tests", "nccl-tests output (all_reduce_perf, ...): per-size rows and the average bus bandwidth"},
          detail::parse_nccl_tests,
          {"nccl", "nccl_tests"}},
+        {{"megatron-bridge",
+          "Megatron-Bridge stdout: 'Step Time : ...s GPU utilization: ...MODEL_TFLOP/s/GPU' and its iteration lines"},
+         detail::parse_megatron_bridge,
+         {"bridge", "megatron_bridge"},
+         detail::parse_megatron_bridge_file},
+        {{"torchtitan", "TorchTitan step lines ('step: N  loss: ...  tps: ...  tflops: ...  mfu: ...%')"},
+         detail::parse_torchtitan,
+         {"titan"},
+         detail::parse_torchtitan_file},
+        {{"mlperf", "MLPerf Training ':::MLLOG {json}' event lines: run start/stop (time to train), blocks, stats"},
+         detail::parse_mlperf,
+         {"mllog"}},
     };
     return rows;
 }
@@ -155,7 +167,8 @@ void parse_buffer(std::string_view format, std::string_view data, const ParseOpt
 
 namespace {
 
-constexpr std::array<std::string_view, 5> k_scored = {"dllogger", "nccl-tests", "metaseq", "nemo", "megatron"};
+constexpr std::array<std::string_view, 8> k_scored = {"dllogger", "nccl-tests", "metaseq",         "nemo",
+                                                      "megatron", "mlperf",     "megatron-bridge", "torchtitan"};
 
 bool tfrecord_header(std::string_view head) {
     if (head.size() < 12) return false;
@@ -164,7 +177,7 @@ bool tfrecord_header(std::string_view head) {
 }
 
 // The evidence for each format of k_scored in `head`, line by line.
-std::array<int, 5> score_content(std::string_view head) {
+std::array<int, 8> score_content(std::string_view head) {
     // The evidence, its needles built once.
     struct Evidence {
         Needle step{"\"step\""}, data{"\"data\""};
@@ -175,10 +188,12 @@ std::array<int, 5> score_content(std::string_view head) {
         Needle training_epoch{"Training epoch "}, comma_iteration{", iteration "}, tqdm_bar{"%|"}, epoch{"Epoch "},
             reduced_loss{"reduced_train_loss"}, step_timing{"train_step_timing"}, global_step{"global_step"};
         Needle iteration{"iteration"}, elapsed{"elapsed time per iteration"}, consumed{"consumed samples"};
+        Needle mllog{":::MLLOG"}, step_time{"Step Time :"}, model_tflop{"MODEL_TFLOP/s/GPU"}, titan_step{"step:"},
+            titan_tflops{"tflops:"}, titan_mfu{"mfu:"}, titan_tps{"tps:"};
     };
     static const Evidence e;
     // Count evidence line by line ('\r' separates tqdm updates).
-    std::array<int, 5> score{};  // in k_scored's order
+    std::array<int, 8> score{};  // in k_scored's order
     std::size_t pos = 0;
     int lines = 0;
     while (pos < head.size() && lines < 200000) {
@@ -207,6 +222,10 @@ std::array<int, 5> score_content(std::string_view head) {
                  (e.reduced_loss.in(t) || e.step_timing.in(t) || e.global_step.in(t)))
             score[3] += 3;
         if (e.iteration.in(t) && (e.elapsed.in(t) || e.consumed.in(t))) score[4] += 3;
+        if (e.mllog.in(t)) score[5] += 3;
+        // (a Bridge log also holds Megatron iteration lines: its own line outscores them)
+        if (e.model_tflop.in(t) || e.step_time.in(t)) score[6] += 4;
+        if (e.titan_step.in(t) && (e.titan_tflops.in(t) || e.titan_mfu.in(t) || e.titan_tps.in(t))) score[7] += 3;
     }
     return score;
 }
@@ -215,7 +234,7 @@ std::array<int, 5> score_content(std::string_view head) {
 
 std::optional<std::string> detect_from_content(std::string_view file_name, std::string_view head) {
     if (file_name.find("tfevents") != std::string_view::npos || tfrecord_header(head)) return "tensorboard";
-    const std::array<int, 5> score = score_content(head);
+    const std::array<int, 8> score = score_content(head);
     std::size_t best = 0;
     for (std::size_t i = 1; i < score.size(); ++i)
         if (score[i] > score[best]) best = i;
@@ -230,7 +249,7 @@ std::optional<std::string> detect_from_content(std::string_view file_name, std::
 
 std::optional<std::string> detect_decisively(std::string_view head) {
     if (tfrecord_header(head)) return "tensorboard";
-    const std::array<int, 5> score = score_content(head);
+    const std::array<int, 8> score = score_content(head);
     std::optional<std::string> found;
     for (std::size_t i = 0; i < score.size(); ++i) {
         if (score[i] == 0) continue;

@@ -63,55 +63,54 @@ double timestamp_before(std::string_view line, std::size_t pos) {
 
 }  // namespace
 
+IterationLine stage_iteration_line(std::string_view t, bool complete, SeriesSink& sink) {
+    constexpr std::string_view k_elapsed = "elapsed time per iteration (ms)";
+    IterationLine r;
+    std::size_t at = 0;
+    std::size_t rest_pos = match_iteration(t, at, r.iteration);
+    if (rest_pos == std::string_view::npos) return r;
+    r.matched = true;
+    r.wall = timestamp_before(t, at);
+    std::string_view rest = t.substr(rest_pos);
+    while (!rest.empty()) {
+        std::size_t bar = rest.find('|');
+        if (bar == std::string_view::npos && !complete) break;  // possibly cut mid-value
+        std::string_view seg = trim(rest.substr(0, bar));
+        rest = (bar == std::string_view::npos) ? std::string_view{} : rest.substr(bar + 1);
+        std::size_t colon = seg.rfind(':');
+        if (seg.empty() || colon == std::string_view::npos) continue;
+        std::string_view key = trim(seg.substr(0, colon));
+        auto value = leading_number(seg.substr(colon + 1));
+        if (key.empty() || !value) continue;
+        ++r.fields;
+        if (key == k_elapsed) {
+            r.has_elapsed = true;
+            sink.stage(sink.resolve_as(names::step_time_s, key), Point{r.iteration, *value / 1000.0, r.wall});
+        } else {
+            sink.stage(sink.resolve(key), Point{r.iteration, *value, r.wall});
+        }
+    }
+    return r;
+}
+
 void parse_megatron(Source& source, std::string_view label, const ParseOptions& options, LogData& out) {
-    LineReader reader(source);
-    SeriesReserver reserver(out, source.size_hint());
-    LineReader::Line line;
     SeriesSink sink(out, options, canonical_names());
     ParseStats& st = out.stats;
-    constexpr std::string_view k_elapsed = "elapsed time per iteration (ms)";
-    while (reader.next(line)) {
-        reserver.check(reader.bytes());
-        if (line.overlong) {
-            ++st.skipped;
-            warn(st, fmt::format("{}:{}: line longer than the maximum, skipped", label, line.number));
-            continue;
-        }
+    each_text_line(source, label, out, [&](const LineReader::Line& line, std::uint64_t) {
         std::string_view t = line.text;
-        if (trim(t).empty()) continue;
-        std::size_t at = 0;
-        std::int64_t iteration = 0;
-        std::size_t rest_pos = match_iteration(t, at, iteration);
-        if (rest_pos == std::string_view::npos) {
+        if (trim(t).empty()) return;
+        IterationLine it = stage_iteration_line(t, line.complete, sink);
+        if (!it.matched) {
             ++st.skipped;
-            continue;
+            return;
         }
-        double wall = timestamp_before(t, at);
-        std::string_view rest = t.substr(rest_pos);
-        std::size_t fields = 0;
-        while (!rest.empty()) {
-            std::size_t bar = rest.find('|');
-            if (bar == std::string_view::npos && !line.complete) break;  // possibly cut mid-value
-            std::string_view seg = trim(rest.substr(0, bar));
-            rest = (bar == std::string_view::npos) ? std::string_view{} : rest.substr(bar + 1);
-            std::size_t colon = seg.rfind(':');
-            if (seg.empty() || colon == std::string_view::npos) continue;
-            std::string_view key = trim(seg.substr(0, colon));
-            auto value = leading_number(seg.substr(colon + 1));
-            if (key.empty() || !value) continue;
-            ++fields;
-            if (key == k_elapsed)
-                sink.stage(sink.resolve_as(names::step_time_s, key), Point{iteration, *value / 1000.0, wall});
-            else
-                sink.stage(sink.resolve(key), Point{iteration, *value, wall});
-        }
-        if (fields == 0) {
+        if (it.fields == 0) {
             sink.discard();
             if (!line.complete)
                 st.truncated_tail = true;
             else
                 ++st.skipped;
-            continue;
+            return;
         }
         if (!line.complete) {
             // A line cut mid-write: keep what was complete before the last '|'.
@@ -120,8 +119,7 @@ void parse_megatron(Source& source, std::string_view label, const ParseOptions& 
         }
         sink.commit();
         ++st.records;
-    }
-    st.bytes += reader.bytes();
+    });
 }
 
 }  // namespace trainbench::metrics::detail

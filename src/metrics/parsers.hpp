@@ -8,6 +8,7 @@
 
 #include <trainbench/metrics.hpp>
 
+#include <limits>
 #include <memory>
 #include <string_view>
 
@@ -19,6 +20,31 @@ void parse_megatron(Source& source, std::string_view label, const ParseOptions& 
 void parse_nemo(Source& source, std::string_view label, const ParseOptions& options, LogData& out);
 void parse_metaseq(Source& source, std::string_view label, const ParseOptions& options, LogData& out);
 void parse_nccl_tests(Source& source, std::string_view label, const ParseOptions& options, LogData& out);
+void parse_megatron_bridge(Source& source, std::string_view label, const ParseOptions& options, LogData& out);
+void parse_torchtitan(Source& source, std::string_view label, const ParseOptions& options, LogData& out);
+void parse_mlperf(Source& source, std::string_view label, const ParseOptions& options, LogData& out);
+// Megatron-Bridge and TorchTitan logs: split across threads when large (split.hpp), else streamed.
+void parse_megatron_bridge_file(const std::filesystem::path& path, std::string_view label, const ParseOptions& options,
+                                LogData& out, const SplitPolicy& policy = {});
+void parse_torchtitan_file(const std::filesystem::path& path, std::string_view label, const ParseOptions& options,
+                           LogData& out, const SplitPolicy& policy = {});
+// The parallel parse alone: false (out untouched) where the file is not split (split.hpp).
+bool parse_megatron_bridge_split(const std::filesystem::path& path, std::string_view label, const ParseOptions& options,
+                                 LogData& out, const SplitPolicy& policy);
+bool parse_torchtitan_split(const std::filesystem::path& path, std::string_view label, const ParseOptions& options,
+                            LogData& out, const SplitPolicy& policy);
+
+class SeriesSink;
+// One Megatron-style "iteration i/N | key: value | ..." line, its values staged in `sink`
+// (megatron.cpp; Megatron-Bridge prints the same line).
+struct IterationLine {
+    bool matched = false;  // an iteration line at all
+    std::int64_t iteration = 0;
+    std::size_t fields = 0;  // "key: value" segments read
+    bool has_elapsed = false;
+    double wall = std::numeric_limits<double>::quiet_NaN();
+};
+[[nodiscard]] IterationLine stage_iteration_line(std::string_view text, bool complete, SeriesSink& sink);
 
 using StreamParseFn = void (*)(Source&, std::string_view, const ParseOptions&, LogData&);
 

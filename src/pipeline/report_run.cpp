@@ -143,7 +143,7 @@ RunReport report_run(const Services& services, const ReportRequest& request) {
     } else {
         out.summary = summarise_logs(services, request.targets, request.options);
     }
-    nlohmann::ordered_json json = report::to_json(*out.summary);
+    nlohmann::ordered_json json = report::to_json(*out.summary, request.series);
     if (out.validation) json["validation"] = report::cluster_validation_json(*out.validation);
     out.json = json.dump(2) + "\n";
     if (out.run_dir) write_file_atomic(*out.run_dir / "report" / "summary.json", out.json);

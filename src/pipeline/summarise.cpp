@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <exception>
 #include <fnmatch.h>
+#include <thread>
 
 namespace fs = std::filesystem;
 
@@ -187,6 +188,8 @@ metrics::ParseOptions report_parse_options(const std::string& format, const std:
     po.tags = {std::string(metrics::names::loss)};
     if (!(po.step_records && format == "dllogger")) po.tags.emplace_back(metrics::names::step_time_s);
     if (figures_only) po.last_only = {std::string(metrics::names::loss)};
+    // The framework's own TFLOPS/GPU and MFU, for the report's cross-check rows.
+    for (const std::string& s : analysis::framework_figure_series(format)) po.tags.push_back(s);
     return po;
 }
 
@@ -333,6 +336,63 @@ analysis::RunSummary summarise_run(const Services& services, const fs::path& run
     return summary;
 }
 
+namespace {
+
+// The parse of a report's bare logs. A large log (64 MiB and more in all, where the parse
+// takes both cores anyway) is parsed on its own thread from the start, while the flags are
+// checked against the catalog: loading the catalog is milliseconds of one core, before the
+// parse could start. What it does, and the order of its errors, are as sequential: the
+// flags' errors first (a parse not yet taken is waited for and its result dropped), then
+// format detection's, then the parse's. A small log is parsed when taken, on this thread.
+class LogsParse {
+public:
+    LogsParse(const std::vector<fs::path>& paths, const SummaryOptions& flags) : m_paths(paths), m_flags(flags) {
+        constexpr std::uintmax_t k_large = 64u << 20;
+        std::uintmax_t bytes = 0;
+        for (const fs::path& p : paths) {
+            std::error_code ec;
+            const std::uintmax_t n = fs::file_size(p, ec);
+            if (!ec) bytes += n;
+        }
+        if (bytes >= k_large && std::thread::hardware_concurrency() > 1) m_thread = std::thread([this] { run(); });
+    }
+    ~LogsParse() {
+        if (m_thread.joinable()) m_thread.join();
+    }
+    LogsParse(const LogsParse&) = delete;
+    LogsParse& operator=(const LogsParse&) = delete;
+
+    // The parsed logs (with the convention the flags gave: apply_flags has checked its name).
+    metrics::LogData take() {
+        if (m_thread.joinable())
+            m_thread.join();
+        else
+            run();
+        if (m_error) std::rethrow_exception(m_error);
+        return std::move(m_log);
+    }
+
+private:
+    void run() {
+        try {
+            // (every file's format detected once, here; they must agree)
+            const std::string format = m_flags.format == "auto" ? metrics::logs_format(m_paths) : m_flags.format;
+            const std::string convention = m_flags.flops.empty() ? analysis::Inputs{}.convention : m_flags.flops;
+            m_log = metrics::parse_logs(m_paths, report_parse_options(format, convention, m_flags.figures_only));
+        } catch (...) {
+            m_error = std::current_exception();
+        }
+    }
+
+    const std::vector<fs::path>& m_paths;
+    const SummaryOptions& m_flags;
+    metrics::LogData m_log;
+    std::exception_ptr m_error;
+    std::thread m_thread;
+};
+
+}  // namespace
+
 analysis::RunSummary summarise_logs(const Services& services, const std::vector<std::string>& files,
                                     const SummaryOptions& flags) {
     std::vector<fs::path> paths(files.begin(), files.end());
@@ -343,11 +403,9 @@ analysis::RunSummary summarise_logs(const Services& services, const std::vector<
     in.precision_origin = "default";
     in.window_origin = "default";
     in.convention_origin = "default";
+    LogsParse parse(paths, flags);
     apply_flags(services, flags, in);
-    // (every file's format detected once, here; they must agree)
-    const std::string format = flags.format == "auto" ? metrics::logs_format(paths) : flags.format;
-    metrics::ParseOptions po = report_parse_options(format, in.convention, flags.figures_only);
-    metrics::LogData log = metrics::parse_logs(paths, po);
+    metrics::LogData log = parse.take();
     req.plot_series = !flags.figures_only;
     apply_log_device(services, log, flags, in);
     if (in.gpu_family.empty()) {

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <regex>
 
 namespace fs = std::filesystem;
@@ -352,7 +353,8 @@ private:
     void default_framework_version() {
         if (!m_r.framework_version.empty()) return;
         std::vector<std::string> versions = m_cat.framework_versions(m_r.framework);
-        if (versions.empty() || (m_r.framework != "nemo" && versions.size() > 1)) return;
+        const catalog::FrameworkKind* kind = catalog::find_framework_kind(m_r.framework);
+        if (versions.empty() || (!(kind && kind->version_from_image) && versions.size() > 1)) return;
         std::string chosen = versions.back();
         for (const std::string& v : versions) {
             auto p = m_cat.find_framework(m_r.framework, v);
@@ -569,6 +571,20 @@ private:
         if (!conv.empty()) m_r.metrics.flops = std::string(conv);
     }
 
+    // `metrics.window: dgxc`: a window known by name (named_windows()).
+    void decode_named_window(const Node& w) {
+        const NamedWindow* named = find_named_window(w.scalar);
+        if (!named) {
+            m_d.error(w.where, "metrics.window", fmt::format("unknown window '{}'", w.scalar),
+                      "[first_step, last_step] or one of " + quoted_list(named_window_names(), " or "),
+                      did_you_mean(w.scalar, named_window_names()));
+            return;
+        }
+        m_r.metrics.window_start = named->start;
+        m_r.metrics.window_end = named->end;
+        m_r.metrics.window_name = std::string(named->name);
+    }
+
     void decode_metrics(MapReader& top) {
         const Node* n = top.get("metrics");
         if (!n) return;
@@ -577,7 +593,11 @@ private:
         mr.read_enum("source", m_r.metrics.source, metrics_source_names());
         mr.read("path", m_r.metrics.path);
         std::vector<int> window;
-        if (mr.read("window", window, 0)) {
+        // A name ("dgxc"); a number stays the type error of a list read below.
+        if (const Node* w = mr.get("window");
+            w && w->is_scalar() && !w->scalar.empty() && std::isalpha(static_cast<unsigned char>(w->scalar[0]))) {
+            decode_named_window(*w);
+        } else if (mr.read("window", window, 0)) {
             if (window.size() != 2) {
                 m_d.error(mr.get("window")->where, "metrics.window",
                           fmt::format("window has {} value{}", window.size(), window.size() == 1 ? "" : "s"),

@@ -4,6 +4,8 @@
 // shared-expert MLPs, embeddings; over data x context parallel) and the routed experts (over
 // expert data parallel = GPUs / (expert x expert_tensor x pipeline)); activations follow
 // Korthikanti et al. 2022 with GQA, SwiGLU, MoE and MLA terms.
+#include "recipe/schema.hpp"
+
 #include <trainbench/recipe.hpp>
 
 #include <algorithm>
@@ -16,10 +18,10 @@ namespace {
 constexpr double k_gib = 1024.0 * 1024.0 * 1024.0;
 
 bool uses_fused_attention(const Recipe& r) {
-    // NeMo and Megatron-LM (Transformer Engine / flash attention) never store
-    // the a*s*s attention scores; the 2022 stacks (metaseq) and unknown ones do. The
-    // shipped workload on a GPU calls scaled_dot_product_attention (flash kernels).
-    return r.framework == "nemo" || r.framework == "megatron-lm" || (r.framework == "tinygpt" && r.gpu.family != "cpu");
+    // Transformer Engine / flash attention never store the a*s*s attention scores (the
+    // catalog's framework row says which frameworks use them); the 2022 stacks (metaseq),
+    // unknown ones and any framework on a CPU do.
+    return framework_kind(r).fused_attention && r.gpu.family != "cpu";
 }
 
 bool has_arg(const Recipe& r, std::string_view flag) {
@@ -262,14 +264,17 @@ void model_state(const Recipe& r, const std::vector<PipelineStage>& stages, cons
     const double dp_cp = std::max(1, r.data_parallel()) * std::max(1, r.parallelism.context);
     const double expert_dp = std::max(1.0, gpus / (s.e * s.et * p));
     const bool full_precision = r.precision == catalog::Precision::fp32 || r.precision == catalog::Precision::tf32;
-    const bool fsdp = r.framework == "metaseq";  // FSDP shards parameters and gradients too
+    const catalog::FrameworkKind& kind = framework_kind(r);
+    const bool fsdp = kind.shards_parameters;  // FSDP shards parameters and gradients too
     const double weight_bytes = full_precision ? 4 : 2;
     const double grad_bytes =
-        full_precision ? 4 : (r.framework == "megatron-lm" && has_arg(r, "--grad-reduce-in-bf16") ? 2 : 4);
+        full_precision
+            ? 4
+            : ((kind.megatron_arguments && has_arg(r, "--grad-reduce-in-bf16")) || kind.bf16_gradients ? 2 : 4);
     const double optimizer_bytes = full_precision ? 8 : 12;  // (fp32 master +) Adam m and v
     const bool shard_optimizer = r.distributed_optimizer || fsdp;
     const double copy = full_precision ? 0.0 : quantized_copy_bytes(r.precision);
-    const bool param_gather = r.framework == "megatron-lm" && has_arg(r, "--fp8-param-gather");
+    const bool param_gather = kind.megatron_arguments && has_arg(r, "--fp8-param-gather");
     double best = -1;
     for (int rank = 0; rank < p; ++rank) {
         RankParams rp = rank_params(r, stages, rank, s);

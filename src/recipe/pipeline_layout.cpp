@@ -147,7 +147,7 @@ void validate_pipeline_layout(const Recipe& r, Diagnostics& d) {
     if (par.pipeline_layout.empty()) return;
     const SourceLocation where = origin_of(r, "parallelism.pipeline_layout");
     const std::string key = "parallelism.pipeline_layout";
-    if (r.framework != "megatron-lm") {
+    if (!framework_kind(r).megatron_arguments) {
         d.error(where, key, fmt::format("framework '{}' has no pipeline layout", r.framework),
                 "a layout only with framework megatron-lm (--pipeline-model-parallel-layout)");
         return;

@@ -62,7 +62,7 @@ void validate_recompute_modules(const Recipe& r, Diagnostics& d) {
     // Megatron-LM d98e8a64 megatron/core/transformer/transformer_config.py, recompute_modules
     static const std::vector<std::string> known = {"core_attn", "moe_act", "layernorm",     "mla_up_proj",
                                                    "mlp",       "moe",     "shared_experts"};
-    if (r.framework != "megatron-lm")
+    if (!framework_kind(r).megatron_arguments)
         d.error(where, "recompute.modules", fmt::format("framework '{}' takes no recompute modules", r.framework),
                 "recompute.modules only with framework megatron-lm (--recompute-modules)");
     if (r.recompute.granularity != "selective")

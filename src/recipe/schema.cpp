@@ -9,12 +9,35 @@ const std::vector<std::string>& framework_names() {
     static const std::vector<std::string> v = catalog::framework_kind_names();
     return v;
 }
+const catalog::FrameworkKind& framework_kind(const Recipe& r) {
+    static const catalog::FrameworkKind unknown{};
+    const catalog::FrameworkKind* k = catalog::find_framework_kind(r.framework);
+    return k ? *k : unknown;
+}
 const std::vector<std::string>& metrics_source_names() {
     static const std::vector<std::string> v = [] {
         std::vector<std::string> names{"auto"};
         for (const std::string& f : catalog::log_format_names()) names.push_back(f);
         return names;
     }();
+    return v;
+}
+const std::vector<NamedWindow>& named_windows() {
+    // dgxc-benchmarking 841f5466, cli/llmb-run/src/llmb_run/pretrain_log_parser.py:
+    // MIN_ITERATION = 35, MAX_ITERATION = 44 (a year earlier its scripts averaged 11..44).
+    static const std::vector<NamedWindow> v = {
+        {"dgxc", 35, 44, "dgxc-benchmarking llmb-run's pretrain_log_parser.py (841f5466): iterations 35..44"},
+    };
+    return v;
+}
+const NamedWindow* find_named_window(std::string_view name) {
+    for (const NamedWindow& w : named_windows())
+        if (w.name == name) return &w;
+    return nullptr;
+}
+std::vector<std::string> named_window_names() {
+    std::vector<std::string> v;
+    for (const NamedWindow& w : named_windows()) v.emplace_back(w.name);
     return v;
 }
 const std::vector<std::string>& flops_names() {
@@ -179,6 +202,12 @@ nlohmann::ordered_json expectations_json(const std::vector<Expectation>& expecta
     return expect;
 }
 
+// metrics.window: [start, end], or the name of a named window ("dgxc").
+nlohmann::ordered_json window_json(const Metrics& m) {
+    if (!m.window_name.empty()) return m.window_name;
+    return nlohmann::ordered_json::array({m.window_start, m.window_end});
+}
+
 }  // namespace
 
 nlohmann::ordered_json to_json(const Recipe& r) {
@@ -239,7 +268,7 @@ nlohmann::ordered_json to_json(const Recipe& r) {
                       {"ranks", r.profiling.ranks}};
     j["metrics"] = {{"source", r.metrics.source},
                     {"path", r.metrics.path},
-                    {"window", {r.metrics.window_start, r.metrics.window_end}},
+                    {"window", window_json(r.metrics)},
                     {"flops", r.metrics.flops}};
     j["expect"] = expectations_json(r.expectations);
     j["slurm"] = {{"partition", r.slurm.partition},

@@ -16,6 +16,10 @@ const std::vector<std::string>& figure_names();
 const std::vector<std::string>& stage_kind_names();
 const std::vector<std::string>& log_format_names();
 
+// The catalog's row of the recipe's framework (what validate and the memory estimate know of
+// it); a row of defaults for a name the catalog lacks (validate reports the name).
+const catalog::FrameworkKind& framework_kind(const Recipe& r);
+
 // The resolved recipe in schema order (what `show` prints).
 nlohmann::ordered_json to_json(const Recipe& r);
 

@@ -4,6 +4,7 @@
 #include <trainbench/recipe.hpp>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -19,7 +20,8 @@ constexpr double k_gib = 1024.0 * 1024.0 * 1024.0;
 void validate_framework_profile(const Recipe& r, Diagnostics& d) {
     auto at = [&](const std::string& key) { return origin_of(r, key); };
     const catalog::FrameworkProfile* p = r.profile.get();
-    if (!r.framework_config.empty() && r.framework != "nemo")
+    const catalog::FrameworkKind& kind = framework_kind(r);
+    if (!r.framework_config.empty() && !kind.config_keys)
         d.error(at("framework_config"), "framework_config",
                 fmt::format("framework_config sets NeMo configuration keys; framework '{}' takes command-line "
                             "arguments",
@@ -40,39 +42,67 @@ void validate_framework_profile(const Recipe& r, Diagnostics& d) {
                 fmt::format("'{}' is not a key of {}", key, p->schema), "a key this version reads",
                 did_you_mean(key, known));
     }
+    // a log format the version does not write (its profile lists what it writes)
     const std::string& source = r.metrics.source;
-    bool framework_log = source == "dllogger" || source == "tensorboard" || source == "nemo";
-    if (r.framework == "nemo" && framework_log && !p->writes.empty() &&
+    if (catalog::find_log_format(source) && !p->writes.empty() &&
         std::find(p->writes.begin(), p->writes.end(), source) == p->writes.end())
         d.error(at("metrics.source"), "metrics.source", fmt::format("{} writes no '{}' log", p->title, source),
                 fmt::format("one of {}", quoted_list(p->writes)),
                 "read what this version writes, or use a framework_version that writes it");
 }
 
+// What the catalog's row of the framework says a recipe of it may ask (catalog::FrameworkKind):
+// its own command, the precisions it trains in, the parallelism and GPUs its launcher takes.
+void validate_framework_rules(const Recipe& r, Diagnostics& d) {
+    auto at = [&](const std::string& key) { return origin_of(r, key); };
+    const catalog::FrameworkKind& kind = framework_kind(r);
+    const std::string& name = r.framework;
+    if (kind.own_command) {
+        if (r.launch.command.empty())
+            d.error(at("launch"), "launch.command", fmt::format("framework '{}' needs the training command", name),
+                    "launch.command: [argv...]");
+        if (r.launch.log_format.empty())
+            d.error(at("launch"), "launch.log_format", fmt::format("framework '{}' needs the format of its log", name),
+                    fmt::format("one of {}", quoted_list(log_format_names())));
+    } else if (!r.launch.command.empty()) {
+        d.error(
+            at("launch.command"), "launch.command",
+            fmt::format(
+                "launch.command replaces the whole training command and is only for framework 'custom' (this is '{}')",
+                name),
+            "launch.extra_args to add arguments", "use launch.extra_args, or framework: custom");
+    }
+    const auto& allowed = kind.gpu_precisions;
+    if (!allowed.empty() && r.gpu.family != "cpu" &&
+        std::find(allowed.begin(), allowed.end(), r.precision) == allowed.end()) {
+        std::vector<std::string> names;
+        for (catalog::Precision p : allowed) names.emplace_back(catalog::to_string(p));
+        d.error(at("precision"), "precision",
+                fmt::format("the {} workload trains in {}, not {}", name, fmt::join(names, " or "),
+                            catalog::to_string(r.precision)),
+                fmt::format("one of {}", quoted_list(names)));
+    }
+    if (!kind.pipeline_parallel && r.parallelism.pipeline != 1)
+        d.error(at("parallelism.pipeline"), "parallelism.pipeline", fmt::format("{} has no pipeline parallelism", name),
+                "1");
+    if (!kind.context_parallel && r.parallelism.context != 1)
+        d.error(at("parallelism.context"), "parallelism.context", fmt::format("{} has no context parallelism", name),
+                "1");
+    if (r.gpus_per_node_effective() < kind.min_gpus_per_node)
+        d.error(at("gpus_per_node"), "gpus_per_node",
+                fmt::format("{}'s launcher needs at least {} GPUs per node", name, kind.min_gpus_per_node),
+                fmt::format(">= {}", kind.min_gpus_per_node));
+}
+
 // Checkpoints and TensorBoard logs go to the run directory (logs/<stage>/...), which the
 // framework's launch builder names, so no two runs or recipes share them. Words of
 // launch.extra_args are literal text that cannot name the run directory: they may not move them.
 void validate_run_outputs(const Recipe& r, Diagnostics& d) {
-    struct Owned {
-        const char* framework;
-        const char* flag;
-        const char* where;
-    };
-    static const Owned owned[] = {
-        {"megatron-lm", "--save",
-         "checkpoints in each run's own directory (logs/<stage>/checkpoints, when launch.extra_args sets "
-         "--save-interval)"},
-        {"megatron-lm", "--tensorboard-dir",
-         "TensorBoard events in each run's own directory (logs/<stage>/tensorboard)"},
-        {"metaseq", "--save-dir",
-         "checkpoints in each run's own directory (logs/<stage>/checkpoints, when launch.extra_args sets a save "
-         "interval)"},
-        {"metaseq", "--tensorboard-logdir", "TensorBoard events in each run's own directory (logs/<stage>/tb)"},
-    };
+    const catalog::FrameworkKind& kind = framework_kind(r);
     for (const std::string& word : r.launch.extra_args) {
         std::string flag = word.substr(0, word.find('='));
-        for (const Owned& o : owned) {
-            if (r.framework != o.framework || flag != o.flag) continue;
+        for (const catalog::OwnedOutput& o : kind.owned_outputs) {
+            if (flag != o.flag) continue;
             d.error(origin_of(r, "launch.extra_args"), "launch.extra_args",
                     fmt::format("'{}' would make runs share a directory: trainbench writes {}", flag, o.where), "",
                     fmt::format("remove '{}' and its value", flag));
@@ -275,38 +305,9 @@ void validate_recipe(const Recipe& r, Diagnostics& d) {
                             m.layers / par.pipeline),
                 fmt::format("at most {}", m.layers / par.pipeline));
 
-    // framework-specific requirements
-    if (r.framework == "custom") {
-        if (r.launch.command.empty())
-            d.error(at("launch"), "launch.command", "framework 'custom' needs the training command",
-                    "launch.command: [argv...]");
-        if (r.launch.log_format.empty())
-            d.error(at("launch"), "launch.log_format", "framework 'custom' needs the format of its log",
-                    fmt::format("one of {}", quoted_list(log_format_names())));
-    } else if (!r.launch.command.empty()) {
-        d.error(
-            at("launch.command"), "launch.command",
-            fmt::format(
-                "launch.command replaces the whole training command and is only for framework 'custom' (this is '{}')",
-                r.framework),
-            "launch.extra_args to add arguments", "use launch.extra_args, or framework: custom");
-    }
+    validate_framework_rules(r, d);  // the catalog's framework row
     validate_framework_profile(r, d);
     validate_run_outputs(r, d);
-    // The shipped workload on a GPU: fp32 or bf16 autocast (train.py --precision).
-    if (r.framework == "tinygpt" && r.gpu.family != "cpu" && r.precision != catalog::Precision::fp32 &&
-        r.precision != catalog::Precision::bf16)
-        d.error(at("precision"), "precision",
-                fmt::format("the tinygpt workload trains in fp32 or bf16, not {}", catalog::to_string(r.precision)),
-                "bf16 or fp32");
-    if (r.framework == "metaseq") {
-        if (par.pipeline != 1)
-            d.error(at("parallelism.pipeline"), "parallelism.pipeline", "metaseq has no pipeline parallelism", "1");
-        if (par.context != 1)
-            d.error(at("parallelism.context"), "parallelism.context", "metaseq has no context parallelism", "1");
-        if (gpn < 2)
-            d.error(at("gpus_per_node"), "gpus_per_node", "metaseq's launcher needs at least 2 GPUs per node", ">= 2");
-    }
 
     validate_container(r, d);
 

@@ -119,6 +119,86 @@ public:
         if (!m_p.values.empty()) values();
     }
 
+    // Megatron-Bridge's run_script.py: its options, then what parse_known_args() leaves, each a
+    // config override `key=value` (a key the profile lists, a value of its type).
+    void options_and_overrides() {
+        options();
+        for (std::size_t i = 1; i < m_cmd.argv.size(); ++i) {
+            const std::string& word = m_cmd.argv[i];
+            if (is_option(word) || (i < m_consumed.size() && m_consumed[i])) continue;
+            std::size_t eq = word.find('=');
+            if (eq == std::string::npos || eq == 0) {
+                problem(
+                    word,
+                    fmt::format("'{}' is neither an argument of {} nor a config override key=value", word, m_p.schema),
+                    "", "an option or key=value");
+                continue;
+            }
+            std::string key = word.substr(0, eq);
+            if (!m_p.knows(key)) {
+                problem(word, fmt::format("'{}' is not a config key {} overrides", key, m_p.schema), suggestion(key),
+                        "a config key this version sets");
+            } else if (auto bad = m_p.check_config(key, hydra_value(word.substr(eq + 1)))) {
+                problem(word, fmt::format("'{}': {} ({})", word, bad->message, m_p.schema), bad->hint, bad->expected);
+            }
+        }
+    }
+
+    // TorchTitan: every key and value of the delivered TOML (the recipe's framework_config keys are
+    // validate's, at their own lines), then the `--section.key[=value]` overrides after it, as tyro
+    // reads them (a bool is a flag, `--section.no_key` its negation; '-' and '_' alike).
+    void toml() {
+        for (const auto& [key, value] : m_cmd.config_values.items()) {
+            if (m_r.framework_config.contains(key)) continue;
+            if (!m_p.knows(key)) {
+                problem(key, fmt::format("'{}' is not a key of {}", key, m_p.schema), suggestion(key));
+            } else if (auto bad = m_p.check_config(key, value)) {
+                problem(key, fmt::format("{}: {} ({})", key, bad->message, m_p.schema), bad->hint, bad->expected);
+            }
+        }
+        const std::vector<std::string>& argv = m_cmd.argv;
+        for (std::size_t i = 0; i < argv.size(); ++i) {
+            const std::string& word = argv[i];
+            if (word.rfind("--", 0) != 0) continue;
+            const std::size_t eq = word.find('=');
+            std::string key = word.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
+            std::replace(key.begin(), key.end(), '-', '_');
+            const std::size_t dot = key.rfind('.');
+            bool negated = false;
+            if (!m_p.knows(key) && dot != std::string::npos && key.compare(dot + 1, 3, "no_") == 0) {
+                std::string plain = key.substr(0, dot + 1) + key.substr(dot + 4);
+                const catalog::ValueRule* rule = m_p.rule(plain);
+                negated = rule && rule->type == "bool";
+                if (negated) key = plain;
+            }
+            if (!m_p.knows(key)) {
+                problem(word,
+                        fmt::format("'{}' is not an option of {} (--section.key)", word.substr(0, eq), m_p.schema),
+                        suggestion(key));
+                continue;
+            }
+            const catalog::ValueRule* rule = m_p.rule(key);
+            if (rule && rule->type == "bool") {
+                if (eq != std::string::npos)
+                    problem(word, fmt::format("'{}': --{} is a flag and takes no value ({})", word, key, m_p.schema),
+                            fmt::format("'--{}' or '--{}'", key, key.substr(0, dot + 1) + "no_" + key.substr(dot + 1)),
+                            "the flag alone");
+                continue;
+            }
+            std::string value = eq != std::string::npos ? word.substr(eq + 1) : std::string();
+            std::string shown = word;
+            if (eq == std::string::npos) {
+                if (i + 1 >= argv.size()) {
+                    problem(word, fmt::format("--{} needs a value ({})", key, m_p.schema), "", "a value");
+                    continue;
+                }
+                value = shown = argv[++i];
+            }
+            if (auto bad = m_p.check_word(key, value))
+                problem(shown, fmt::format("--{} {}: {}", key, value, bad->message), bad->hint, bad->expected);
+        }
+    }
+
 private:
     // Each option's values, walked as argparse (or getopt_long, for nccl-tests) walks them.
     void values() {
@@ -128,10 +208,11 @@ private:
             if (!is_option(word)) continue;
             std::size_t eq = word.find('=');
             bool long_option = word.rfind("--", 0) == 0;
-            std::string flag = long_option ? word.substr(0, eq) : word.substr(0, 2);
+            // a short option of several letters (Megatron-Bridge's -mr, -gb) is one name
+            std::string flag = long_option || m_p.rule(word) ? word.substr(0, eq) : word.substr(0, 2);
             const catalog::ValueRule* rule = m_p.rule(flag);
             if (!rule) continue;
-            bool attached = long_option ? eq != std::string::npos : word.size() > 2;  // --x=v, -b8
+            bool attached = long_option ? eq != std::string::npos : word.size() > flag.size();  // --x=v, -b8
             if (!rule->takes_value()) {
                 no_value(flag, word, attached, i);
                 continue;
@@ -141,6 +222,8 @@ private:
                 given.push_back(long_option ? word.substr(eq + 1) : word.substr(2));
             else
                 i = take_values(*rule, flag, i, given);
+            if (m_consumed.size() < argv.size()) m_consumed.resize(argv.size());
+            for (std::size_t k = i + 1 - (attached ? 1 : given.size()); k <= i; ++k) m_consumed[k] = true;
             for (const std::string& v : given)
                 if (auto bad = m_p.check_word(flag, v))
                     problem(attached ? word : v, fmt::format("{} {}: {}", flag, v, bad->message), bad->hint,
@@ -229,6 +312,7 @@ private:
     const catalog::FrameworkProfile& m_p;
     Diagnostics& m_d;
     std::vector<std::string> m_known;
+    std::vector<bool> m_consumed;  // argv indexes some option took as its value
 };
 
 }  // namespace
@@ -247,6 +331,7 @@ std::vector<LaunchCommand> launch_commands(const recipe::Recipe& recipe, const R
             for (const auto& w : cmd["argv"]) l.argv.push_back(w.get<std::string>());
             l.config_file = cmd["config_file"].get<std::string>();
             for (const auto& k : cmd["config_keys"]) l.config_keys.push_back(k.get<std::string>());
+            if (cmd.contains("config_values")) l.config_values = cmd["config_values"];
             out.push_back(std::move(l));
         }
     }
@@ -280,6 +365,10 @@ void check_launch(const recipe::Recipe& recipe, const catalog::Catalog& catalog,
         const Framework* framework = find_framework(cmd.program);
         if (framework && framework->hydra)
             check.hydra();
+        else if (framework && framework->cli_overrides)
+            check.options_and_overrides();
+        else if (framework && framework->toml)
+            check.toml();
         else
             check.options();
     }

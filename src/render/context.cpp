@@ -554,9 +554,12 @@ std::vector<std::string> launch_line_texts(const std::vector<std::string>& runne
         const std::string& w = rest[i];
         bool flag = w.size() > 2 && w[0] == '-' && w[1] == '-' && w.find('=') == std::string::npos;
         std::string l = arg_indent + w;
-        while (flag && i + 1 < rest.size() &&
-               !(rest[i + 1].size() > 1 && rest[i + 1][0] == '-' && !(rest[i + 1][1] >= '0' && rest[i + 1][1] <= '9')))
-            l += " " + rest[++i];
+        // a flag keeps its values; an option or a config override (key=value) starts a line
+        auto starts_line = [](const std::string& n) {
+            bool option = n.size() > 1 && n[0] == '-' && !(n[1] >= '0' && n[1] <= '9');
+            return option || (!n.empty() && n[0] != '-' && n.find('=') != std::string::npos);
+        };
+        while (flag && i + 1 < rest.size() && !starts_line(rest[i + 1])) l += " " + rest[++i];
         texts.push_back(l);
     }
     return texts;
@@ -618,12 +621,15 @@ void add_delivered_files_and_preflight(const FrameworkLaunch& launch, const std:
 }
 
 ordered_json command_json(const std::string& program, const std::string& version, ordered_json argv,
-                          const std::string& config_file = {}, const std::vector<std::string>& config_keys = {}) {
-    return {{"program", program},
-            {"version", version},
-            {"argv", std::move(argv)},
-            {"config_file", config_file},
-            {"config_keys", ordered_json(config_keys)}};
+                          const std::string& config_file = {}, const std::vector<std::string>& config_keys = {},
+                          const ordered_json& config_values = ordered_json::object()) {
+    ordered_json out = {{"program", program},
+                        {"version", version},
+                        {"argv", std::move(argv)},
+                        {"config_file", config_file},
+                        {"config_keys", ordered_json(config_keys)}};
+    if (!config_values.empty()) out["config_values"] = config_values;
+    return out;
 }
 
 ordered_json plain_argv(const std::vector<ShellWord>& words) {
@@ -639,7 +645,7 @@ ordered_json stage_commands(const Facts& f, const StageShape& s, const Framework
     ordered_json commands = ordered_json::array();
     if (f.stage.kind == "train") {
         commands.push_back(command_json(r.framework, r.framework_version, plain_argv(launch.program),
-                                        launch.config_file, launch.config_keys));
+                                        launch.config_file, launch.config_keys, launch.config_values));
     } else if ((s.slurm_validate || s.k8s_validate) && c.at("validate").value("nccl_enabled", false)) {
         for (ordered_json& command : nccl_tests_commands(c.at("validate"))) commands.push_back(std::move(command));
     } else if (s.slurm_prepare && c.at("prepare").value("preprocess", false) && !prepare_is_custom(f.stage)) {

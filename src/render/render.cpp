@@ -122,7 +122,10 @@ std::vector<RenderedJob> render(const recipe::Recipe& recipe, const RenderOption
                 RenderedFile{file["path"].get<std::string>(), file["content"].get<std::string>(), false});
         context.erase("delivered_files");
         // The keys of a delivered config (hundreds for NeMo) are for check_launch, not templates.
-        for (auto& command : context["commands"]) command.erase("config_keys");
+        for (auto& command : context["commands"]) {
+            command.erase("config_keys");
+            command.erase("config_values");
+        }
         RenderedJob job;
         job.stage = stage.name;
         job.scheduler = recipe.target.scheduler;

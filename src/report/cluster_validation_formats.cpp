@@ -1,7 +1,7 @@
 // The validate stage's result in the other report formats: a Markdown section,
 // an HTML section and a JUnit test suite, so the bad nodes are named whichever
 // format a pipeline reads (docs/stages.md).
-#include <trainbench/report.hpp>
+#include "report/format_util.hpp"
 
 #include <fmt/format.h>
 
@@ -69,21 +69,16 @@ std::string cluster_validation_html(const analysis::ClusterValidation& v) {
     return out + "</table>\n</section>\n";
 }
 
-std::string cluster_validation_junit(const analysis::ClusterValidation& v) {
-    std::size_t cases = v.dcgm.size() + v.runs.size() + 1, failures = v.passed ? 0 : 1;
-    for (const analysis::DcgmNodeResult& d : v.dcgm) failures += d.passed ? 0 : 1;
-    for (const analysis::NcclRunCheck& c : v.runs) failures += c.passed ? 0 : 1;
-    std::string out =
-        fmt::format("  <testsuite name=\"cluster-validation\" tests=\"{}\" failures=\"{}\">\n", cases, failures);
-    auto testcase = [&out](const std::string& name, bool passed, const std::string& message) {
-        out += fmt::format("    <testcase classname=\"cluster-validation\" name=\"{}\"", html_escape(name));
-        out += passed ? "/>\n" : fmt::format("><failure message=\"{}\"/></testcase>\n", html_escape(message));
+TestSuite cluster_validation_suite(const analysis::ClusterValidation& v) {
+    TestSuite suite{"cluster-validation", {}, {}};
+    auto testcase = [&suite](const std::string& name, bool passed, const std::string& message) {
+        suite.cases.push_back({name, "cluster-validation", passed, passed ? std::string() : message, {}, {}});
     };
     testcase("bad nodes", v.passed,
              v.bad_nodes.empty() ? std::string("validation failed") : "bad nodes: " + node_list(v.bad_nodes));
     for (const analysis::DcgmNodeResult& d : v.dcgm) testcase("DCGM " + d.node, d.passed, dcgm_failures(d));
     for (const analysis::NcclRunCheck& c : v.runs) testcase(run_name(c), c.passed, c.problem);
-    return out + "  </testsuite>\n";
+    return suite;
 }
 
 std::string with_cluster_validation(std::string_view format, std::string rendered,
@@ -97,9 +92,8 @@ std::string with_cluster_validation(std::string_view format, std::string rendere
     if (format == "html") return insert_before("</body>", cluster_validation_html(v));
     if (format == "junit") {
         if (rendered.find("<testsuites") == std::string::npos)
-            return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n" + cluster_validation_junit(v) +
-                   "</testsuites>\n";
-        return insert_before("</testsuites>", cluster_validation_junit(v));
+            return junit_xml("trainbench cluster validation", {cluster_validation_suite(v)});
+        return insert_before("</testsuites>", detail::junit_suite(cluster_validation_suite(v)));
     }
     return rendered;
 }

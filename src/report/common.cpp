@@ -35,6 +35,10 @@ std::unique_ptr<Reporter> make_reporter(std::string_view name, const ReportOptio
                      did_you_mean(name, reporter_names()));
 }
 
+std::string render(const Document& document, std::string_view format, const ReportOptions& options) {
+    return make_reporter(format, options)->render(document);
+}
+
 const std::vector<FigureInfo>& summary_figures() {
     static const std::vector<FigureInfo> figures = {
         {"step_time_s", "step time (window mean)", "s"},      {"step_time_median_s", "step time (median)", "s"},
@@ -123,7 +127,7 @@ void add_checks_json(const RunSummary& s, nlohmann::ordered_json& j) {
 
 }  // namespace
 
-nlohmann::ordered_json to_json(const RunSummary& s) {
+nlohmann::ordered_json to_json(const RunSummary& s, bool series) {
     const analysis::Inputs& in = s.inputs;
     nlohmann::ordered_json j;
     j["format"] = "trainbench-report";
@@ -154,6 +158,7 @@ nlohmann::ordered_json to_json(const RunSummary& s) {
     j["peak"] = {
         {"gpu", s.peak.gpu}, {"precision", s.peak.precision}, {"tflops", s.peak.tflops}, {"source", s.peak.source}};
     j["window"] = {{"start", s.stats.window.start}, {"end", s.stats.window.end}};
+    if (!s.stats.window.name.empty()) j["window"]["name"] = s.stats.window.name;
     j["steps_used"] = s.stats.steps_used;
     j["steps_used_count"] = s.stats.count;
     j["warmup_steps"] = s.stats.warmup_steps;
@@ -191,7 +196,7 @@ nlohmann::ordered_json to_json(const RunSummary& s) {
                        {"git_commit", p.git_commit}};
     if (!s.conventions.empty()) j["conventions"] = detail::conventions_json(s);
     if (s.reference) j["reference"] = detail::reference_json(*s.reference);
-    j["series"] = {{"step_time_s", series_json(s.step_times)}, {"loss", series_json(s.loss)}};
+    if (series) j["series"] = {{"step_time_s", series_json(s.step_times)}, {"loss", series_json(s.loss)}};
     return j;
 }
 
@@ -200,11 +205,7 @@ nlohmann::ordered_json compare_json(const std::vector<RunSummary>& runs) {
     j["format"] = "trainbench-compare";
     j["version"] = 1;
     auto arr = nlohmann::ordered_json::array();
-    for (const auto& r : runs) {
-        auto one = to_json(r);
-        one.erase("series");
-        arr.push_back(one);
-    }
+    for (const auto& r : runs) arr.push_back(to_json(r));
     j["runs"] = arr;
     auto diffs = nlohmann::ordered_json::array();
     for (std::size_t i = 1; i < runs.size(); ++i) {
@@ -249,6 +250,7 @@ std::vector<InputRow> input_rows(const RunSummary& s) {
             {"measured peak", fmt::format("{:g} TFLOPS ({})", *s.peak.measured_tflops, s.peak.measured_source), ""});
     std::string window =
         fmt::format("{}..{} inclusive: {} records", s.stats.window.start, s.stats.window.end, s.stats.count);
+    if (!s.stats.window.name.empty()) window = s.stats.window.name + " (" + window + ")";
     rows.push_back({"step window", window, in.window_origin});
     rows.push_back({"warm-up",
                     s.stats.warmup_steps.empty()

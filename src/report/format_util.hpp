@@ -24,11 +24,8 @@ struct InputRow {
 // MFU against the measured peak when the run has one (a GPU run's calibration).
 [[nodiscard]] std::vector<FigureInfo> report_figures(const analysis::RunSummary& s);
 
-// The SVG plot of a series over steps, the step window shaded and the
-// warm-up steps marked.
-[[nodiscard]] std::string svg_plot(const std::vector<analysis::SeriesPoint>& points, const std::string& title,
-                                   const std::string& unit, const analysis::StepWindow& window,
-                                   const std::vector<std::int64_t>& warmup_steps, double clip_above = 0);
+// A series over steps as a line plot's one series (tooltips "step N: V").
+[[nodiscard]] PlotSeries step_series(const std::vector<analysis::SeriesPoint>& points);
 
 // report --conventions and --reference sections (conventions.cpp): rows with a header row first.
 [[nodiscard]] std::vector<std::vector<std::string>> conventions_rows(const analysis::RunSummary& s);
@@ -36,6 +33,17 @@ struct InputRow {
 [[nodiscard]] std::string differences_text(const analysis::ReferenceComparison& c);
 [[nodiscard]] nlohmann::ordered_json conventions_json(const analysis::RunSummary& s);
 [[nodiscard]] nlohmann::ordered_json reference_json(const analysis::ReferenceComparison& c);
+
+// A Document in each format (document_text.cpp, document_markup.cpp).
+[[nodiscard]] std::string document_terminal(const Document& d);
+[[nodiscard]] std::string document_csv(const Document& d);
+[[nodiscard]] std::string document_json(const Document& d);
+[[nodiscard]] std::string document_markdown(const Document& d);
+[[nodiscard]] std::string document_html(const Document& d);
+// The head of every HTML page (<!DOCTYPE> .. <body>): its title and the one style sheet (html.cpp).
+[[nodiscard]] std::string html_head(const std::string& title);
+// One <testsuite> element (junit.cpp: the one JUnit writer).
+[[nodiscard]] std::string junit_suite(const TestSuite& suite);
 
 std::unique_ptr<Reporter> make_table(const ReportOptions& o);
 std::unique_ptr<Reporter> make_json(const ReportOptions& o);

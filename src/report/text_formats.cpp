@@ -81,6 +81,8 @@ class TableReporter final : public Reporter {
 public:
     explicit TableReporter(const ReportOptions& o) : m_style{o.color} {}
 
+    std::string render(const Document& d) const override { return document_terminal(d); }
+
     std::string render(const RunSummary& s) const override {
         std::string out = m_style.bold("report: " + s.inputs.label) + "\n";
         const auto rows = input_rows(s);
@@ -195,10 +197,15 @@ private:
 
 class JsonReporter final : public Reporter {
 public:
-    std::string render(const RunSummary& s) const override { return to_json(s).dump(2) + "\n"; }
+    explicit JsonReporter(const ReportOptions& o) : m_series(o.series) {}
+    std::string render(const Document& d) const override { return document_json(d); }
+    std::string render(const RunSummary& s) const override { return to_json(s, m_series).dump(2) + "\n"; }
     std::string render_compare(const std::vector<RunSummary>& runs) const override {
         return compare_json(runs).dump(2) + "\n";
     }
+
+private:
+    bool m_series = false;
 };
 
 const std::vector<std::string>& csv_input_columns() {
@@ -222,6 +229,7 @@ const std::vector<std::string>& csv_input_columns() {
 
 class CsvReporter final : public Reporter {
 public:
+    std::string render(const Document& d) const override { return document_csv(d); }
     std::string render(const RunSummary& s) const override { return render_compare({s}); }
     std::string render_compare(const std::vector<RunSummary>& runs) const override {
         std::string out;
@@ -231,7 +239,6 @@ public:
         for (std::size_t i = 0; i < header.size(); ++i) out += (i ? "," : "") + header[i];
         out += "\n";
         for (const auto& r : runs) {
-            const auto j = to_json(r);
             std::vector<std::string> row = {r.inputs.label,
                                             r.inputs.model.name,
                                             std::to_string(r.inputs.gpus),
@@ -261,6 +268,7 @@ public:
 
 class MarkdownReporter final : public Reporter {
 public:
+    std::string render(const Document& d) const override { return document_markdown(d); }
     std::string render(const RunSummary& s) const override {
         std::string out = "## trainbench report: " + md_escape(s.inputs.label) + "\n\n";
         out += "| input | value | from |\n|---|---|---|\n";
@@ -325,52 +333,34 @@ public:
     }
 };
 
+// One test suite per run: its expectations, with the convention and peak as properties.
+TestSuite expectation_suite(const RunSummary& r) {
+    TestSuite suite{r.inputs.label,
+                    {{"flops_convention", r.convention},
+                     {"peak", describe_peak(r.peak)},
+                     {"peak_tflops", fmt::format("{:g}", r.peak.tflops)},
+                     {"model", r.inputs.model.name},
+                     {"gpus", std::to_string(r.inputs.gpus)},
+                     {"step_window", fmt::format("{}..{}", r.stats.window.start, r.stats.window.end)}},
+                    {}};
+    for (const auto& e : r.expectations) {
+        const std::string actual = format_figure(e.figure, e.actual);
+        TestCase c{e.figure, "trainbench." + r.inputs.label, e.passed, e.message, "expectation", {}};
+        c.text = e.passed ? fmt::format("{} = {} ({})", e.figure, actual, e.rule)
+                          : fmt::format("{} = {}, expected {}", e.figure, actual, e.rule);
+        suite.cases.push_back(std::move(c));
+    }
+    return suite;
+}
+
 class JunitReporter final : public Reporter {
 public:
+    std::string render(const Document& d) const override { return junit_xml(d.tests_name, d.tests); }
     std::string render(const RunSummary& s) const override { return render_compare({s}); }
     std::string render_compare(const std::vector<RunSummary>& runs) const override {
-        std::size_t tests = 0, failures = 0;
-        for (const auto& r : runs) {
-            tests += r.expectations.size();
-            for (const auto& e : r.expectations) failures += e.passed ? 0 : 1;
-        }
-        std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-        out += fmt::format("<testsuites name=\"trainbench expectations\" tests=\"{}\" failures=\"{}\">\n", tests,
-                           failures);
-        for (const auto& r : runs) {
-            std::size_t f = 0;
-            for (const auto& e : r.expectations) f += e.passed ? 0 : 1;
-            out += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"0\">\n",
-                               html_escape(r.inputs.label), r.expectations.size(), f);
-            out += "    <properties>\n";
-            auto prop = [&](std::string_view name, const std::string& value) {
-                out += fmt::format("      <property name=\"{}\" value=\"{}\"/>\n", name, html_escape(value));
-            };
-            prop("flops_convention", r.convention);
-            prop("peak", describe_peak(r.peak));
-            prop("peak_tflops", fmt::format("{:g}", r.peak.tflops));
-            prop("model", r.inputs.model.name);
-            prop("gpus", std::to_string(r.inputs.gpus));
-            prop("step_window", fmt::format("{}..{}", r.stats.window.start, r.stats.window.end));
-            out += "    </properties>\n";
-            for (const auto& e : r.expectations) {
-                out += fmt::format("    <testcase name=\"{}\" classname=\"trainbench.{}\"", html_escape(e.figure),
-                                   html_escape(r.inputs.label));
-                const std::string actual = format_figure(e.figure, e.actual);
-                if (e.passed) {
-                    out += fmt::format(">\n      <system-out>{} = {} ({})</system-out>\n    </testcase>\n",
-                                       html_escape(e.figure), actual, html_escape(e.rule));
-                } else {
-                    out += fmt::format(
-                        ">\n      <failure message=\"{}\" type=\"expectation\">{} = {}, expected {}</failure>\n"
-                        "    </testcase>\n",
-                        html_escape(e.message), html_escape(e.figure), actual, html_escape(e.rule));
-                }
-            }
-            out += "  </testsuite>\n";
-        }
-        out += "</testsuites>\n";
-        return out;
+        std::vector<TestSuite> suites;
+        for (const auto& r : runs) suites.push_back(expectation_suite(r));
+        return junit_xml("trainbench expectations", suites);
     }
 };
 
@@ -379,8 +369,8 @@ public:
 std::unique_ptr<Reporter> make_table(const ReportOptions& o) {
     return std::make_unique<TableReporter>(o);
 }
-std::unique_ptr<Reporter> make_json(const ReportOptions&) {
-    return std::make_unique<JsonReporter>();
+std::unique_ptr<Reporter> make_json(const ReportOptions& o) {
+    return std::make_unique<JsonReporter>(o);
 }
 std::unique_ptr<Reporter> make_csv(const ReportOptions&) {
     return std::make_unique<CsvReporter>();

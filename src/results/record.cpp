@@ -87,7 +87,7 @@ analysis::Inputs inputs_from_recipe(const recipe::Recipe& r) {
     in.virtual_pipeline = r.parallelism.virtual_pipeline;
     in.context_parallel = r.parallelism.context;
     in.expert_parallel = r.parallelism.expert;
-    in.window = {r.metrics.window_start, r.metrics.window_end};
+    in.window = {r.metrics.window_start, r.metrics.window_end, r.metrics.window_name};
     in.window_origin = "recipe";
     in.convention = r.metrics.flops;
     in.convention_origin = "recipe";

@@ -69,6 +69,9 @@ exec 1>>{{stdout_file}}
 {{#framework_is.nemo}}
 {{> frameworks/nemo.sh}}
 {{/framework_is.nemo}}
+{{#framework_is.megatron_bridge}}
+{{> frameworks/megatron-bridge.sh}}
+{{/framework_is.megatron_bridge}}
 {{#framework_is.megatron_lm}}
 {{> frameworks/megatron-lm.sh}}
 {{/framework_is.megatron_lm}}
@@ -78,6 +81,9 @@ exec 1>>{{stdout_file}}
 {{#framework_is.tinygpt}}
 {{> frameworks/tinygpt.sh}}
 {{/framework_is.tinygpt}}
+{{#framework_is.torchtitan}}
+{{> frameworks/torchtitan.sh}}
+{{/framework_is.torchtitan}}
 {{#framework_is.custom}}
 {{> frameworks/custom.sh}}
 {{/framework_is.custom}}

@@ -13,10 +13,17 @@ run time):
   torchrun, srun       the launchers' own options in every rendered shell file: torchrun against the
                        installed torch's argparse (Debian python3-torch), srun against srun(1) of the
                        installed Slurm (Debian slurm-client)
+  megatron-bridge      scripts/performance/run_script.py: its real argparse parser (imported), each
+                       key=value it leaves against the config keys the scripts set, and the per-GPU
+                       configuration the arguments name (bridge_oracle.py)
   nemo                 Hydra 1.3 compose() of the delivered config (or NeMo's megatron_gpt_config
                        when none is delivered) with the overrides; then every key: exp_manager.*
                        against ExpManagerConfig (NeMo merges it into that structured config),
                        the others against megatron_gpt_config's keys and the seed configs' keys
+  torchtitan           TorchTitan 0.2.2's own ConfigManager.parse_args (the torchtitan==0.2.2 wheel's
+                       manager.py over the reference's job_config.py, tyro for the overrides) on the
+                       delivered TOML and the command line; each TOML value against its field's type;
+                       the model flavour's shape (the wheel's flavour tables) against the recipe's model
 
 Prints one line per rejected argument or key,
   REJECTED <recipe> <stage> <program>: '<arg>' is not an argument of ... (why)
@@ -44,6 +51,10 @@ import launches  # noqa: E402
 import nemo_hydra  # noqa: E402
 import nemo_profile  # noqa: E402
 import oracles  # noqa: E402
+import torchtitan_check  # noqa: E402
+
+# The binary and -s overrides of this run (the TorchTitan check reads the recipe's model with `show`).
+RUN = {"binary": "", "sets": []}
 
 
 class Report:
@@ -468,12 +479,79 @@ def _schema_verdict(sub: str, schema: dict[str, oracles.SchemaField]) -> str:
     return "not a field"
 
 
+# --- TorchTitan ---------------------------------------------------------------------------------
+
+def _recipe_model(stage: launches.Stage) -> dict:
+    """The recipe's model as trainbench resolves it (`show --json`, with this run's -s overrides)."""
+    import json
+    import subprocess
+
+    sets = [w for s in RUN["sets"] for w in ("-s", s)]
+    res = subprocess.run([RUN["binary"], "--json", "show", stage.file, *sets], capture_output=True, text=True,
+                         check=False)
+    if res.returncode != 0:
+        return {}
+    return json.loads(res.stdout).get("model", {})
+
+
+def check_torchtitan_command(report: Report, stage: launches.Stage, cmd: launches.Command, reference: Path) -> None:
+    import tomllib
+
+    program = f"torchtitan {cmd.version or stage.framework_version}"
+    if (cmd.version or stage.framework_version) != torchtitan_check.VERSION:
+        report.reject(stage, program, f"no TorchTitan oracle for version {cmd.version!r}")
+        return
+    found = sorted(stage.stage_dir.rglob("torchtitan.toml"))
+    if not found:
+        report.reject(stage, program, f"no delivered torchtitan.toml in {stage.stage_dir}")
+        return
+    argv = list(cmd.argv)
+    if argv[:2] == ["-m", "torchtitan.train"]:
+        argv = argv[2:]
+    for i, word in enumerate(argv):
+        if word in ("--job.config_file", "--job.config-file") and i + 1 < len(argv):
+            argv[i + 1] = str(found[0])
+    try:
+        config, why = torchtitan_check.parse(reference, argv)
+        if config is None:
+            report.reject(stage, program, f"ConfigManager.parse_args refuses it: {why}")
+            return
+        with open(found[0], "rb") as f:
+            toml = tomllib.load(f)
+        for problem in torchtitan_check.type_problems(reference, toml):
+            report.reject(stage, program, f"{found[0].name}: {problem}")
+        shape = torchtitan_check.flavor_shape(reference, config.model.name, config.model.flavor)
+        if shape is None:
+            report.reject(stage, program, f"TorchTitan {torchtitan_check.VERSION} defines no flavour "
+                                          f"{config.model.flavor!r} of model {config.model.name!r}")
+            return
+        model = _recipe_model(stage)
+        for problem in torchtitan_check.shape_problems(shape, model):
+            report.reject(stage, program, f"flavour {config.model.name} {config.model.flavor} against model "
+                                          f"{model.get('name', '?')!r}: {problem}")
+    except torchtitan_check.SetupError as e:
+        report.reject(stage, program, f"cannot run TorchTitan's parser: {e}")
+
+
 # --- driver -------------------------------------------------------------------------------------
+
+def check_bridge_command(report: Report, stage: launches.Stage, cmd: launches.Command, reference: Path) -> None:
+    import bridge_oracle  # noqa: PLC0415
+
+    try:
+        problems = bridge_oracle.command_problems(cmd.argv, cmd.version, reference)
+    except oracles.OracleError as e:
+        problems = [f"no oracle for megatron-bridge version {cmd.version!r}: {e}"]
+    for problem in problems:
+        report.reject(stage, cmd.program, problem)
+
 
 CHECKERS = {
     "nemo": check_nemo_command,
+    "megatron-bridge": check_bridge_command,
     "megatron-lm": check_arg_command, "megatron-preprocess": check_arg_command,
     "metaseq": check_arg_command, "nccl-tests": check_arg_command, "nemo-preprocess": check_arg_command,
+    "torchtitan": check_torchtitan_command,
 }
 
 
@@ -558,6 +636,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"check.py: error: {e}", file=sys.stderr)
         return 2
     report = Report(args.verbose)
+    RUN["binary"], RUN["sets"] = args.binary, list(args.sets)
     with tempfile.TemporaryDirectory(prefix="tb-conformance-") as tmp:
         root = Path(args.render_dir) if args.render_dir else Path(tmp)
         ok = check_recipes(recipes, args.binary, reference, args.sets, report, root, not args.files,

@@ -97,6 +97,8 @@ def classify(entry: str, framework: str) -> str:
         return "nemo"
     if base == "pretrain_gpt.py":
         return "megatron-lm"
+    if base == "run_script.py" and framework == "megatron-bridge":
+        return "megatron-bridge"
     if entry.endswith("metaseq/cli/train.py") or (framework == "metaseq" and base == "train.py"):
         return "metaseq"
     if base == "preprocess_data_for_megatron.py":
@@ -109,8 +111,9 @@ def classify(entry: str, framework: str) -> str:
 
 
 # The version each framework's oracle is named by, when only the rendered files are there.
-FIXED_VERSIONS = {"megatron-lm": "e958b2ca", "metaseq": "f7ffa5f"}
-ORACLE_VERSIONS = {"megatron-lm": set(oracles.MEGATRON_REFS), "metaseq": set(oracles.METASEQ_REFS)}
+FIXED_VERSIONS = {"megatron-lm": "e958b2ca", "metaseq": "f7ffa5f", "megatron-bridge": "06f25c22"}
+ORACLE_VERSIONS = {"megatron-lm": set(oracles.MEGATRON_REFS), "metaseq": set(oracles.METASEQ_REFS),
+                   "megatron-bridge": {"06f25c22"}}
 NCCL_TESTS_VERSION = "2.19.6"
 
 
@@ -291,7 +294,9 @@ def launcher_commands(stage_dir: Path, torch_version: str, slurm_version: str) -
                     cmds.append(Command("srun", slurm_version, ["srun", *opts], where=f"{path}:{lineno}"))
                 elif w == "torchrun":
                     rest = words[n + 1:]
-                    end = next((k for k, x in enumerate(rest) if x.endswith(".py") or x in SHELL_OPERATORS), len(rest))
+                    # the entry: a .py file, or the module after torchrun's -m/--module flag
+                    end = next((k for k, x in enumerate(rest) if x.endswith(".py") or x in SHELL_OPERATORS
+                                or (k > 0 and rest[k - 1] in ("-m", "--module"))), len(rest))
                     cmds.append(Command("torchrun", torch_version, ["torchrun", *rest[:end]], where=f"{path}:{lineno}"))
     return cmds
 

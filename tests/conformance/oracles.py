@@ -1643,7 +1643,7 @@ def main(argv: list[str] | None = None) -> int:
     for kind, flag in METASEQ_COMPONENT_FLAGS.items():
         a.add_argument(flag, dest=f"comp_{kind}", help=f"metaseq: the {kind} component")
     pr = sub.add_parser("profile", help="a trainbench framework profile (recipes/catalog/frameworks/)")
-    pr.add_argument("program", choices=sorted([*PROFILE_TEXT, "nemo"]))
+    pr.add_argument("program", choices=sorted([*PROFILE_TEXT, "nemo", "megatron-bridge", "torchtitan"]))
     pr.add_argument("version")
     k = sub.add_parser("keys", help="Hydra config keys")
     k.add_argument("set", choices=["nemo", "gpt-config", "exp-manager", "launcher"])
@@ -1656,6 +1656,14 @@ def main(argv: list[str] | None = None) -> int:
                 import nemo_profile  # noqa: PLC0415 (it imports this module)
 
                 sys.stdout.write(nemo_profile.profile_yaml(args.version, ref))
+            elif args.program == "megatron-bridge":
+                import bridge_oracle  # noqa: PLC0415 (it imports this module)
+
+                sys.stdout.write(bridge_oracle.profile_yaml(args.version, ref))
+            elif args.program == "torchtitan":
+                import torchtitan_profile  # noqa: PLC0415 (it imports this module)
+
+                sys.stdout.write(torchtitan_profile.profile_yaml(args.version, ref))
             else:
                 sys.stdout.write(profile_yaml(args.program, args.version, ref))
             return 0

@@ -312,6 +312,10 @@ def main() -> int:
         expect(r == [], f"NeMo 24.07 (r2.0.0rc1, tp_overlap group beside it) accepts these: {r}")
         r = nemo_rejections("24.07", ["model.context_parallel_size=1"])
         expect(any("does not compose" in m for m in r), "NeMo 24.07: model.context_parallel_size=1 needs '+'")
+    # --- Megatron-Bridge (bridge_selftest.py)
+    import bridge_selftest  # noqa: PLC0415
+
+    bridge_selftest.run(expect, ref)
     # --- the `trainbench render --argv` reader, with a stand-in binary (the option is new)
     with tempfile.TemporaryDirectory() as tmp:
         fake = Path(tmp) / "trainbench"
@@ -340,6 +344,36 @@ EOF
         expect(any("nemo" in x and "'model.bogus'" in x for x in lines), f"--argv: the delivered config is found: {lines}")
         expect(any("nccl-tests" in x and "-Z" in x for x in lines), f"--argv: nccl-tests' -Z is rejected: {lines}")
         expect(not any("max_steps" in x for x in lines), "--argv: a good override is accepted")
+    # --- TorchTitan 0.2.2: its own ConfigManager on planted-bad TOML and command lines
+    import torchtitan_check as tt
+    with tempfile.TemporaryDirectory() as tmp:
+        good = Path(tmp) / "good.toml"
+        good.write_text('[model]\nname = "llama3"\nflavor = "8B"\n[training]\nsteps = 5\n'
+                        '[quantize.linear.float8]\nrecipe_name = "tensorwise"\n')
+        cfg, why = tt.parse(ref, ["--job.config_file", str(good), "--compile.enable", "--training.gc_freq", "3"])
+        expect(cfg is not None and cfg.training.steps == 5 and cfg.compile.enable and cfg.training.gc_freq == 3,
+               f"TorchTitan: a good TOML and overrides parse: {why}")
+        for name, text, needle in (("key", "[training]\nstepz = 5\n", "stepz"),
+                                   ("section", "[trainin]\nsteps = 5\n", "trainin")):
+            bad = Path(tmp) / f"{name}.toml"
+            bad.write_text(text)
+            cfg, why = tt.parse(ref, ["--job.config_file", str(bad)])
+            expect(cfg is None and needle in why, f"TorchTitan refuses an unknown TOML {name}: {why}")
+        cfg, why = tt.parse(ref, ["--job.config_file", str(good), "--training.stepz", "5"])
+        expect(cfg is None and "--training.stepz" in why, f"TorchTitan (tyro) refuses --training.stepz: {why}")
+        cfg, why = tt.parse(ref, ["--job.config_file", str(good), "--training.gc_freq", "banana"])
+        expect(cfg is None and "banana" in why, f"TorchTitan (tyro) refuses --training.gc_freq banana: {why}")
+        r = tt.type_problems(ref, {"training": {"steps": "ten", "max_norm": 1}, "quantize": {"linear": {
+            "float8": {"recipe_name": "tensorwyse"}}}})
+        expect(any("training.steps = 'ten'" in m for m in r) and any("tensorwyse" in m for m in r)
+               and not any("max_norm" in m for m in r), f"TorchTitan: TOML values against annotations: {r}")
+        shape = tt.flavor_shape(ref, "llama3", "8B")
+        expect(shape and shape["ffn"] == 14336 and shape["vocab"] == 128256, f"llama3 8B flavour: {shape}")
+        expect(tt.flavor_shape(ref, "qwen3", "30B-A3B")["experts"] == 128, "qwen3 30B-A3B: 128 experts")
+        expect(tt.flavor_shape(ref, "llama3", "7B") is None, "llama3 has no 7B flavour")
+        r = tt.shape_problems(shape, {"layers": 40, "hidden": 4096, "heads": 32, "kv_heads": 8, "ffn": 14336,
+                                      "vocab": 128256, "rope_theta": 500000})
+        expect(r == ["layers: the flavour has 32, the model 40"], f"a 40-layer model is not llama3 8B: {r}")
     print(f"selftest: {passed} passed, {failed} failed")
     return 1 if failed else 0
 

@@ -4,7 +4,8 @@
 #   python=$(tests/conformance/venv.sh) && "$python" tests/conformance/check.py ...
 #
 # The venv lives at ${TRAINBENCH_CACHE:-$HOME/.cache/trainbench}/conformance-venv-<hash>, where
-# <hash> is the first 12 hex digits of the sha256 of requirements.txt, so a change of the pins
+# <hash> is the first 12 hex digits of the sha256 of requirements.txt and requirements-nodeps.txt
+# (packages installed without their dependencies: torchtitan's config code), so a change of the pins
 # makes a new venv and a re-run with the same pins only checks that it is complete. It is built
 # with Debian's /usr/bin/python3 (not a pyenv or conda python that may be first on PATH); when its
 # venv module is missing (Debian's python3-venv), the script installs that package if it runs
@@ -13,9 +14,10 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 requirements=$here/requirements.txt
+nodeps=$here/requirements-nodeps.txt   # installed without their dependencies
 python=${TRAINBENCH_CONFORMANCE_PYTHON:-/usr/bin/python3}
 cache=${TRAINBENCH_CACHE:-${HOME:-/tmp}/.cache/trainbench}
-hash=$(sha256sum "$requirements" | cut -c1-12)
+hash=$(cat "$requirements" "$nodeps" | sha256sum | cut -c1-12)
 venv=$cache/conformance-venv-$hash
 stamp=$venv/.trainbench-complete
 
@@ -51,6 +53,7 @@ trap 'rm -rf "$tmp"' EXIT
 log "creating $venv"
 "$python" -m venv "$tmp" >&2
 "$tmp/bin/python" -m pip install --quiet --disable-pip-version-check -r "$requirements" >&2
+"$tmp/bin/python" -m pip install --quiet --disable-pip-version-check --no-deps -r "$nodeps" >&2
 "$tmp/bin/python" -c 'import hydra, omegaconf; print("venv.sh: hydra-core", hydra.__version__, "omegaconf", omegaconf.__version__)' >&2
 touch "$tmp/.trainbench-complete"
 # The venv is used through bin/python only (python -m pip, never pip's launcher scripts, whose

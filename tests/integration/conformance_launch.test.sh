@@ -101,6 +101,40 @@ bad nemo-2307-precision recipes/aws-p4d/gpt3-126m.yaml nemo "did you mean 'bf16'
 bad nemo-2307-null-leaf recipes/aws-p4d/gpt3-126m.yaml nemo "'model.tokenizer.vocab_file.bogus'" \
     +model.tokenizer.vocab_file.bogus=1
 
+# TorchTitan 0.2.2: a key, a value and a section, as `--section.key` overrides after the TOML
+# (tyro, in TorchTitan's own ConfigManager) ...
+bad titan-key recipes/aws-p5/llama3.1-8b-torchtitan-smoke.yaml torchtitan "--training.stepz" --training.stepz 5
+bad titan-value recipes/aws-p5/llama3.1-8b-torchtitan-smoke.yaml torchtitan "banana" --training.gc_freq banana
+bad titan-section recipes/aws-p5/llama3.1-8b-torchtitan-smoke.yaml torchtitan "--trainin.gc_freq" --trainin.gc_freq 5
+# ... and in the TOML itself, through the recipe's framework_config (ConfigManager._dict_to_dataclass
+# refuses a key its dataclass lacks; each value against its field's annotation)
+# bad_config NAME BASE NEEDLE YAML-LINE
+bad_config() {
+    local name=$1 base=$2 needle=$3 line=$4 recipe=$tmp/$1.yaml out rc=0
+    printf 'version: 1\nname: conformance-%s\nextends: [%s]\nframework_config:\n  %s\n' \
+        "$name" "$src/$base" "$line" >"$recipe"
+    out=$("$python" tests/conformance/check.py --no-validate "$recipe" 2>&1) || rc=$?
+    if (( rc != 1 )) || ! grep '^REJECTED' <<<"$out" | grep -q -F -- "$needle"; then
+        echo "FAIL: $name: check.py (exit $rc) did not reject $line with $needle:"
+        printf '    %s\n' "${out//$'\n'/$'\n'    }"
+        fail=1
+    else
+        echo "ok: $name: $(grep '^REJECTED' <<<"$out" | grep -F -- "$needle" | head -n 1 | cut -c1-220)"
+    fi
+    rc=0
+    out=$("$bin" validate "$recipe" 2>&1) || rc=$?
+    if (( rc != 3 )) || ! grep -q -F -- "$needle" <<<"$out" || ! grep -q "^$recipe:5:[0-9]*: error:" <<<"$out"; then
+        echo "FAIL: $name: trainbench validate exited $rc without an error at $recipe:5 naming $needle:"
+        printf '    %s\n' "${out//$'\n'/$'\n'    }"
+        fail=1
+    else
+        echo "ok: $name: validate: $(grep -F -- "$needle" <<<"$out" | head -n 1 | cut -c1-200)"
+    fi
+}
+bad_config titan-toml-key recipes/aws-p5/llama3.1-8b-torchtitan-smoke.yaml "stepz" "training.stepz: 5"
+bad_config titan-toml-value recipes/aws-p5/llama3.1-8b-torchtitan-smoke.yaml "max_norm" "training.max_norm: big"
+bad_config titan-toml-section recipes/aws-p5/llama3.1-8b-torchtitan-smoke.yaml "trainin" "trainin.gc_freq: 5"
+
 # nccl-tests: a recipe cannot give -g a word (nccl.gpus_per_rank is an integer: validate refuses
 # it), so the words are appended to the rendered validate command (check.py --inject).
 rc=0

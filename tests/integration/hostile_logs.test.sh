@@ -42,7 +42,7 @@ gzip -c "$src/tests/data/logs/megatron_variants.log" >"$work/gzipped.log.gz"
 gzip -c "$src/tests/data/logs/dllogger_nemo.json" >"$work/gzipped.json.gz"
 head -c $((4 * 1024 * 1024)) /dev/urandom >"$work/random.bin"
 
-formats=(dllogger tensorboard megatron nemo metaseq nccl-tests)
+formats=(dllogger tensorboard megatron nemo metaseq nccl-tests megatron-bridge torchtitan mlperf)
 inputs=(line_2g.log len_2p63.tfevents gzipped.log.gz gzipped.json.gz random.bin)
 report_args=(--model gpt3-126m --gpus 8 --gpu h100 --precision bf16 --global-batch 8)
 

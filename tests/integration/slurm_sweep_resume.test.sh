@@ -130,6 +130,6 @@ for format in table markdown html csv; do
     fail "sweep report --format $format of finished runs failed: $(cat "$work/final.err")"
 done
 grep -Eq '[0-9]+\.[0-9]{2}%' "$work/final.table" || fail "the table report shows no MFU percentage: $(cat "$work/final.table")"
-grep -Eq '<td>[0-9]+\.[0-9]{2}%</td>' "$work/final.html" || fail "the html report shows no MFU percentage"
+grep -Eq '<td[^>]*>[0-9]+\.[0-9]{2}%</td>' "$work/final.html" || fail "the html report shows no MFU percentage"
 grep -q '<polyline' "$work/final.html" || fail "the html report has no scaling plot of the measured points"
 echo "ok: 4 points, 4 runs, 4 jobs, no duplicates after SIGINT and resume; reports of the finished runs"

@@ -2,12 +2,14 @@
 //
 // To add a framework:
 //  1. a row in the catalog's table (src/catalog/frameworks.cpp: name, the log format it
-//     writes, its default FLOPs convention), which is what recipes may name;
+//     writes, its default FLOPs convention, and the fields the recipe module reads: what
+//     recipes of it may ask, how the memory estimate models it), which is what recipes may name;
 //  2. src/render/frameworks/<name>.cpp with a function that turns the recipe (Facts)
 //     into a FrameworkLaunch (program, arguments, files delivered with the job,
 //     start-up checks), and, when it needs one, a function giving its environment;
 //  3. one row in the table in table.cpp (the Framework fields below say how it is
-//     started); build_context (context.cpp) reads only this table, never a name;
+//     started, which precisions and model keys it can express); build_context (context.cpp)
+//     and model_support.cpp read only this table, never a name;
 //  4. a partial template templates/frameworks/<name>.sh, included through
 //     {{#framework_is.<template_key>}};
 //  5. a profile under recipes/catalog/frameworks/ when the framework has versions
@@ -53,6 +55,15 @@ struct FrameworkLaunch {
     std::vector<std::pair<std::string, std::string>> requires_modules;  // module, why
     std::string config_file;                                            // the delivered config among `files`, if any
     std::vector<std::string> config_keys;  // its keys, flat ("model.optim.lr"), for Hydra override checks
+    // A TOML config's flat keys with their values (TorchTitan), checked key and value by check_launch.
+    nlohmann::ordered_json config_values = nlohmann::ordered_json::object();
+};
+
+// A model key the recipe's framework version cannot express (model_support.cpp).
+struct ModelProblem {
+    std::string key;       // the recipe key: "model.experts", "model.rope_scaling", "precision"
+    std::string message;   // "NeMo 2.0.0rc1 (container nemo:24.07) cannot express mixture of experts ..."
+    std::string expected;  // what would do
 };
 
 struct Framework {
@@ -69,6 +80,12 @@ struct Framework {
     bool own_rank_loop = false;           // the shipped workload: the local script starts the ranks itself
     bool nsys = false;                    // profiling.nsys runs it under `nsys profile`
     bool hydra = false;                   // takes Hydra overrides (check_launch checks keys, not options)
+    bool cli_overrides = false;           // options, then key=value config overrides (check_launch checks both)
+    bool toml = false;  // reads a delivered TOML config and `--section.key` overrides (check_launch checks both)
+    // Trains in the block-scaled precisions (MXFP8, NVFP4) when the GPU has them.
+    bool block_scaled = false;
+    // The model keys its version cannot express (model_support.cpp); null: it takes any model.
+    void (*model_problems)(const recipe::Recipe& r, std::vector<ModelProblem>& out) = nullptr;
     // Environment set after the target's and before the recipe's; null when none.
     catalog::EnvList (*env)(const recipe::Recipe& r) = nullptr;
     FrameworkLaunch (*launch)(const Facts& facts) = nullptr;
@@ -84,8 +101,16 @@ struct Framework {
 [[nodiscard]] FrameworkLaunch metaseq_launch(const Facts& f);
 [[nodiscard]] FrameworkLaunch tinygpt_launch(const Facts& f);
 [[nodiscard]] FrameworkLaunch custom_launch(const Facts& f);
+[[nodiscard]] FrameworkLaunch megatron_bridge_launch(const Facts& f);
+[[nodiscard]] catalog::EnvList megatron_bridge_env(const recipe::Recipe& r);
 [[nodiscard]] catalog::EnvList nemo_env(const recipe::Recipe& r);
 [[nodiscard]] catalog::EnvList megatron_lm_env(const recipe::Recipe& r);
+// What each framework's version cannot express of a model (model_support.cpp).
+void megatron_model_problems(const recipe::Recipe& r, std::vector<ModelProblem>& out);
+void nemo_model_problems(const recipe::Recipe& r, std::vector<ModelProblem>& out);
+void gpt_only_model_problems(const recipe::Recipe& r, std::vector<ModelProblem>& out);
+[[nodiscard]] FrameworkLaunch torchtitan_launch(const Facts& f);
+[[nodiscard]] catalog::EnvList torchtitan_env(const recipe::Recipe& r);
 
 // The tools that non-training stages run, whose commands check_launch checks against profiles.
 // nccl-tests (validate): one command per test of the stage's validate context.
@@ -104,13 +129,25 @@ struct ModelArgs {
 // Megatron-LM's model arguments, in the order they are rendered (megatron_model.cpp).
 [[nodiscard]] std::vector<ModelArgs> megatron_model_args(const catalog::Model& m);
 
-// A model key the recipe's framework version cannot express (model_support.cpp).
-struct ModelProblem {
-    std::string key;       // the recipe key: "model.experts", "model.rope_scaling", "precision"
-    std::string message;   // "NeMo 2.0.0rc1 (container nemo:24.07) cannot express mixture of experts ..."
-    std::string expected;  // what would do
+// A model flavour TorchTitan defines (torchtitan_model.cpp): its model name and flavour, the
+// Hugging Face assets folder its tokenizer is read from, and the shape (0 = not set there).
+struct TorchtitanFlavor {
+    const char* model;  // the catalog model
+    const char* name;   // model.name: "llama3", "qwen3"
+    const char* flavor;
+    const char* hf_assets;
+    int layers, hidden, heads, kv_heads, head_dim, ffn, vocab;
+    long long rope_theta;
+    int experts, top_k, moe_ffn;
 };
+// The flavour of the recipe's model (framework_config model.flavor/model.name may pick another); null when none.
+[[nodiscard]] const TorchtitanFlavor* torchtitan_flavor(const recipe::Recipe& r);
+
+// TorchTitan's: the shape against the flavour, and what the version cannot express (torchtitan_model.cpp).
+void torchtitan_problems(const recipe::Recipe& r, std::vector<ModelProblem>& out);
 [[nodiscard]] std::vector<ModelProblem> model_support_problems(const recipe::Recipe& r);
+// Megatron-Bridge: a model without a performance recipe, a GPU or precision its flags cannot name.
+void megatron_bridge_problems(const recipe::Recipe& r, std::vector<ModelProblem>& out);
 // Throws InputError with the first problem (a launch builder never renders half a model).
 void refuse_unsupported_model(const recipe::Recipe& r);
 

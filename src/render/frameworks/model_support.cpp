@@ -7,7 +7,10 @@
 //   nemo         NeMo 1.x (22.06, 23.07, 24.07): the keys its megatron_gpt_config has; no
 //                mixture of experts, multi-latent attention or multi-token prediction
 //   metaseq, tinygpt   GPT-style models only (none of today's keys)
+//   torchtitan   the flavours TorchTitan defines, shape checked key by key (torchtitan_model.cpp)
 //   custom       anything (the recipe's own command builds the model)
+//   megatron-bridge  the models of its performance recipes (the recipe builds the model):
+//                megatron_bridge.cpp
 #include "render/frameworks/framework.hpp"
 
 #include <fmt/format.h>
@@ -53,7 +56,9 @@ std::vector<Feature> features(const catalog::Model& m) {
     };
 }
 
-void megatron_problems(const recipe::Recipe& r, std::vector<ModelProblem>& out) {
+}  // namespace
+
+void megatron_model_problems(const recipe::Recipe& r, std::vector<ModelProblem>& out) {
     const catalog::Model& m = r.model;
     const std::string title = version_title(r);
     if (m.rope_scaling == "llama3" &&
@@ -95,7 +100,7 @@ void megatron_problems(const recipe::Recipe& r, std::vector<ModelProblem>& out) 
     }
 }
 
-void nemo_problems(const recipe::Recipe& r, std::vector<ModelProblem>& out) {
+void nemo_model_problems(const recipe::Recipe& r, std::vector<ModelProblem>& out) {
     const std::string title = version_title(r);
     for (const Feature& f : features(r.model)) {
         if (!f.present) continue;
@@ -114,7 +119,7 @@ void nemo_problems(const recipe::Recipe& r, std::vector<ModelProblem>& out) {
     }
 }
 
-void gpt_only_problems(const recipe::Recipe& r, std::vector<ModelProblem>& out) {
+void gpt_only_model_problems(const recipe::Recipe& r, std::vector<ModelProblem>& out) {
     for (const Feature& f : features(r.model))
         if (f.present)
             out.push_back({std::string("model.") + f.field,
@@ -123,21 +128,16 @@ void gpt_only_problems(const recipe::Recipe& r, std::vector<ModelProblem>& out) 
                            "framework: megatron-lm, or a GPT-style model"});
 }
 
-}  // namespace
-
 std::vector<ModelProblem> model_support_problems(const recipe::Recipe& r) {
     std::vector<ModelProblem> out;
+    const Framework* f = find_framework(r.framework);
+    if (!f) return out;
     const bool block_scaled = r.precision == catalog::Precision::mxfp8 || r.precision == catalog::Precision::nvfp4;
-    if (block_scaled && (r.framework == "nemo" || r.framework == "metaseq" || r.framework == "tinygpt"))
+    if (block_scaled && !f->block_scaled)
         out.push_back({"precision",
                        fmt::format("{} has no {} training recipe", version_title(r), catalog::to_string(r.precision)),
                        "framework: megatron-lm (d98e8a64 has --fp8-recipe mxfp8 and --fp4-format), or bf16/fp8"});
-    if (r.framework == "megatron-lm")
-        megatron_problems(r, out);
-    else if (r.framework == "nemo")
-        nemo_problems(r, out);
-    else if (r.framework == "metaseq" || r.framework == "tinygpt")
-        gpt_only_problems(r, out);
+    if (f->model_problems) f->model_problems(r, out);
     return out;
 }
 

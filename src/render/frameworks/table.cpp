@@ -9,7 +9,7 @@ namespace {
 
 // Each row names its fields (framework.hpp says what each means); a field left out is false,
 // empty or null. A new framework is one more row here, never a branch elsewhere.
-constexpr std::array<Framework, 5> k_frameworks{{
+constexpr std::array k_frameworks{std::to_array<Framework>({
     {.name = "nemo",
      .template_key = "nemo",
      .one_task_per_gpu = true,
@@ -17,6 +17,7 @@ constexpr std::array<Framework, 5> k_frameworks{{
      .torchrun_on_kubernetes = true,
      .nsys = true,
      .hydra = true,
+     .model_problems = &nemo_model_problems,
      .env = &nemo_env,
      .launch = &nemo_launch},
     {.name = "megatron-lm",
@@ -24,6 +25,8 @@ constexpr std::array<Framework, 5> k_frameworks{{
      .python = "python3",
      .torchrun_per_node = true,
      .torchrun_on_kubernetes = true,
+     .block_scaled = true,
+     .model_problems = &megatron_model_problems,
      .env = &megatron_lm_env,
      .launch = &megatron_lm_launch},
     {.name = "metaseq",
@@ -31,15 +34,38 @@ constexpr std::array<Framework, 5> k_frameworks{{
      .one_task_per_gpu = true,
      .python = "python3",
      .torchrun_on_kubernetes = true,
+     .model_problems = &gpt_only_model_problems,
      .launch = &metaseq_launch},
     {.name = "tinygpt",
      .template_key = "tinygpt",
      .one_task_per_gpu = true,
      .python = "/usr/bin/python3",
      .own_rank_loop = true,
+     .model_problems = &gpt_only_model_problems,
      .launch = &tinygpt_launch},
-    {.name = "custom", .template_key = "custom", .launch = &custom_launch},
-}};
+    // the user's own command: any model, any precision the GPU has
+    {.name = "custom", .template_key = "custom", .block_scaled = true, .launch = &custom_launch},
+    {.name = "megatron-bridge",
+     .template_key = "megatron_bridge",
+     .python = "python3",
+     .torchrun_per_node = true,
+     .torchrun_on_kubernetes = true,
+     .cli_overrides = true,
+     .block_scaled = true,
+     .model_problems = &megatron_bridge_problems,
+     .env = &megatron_bridge_env,
+     .launch = &megatron_bridge_launch},
+    {.name = "torchtitan",
+     .template_key = "torchtitan",
+     .python = "python3",
+     .torchrun_per_node = true,
+     .torchrun_on_kubernetes = true,
+     .toml = true,
+     .block_scaled = true,
+     .model_problems = &torchtitan_problems,
+     .env = &torchtitan_env,
+     .launch = &torchtitan_launch},
+})};
 
 }  // namespace
 

@@ -194,6 +194,20 @@ TEST(StepWindow, ParsesStartColonEnd) {
     EXPECT_THROW((void)parse_window("a:3"), UsageError);
 }
 
+TEST(StepWindow, DgxcIsANamedWindowOfIterations35To44) {
+    const StepWindow w = parse_window("dgxc");
+    EXPECT_EQ(w.start, 35);
+    EXPECT_EQ(w.end, 44);
+    EXPECT_EQ(w.name, "dgxc");
+    EXPECT_EQ(parse_window("35:44").name, "");
+    try {
+        (void)parse_window("dgx");
+        FAIL() << "expected UsageError";
+    } catch (const UsageError& e) {
+        EXPECT_NE(e.hint().find("dgxc"), std::string::npos) << e.hint();
+    }
+}
+
 TEST(StepSamples, TakeReleasesTheSeries) {
     metrics::LogData log;
     log.add_point("step_time_s", "train_step_timing in s", {2, 1.5});

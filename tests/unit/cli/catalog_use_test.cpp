@@ -75,3 +75,38 @@ TEST(CatalogUse, AReportOfBareLogsReadsOnlyTheModelItNames) {
     EXPECT_EQ(broken.code, static_cast<int>(trainbench::ExitCode::invalid_input)) << broken.err;
     EXPECT_NE(broken.err.find("broken-model.yaml:1:9"), std::string::npos) << broken.err;
 }
+
+// A log of 64 MiB and more is parsed while the flags are checked against the catalog: the
+// flags' errors still come first, and the parse's result is the report's.
+TEST(CatalogUse, AReportOfALargeLogSaysTheFlagsErrorsFirst) {
+    cli_test::TempDir dir;
+    const fs::path zeros = dir.path() / "zeros.log";
+    std::ofstream(zeros).close();
+    fs::resize_file(zeros, 64u << 20);  // (sparse: no format can be detected in it)
+    auto report = [&](const fs::path& log, const std::string& model) {
+        return cli_test::run({"report", log.string(), "--model", model, "--gpus", "8", "--gpu", "h100",
+                              "--global-batch", "16", "--window", "0:1"});
+    };
+    cli_test::Result typo = report(zeros, "gpt3-5c");
+    EXPECT_EQ(typo.code, static_cast<int>(trainbench::ExitCode::usage)) << typo.err;
+    EXPECT_NE(typo.err.find("unknown model 'gpt3-5c'"), std::string::npos) << typo.err;
+    cli_test::Result unreadable = report(zeros, "gpt3-5b");
+    EXPECT_NE(unreadable.code, 0);
+    EXPECT_EQ(unreadable.err.find("unknown model"), std::string::npos) << unreadable.err;
+
+    const fs::path big = dir.path() / "big.json";
+    {
+        std::ofstream out(big);
+        std::string line;
+        for (int step = 0; step % 4096 != 0 || fs::file_size(big) < (65u << 20); ++step) {
+            line = "DLLL {\"type\": \"LOG\", \"step\": " + std::to_string(step) +
+                   ", \"data\": {\"reduced_train_loss\": 2.5, \"train_step_timing in s\": " +
+                   std::to_string(1 + step % 3) + ".0, \"pad\": \"" + std::string(300, 'x') + "\"}}\n";
+            out << line;
+            if (step % 4096 == 0) out.flush();
+        }
+    }
+    cli_test::Result r = report(big, "gpt3-5b");
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("step time (window mean)    1.50000000 s"), std::string::npos) << r.out;
+}

@@ -150,8 +150,8 @@ TEST(Formats, DetectionReadsPastTheFirst64KiBOnlyWhenTheyDoNotSettleIt) {
 TEST(Formats, TableListsEveryFormatAndAliasesWork) {
     std::vector<std::string> names;
     for (const FormatInfo& f : formats()) names.push_back(f.name);
-    EXPECT_EQ(names,
-              (std::vector<std::string>{"dllogger", "tensorboard", "megatron", "nemo", "metaseq", "nccl-tests"}));
+    EXPECT_EQ(names, (std::vector<std::string>{"dllogger", "tensorboard", "megatron", "nemo", "metaseq", "nccl-tests",
+                                               "megatron-bridge", "torchtitan", "mlperf"}));
     EXPECT_NE(make_parser("fairseq"), nullptr);
     EXPECT_NE(make_parser("tfevents"), nullptr);
     EXPECT_EQ(make_parser("csv"), nullptr);

@@ -12,7 +12,8 @@ using namespace trainbench::metrics::testing;
 
 namespace {
 
-const std::vector<std::string> k_formats = {"dllogger", "tensorboard", "megatron", "nemo", "metaseq", "nccl-tests"};
+const std::vector<std::string> k_formats = {"dllogger",   "tensorboard",     "megatron",   "nemo",  "metaseq",
+                                            "nccl-tests", "megatron-bridge", "torchtitan", "mlperf"};
 
 fs::path corpus_dir() {
     return fs::path(TRAINBENCH_SOURCE_DIR) / "fuzz" / "corpus";

@@ -91,6 +91,23 @@ TEST(LoadRecipe, OverridesAreTypedLikeTheFieldTheySet) {
     EXPECT_EQ(r.resolved["metrics"]["window"], nlohmann::ordered_json({5, 20}));
 }
 
+TEST(LoadRecipe, MetricsWindowMayBeANamedWindow) {
+    Recipe r = load(data_dir() / "valid" / "minimal.yaml", {"metrics.window=dgxc"});
+    EXPECT_EQ(r.metrics.window_start, 35);
+    EXPECT_EQ(r.metrics.window_end, 44);
+    EXPECT_EQ(r.metrics.window_name, "dgxc");
+    EXPECT_EQ(r.resolved["metrics"]["window"], "dgxc");  // the resolved recipe keeps the name
+    try {
+        (void)load(data_dir() / "valid" / "minimal.yaml", {"metrics.window=dgcx"});
+        FAIL() << "expected InputError";
+    } catch (const InputError& e) {
+        ASSERT_EQ(e.diagnostics().error_count(), 1u);
+        const std::string text = e.diagnostics().items()[0].format();
+        EXPECT_NE(text.find("unknown window 'dgcx'"), std::string::npos) << text;
+        EXPECT_NE(text.find("did you mean 'dgxc'"), std::string::npos) << text;
+    }
+}
+
 TEST(LoadRecipe, AnOverrideOfTheWrongTypeIsALocatedError) {
     try {
         (void)load(data_dir() / "valid" / "minimal.yaml", {"nodes=abc"});

@@ -101,6 +101,17 @@ TEST(Golden, TableMatches) {
 TEST(Golden, JsonMatches) {
     check_golden("summary.json", make_reporter("json")->render(sample_summary()));
 }
+// Per-step series only on demand: the JSON of a long log is the figures, not every step.
+TEST(Json, CarriesTheSeriesOnlyWhenAsked) {
+    const analysis::RunSummary s = sample_summary();
+    ASSERT_FALSE(s.step_times.empty());
+    EXPECT_FALSE(to_json(s).contains("series"));
+    const auto with = nlohmann::json::parse(make_reporter("json", {.series = true})->render(s));
+    ASSERT_TRUE(with.contains("series"));
+    EXPECT_EQ(with["series"]["step_time_s"].size(), s.step_times.size());
+    EXPECT_EQ(with["series"]["loss"].size(), s.loss.size());
+    EXPECT_EQ(with["series"]["step_time_s"][0], nlohmann::json({s.step_times[0].step, s.step_times[0].value}));
+}
 TEST(Golden, CsvMatches) {
     check_golden("summary.csv", make_reporter("csv")->render(sample_summary()));
 }

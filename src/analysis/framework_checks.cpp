@@ -1,0 +1,136 @@
+// The framework's own TFLOPS/GPU and MFU beside trainbench's (framework_checks.hpp).
+#include "analysis/framework_checks.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <optional>
+
+namespace trainbench::analysis {
+
+const std::vector<std::string>& framework_figure_series(std::string_view format) {
+    static const std::vector<std::string> none;
+    static const std::vector<std::string> bridge = {std::string(metrics::names::tflops_per_gpu)};
+    static const std::vector<std::string> titan = {std::string(metrics::names::tflops_per_gpu), "mfu_pct"};
+    if (format == "megatron-bridge") return bridge;
+    if (format == "torchtitan") return titan;
+    return none;
+}
+
+namespace detail {
+
+namespace {
+
+struct Framework {
+    std::string_view format;
+    std::string_view name;
+    std::string_view family;      // a report convention of this prefix is the framework's own
+    std::string_view convention;  // else this one (the current release's)
+    bool prints_mfu;
+};
+
+const Framework* framework_of(std::string_view format) {
+    static const Framework table[] = {
+        {"megatron-bridge", "Megatron-Bridge", "megatron-bridge", "megatron-bridge-2026", false},
+        {"torchtitan", "TorchTitan", "torchtitan", "torchtitan-2026-08", true},
+    };
+    for (const Framework& f : table)
+        if (f.format == format) return &f;
+    return nullptr;
+}
+
+// The mean of a series' points in the window, or nullopt when none falls in it.
+std::optional<double> window_mean(const metrics::LogData& log, std::string_view name, const StepWindow& w) {
+    auto it = log.series.find(std::string(name));
+    if (it == log.series.end()) return std::nullopt;
+    double sum = 0;
+    std::size_t n = 0;
+    metrics::PointReader reader(it->second);
+    metrics::Point p;
+    while (reader.next(p))
+        if (p.step >= w.start && p.step <= w.end && std::isfinite(p.value)) {
+            sum += p.value;
+            ++n;
+        }
+    if (n == 0) return std::nullopt;
+    return sum / static_cast<double>(n);
+}
+
+// One row: the framework's figure (logged) against trainbench's (given).
+void add_row(RunSummary& s, std::string key, std::string log_key, double logged, double ours, std::string origin,
+             std::string_view what, std::string_view fw) {
+    const double diff = ours != 0 ? std::fabs(logged - ours) / std::fabs(ours) : std::fabs(logged);
+    CrossCheck c{
+        std::move(key),    std::move(log_key),           fmt::format("{:.6g}", logged), fmt::format("{:.6g}", ours),
+        std::move(origin), diff <= k_framework_tolerance};
+    if (!c.match)
+        s.findings.push_back(
+            {Severity::warning,
+             fmt::format("{}'s own {} ({}, the window mean of '{}') and trainbench's ({}, {}) differ by {:.2f}% "
+                         "(tolerance {:g}%)",
+                         fw, what, c.logged, c.log_key, c.given, c.origin, diff * 100, k_framework_tolerance * 100)});
+    s.cross_checks.push_back(std::move(c));
+}
+
+}  // namespace
+
+void framework_cross_checks(const AnalysisRequest& request, const Inputs& in, RunSummary& s) {
+    if (!request.log) return;
+    const metrics::LogData& log = *request.log;
+    const Framework* fw = framework_of(log.format);
+    if (!fw) return;
+    const std::string conv_name = s.convention.rfind(fw->family, 0) == 0 ? s.convention : std::string(fw->convention);
+    const FlopsConvention& conv = find_flops_convention(conv_name);
+    FlopsInput fi;
+    fi.model = in.model;
+    fi.seq_length = in.seq_len;
+    fi.tensor_parallel = std::max(in.tensor_parallel, 1);
+    const double ours = conv.per_sample(fi).per_sample * in.global_batch / s.stats.mean / in.gpus / 1e12;
+    const std::string window = fmt::format("window {}..{}", s.stats.window.start, s.stats.window.end);
+    const metrics::Series* printed = log.find(metrics::names::tflops_per_gpu);
+    if (auto tf = window_mean(log, metrics::names::tflops_per_gpu, s.stats.window)) {
+        add_row(s, "framework_tflops_per_gpu", printed ? printed->source_name : "tflops_per_gpu", *tf, ours,
+                fmt::format("trainbench, {}, {}", conv.name, window), "TFLOPS/GPU", fw->name);
+    } else {
+        s.findings.push_back({Severity::note, fmt::format("{} printed no TFLOPS/GPU in the {}: nothing to cross-check",
+                                                          fw->name, window)});
+    }
+    if (!fw->prints_mfu) return;
+    auto mfu = window_mean(log, "mfu_pct", s.stats.window);
+    if (!mfu) {
+        const bool na = log.parameters.count("mfu") != 0;
+        s.findings.push_back(
+            {Severity::note,
+             na ? fmt::format("{} printed 'mfu: N/A' (quantization on: it divides by its BF16 peak only, so it "
+                              "prints none): no MFU cross-check",
+                              fw->name)
+                : fmt::format("{} printed no MFU in the {}: nothing to cross-check", fw->name, window)});
+        return;
+    }
+    if (!in.catalog_gpu) {
+        s.findings.push_back(
+            {Severity::note, fmt::format("the GPU is not a catalog GPU: {}'s MFU (its own BF16 peak table) is not "
+                                         "cross-checked",
+                                         fw->name)});
+        return;
+    }
+    PeakRequest pr;
+    pr.gpu_family = in.gpu_family;
+    pr.precision = catalog::Precision::bf16;  // get_peak_flops is a BF16 table
+    pr.gpu = &*in.catalog_gpu;
+    pr.tool = "torchtitan";
+    Peak peak;
+    try {
+        peak = resolve_peak(pr);
+    } catch (const Error& e) {
+        s.findings.push_back({Severity::note, fmt::format("no TorchTitan peak for this GPU: {}", e.what())});
+        return;
+    }
+    add_row(s, "framework_mfu", "mfu (%)", *mfu / 100.0, ours / peak.tflops,
+            fmt::format("trainbench, {}, peak {:g} ({}), {}", conv.name, peak.tflops, peak.source, window), "MFU",
+            fw->name);
+}
+
+}  // namespace detail
+
+}  // namespace trainbench::analysis

@@ -1,0 +1,333 @@
+// MLPerf Training result logs (mlcommons/logging, mllog.py LOG_TEMPLATE):
+//   :::MLLOG {"namespace": "", "time_ms": 1721026606541, "event_type": "INTERVAL_START",
+//             "key": "block_start", "value": null, "metadata": {"samples_count": 2688, ...}}
+// anywhere in a line (srun -l's "0: ", a logger's prefix), among any other output. Read:
+// run_start / run_stop (the first start, the last stop, its metadata status), block and epoch
+// intervals (block_time_s, epoch_time_s at the stop's samples_count / epoch_num), eval_accuracy,
+// tracked_stats (each number of its value: throughput, loss, lr, train_step_time ->
+// step_time_s) and a bare "throughput" key, as series at the metadata's step (step, else
+// samples_count, else epoch_num, else first_epoch_num, else the last step seen). Other keys
+// with a scalar value and no step (global_batch_size, seed, submission_*) are parameters (JSON
+// text, the last one wins, at most k_max_parameters). The result, in summary: run_start_ms,
+// run_stop_ms and time_to_train_min = (run_stop - run_start) / 60000 as MLPerf scores it;
+// the status is the parameter "status".
+#include "metrics/common.hpp"
+#include "metrics/parsers.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <limits>
+#include <simdjson.h>
+
+namespace trainbench::metrics::detail {
+
+namespace {
+
+namespace od = simdjson::ondemand;
+constexpr double k_nan = std::numeric_limits<double>::quiet_NaN();
+constexpr std::size_t k_max_parameters = 1024;
+constexpr std::size_t k_max_value_fields = 64;
+
+// One MLLOG record as read.
+struct Event {
+    double time_ms = k_nan;
+    std::string key;
+    enum class Value { none, number, text, other } kind = Value::none;
+    double number = 0;
+    std::string json;                                   // the value's JSON text (scalars and small values)
+    std::vector<std::pair<std::string, double>> stats;  // the numbers of an object value
+    std::optional<double> step, samples_count, epoch_num, first_epoch_num;
+    std::string status;
+    void clear() {
+        time_ms = k_nan;
+        key.clear();
+        kind = Value::none;
+        json.clear();
+        stats.clear();
+        step = samples_count = epoch_num = first_epoch_num = std::nullopt;
+        status.clear();
+    }
+};
+
+// MLPerf's names that mean a canonical series; "throughput" keeps its name (samples/s in most
+// benchmarks, tokens/s in GPT-3's), it is no Megatron TensorBoard TFLOPS tag.
+const std::vector<NameMapping>& mlperf_names() {
+    static const std::vector<NameMapping> table = {
+        {"train_step_time", names::step_time_s},
+        {"loss", names::loss},
+        {"lr", names::learning_rate},
+    };
+    return table;
+}
+
+bool read_number(od::value v, double& out) {
+    return !v.get_double().get(out);
+}
+
+// Consumes a value nobody keeps, checking that it is JSON.
+bool skip_value(od::value v) {
+    od::json_type t{};
+    if (v.type().get(t)) return false;
+    std::string_view raw;
+    switch (t) {
+        case od::json_type::object: {
+            od::object o;
+            return !v.get_object().get(o) && !o.raw_json().get(raw);
+        }
+        case od::json_type::array: {
+            od::array a;
+            return !v.get_array().get(a) && !a.raw_json().get(raw);
+        }
+        case od::json_type::string:
+            return !v.get_string().get(raw);
+        case od::json_type::number: {
+            double d = 0;
+            return read_number(v, d);
+        }
+        case od::json_type::boolean: {
+            bool b = false;
+            return !v.get_bool().get(b);
+        }
+        case od::json_type::null: {
+            bool is_null = false;
+            return !v.is_null().get(is_null) && is_null;
+        }
+    }
+    return false;
+}
+
+class MlperfParser {
+public:
+    MlperfParser(std::string_view label, const ParseOptions& options, LogData& out)
+        : m_label(label), m_out(out), m_sink(out, options, mlperf_names()) {}
+    void run(Source& source);
+
+private:
+    bool read(const char* json, std::size_t len, std::size_t capacity);
+    bool read_value(od::value v);
+    bool read_metadata(od::value v);
+    void apply();
+    void interval(std::string_view name, std::optional<double> start, double at, std::optional<double> step);
+    std::int64_t step_of() const;
+
+    std::string_view m_label;
+    LogData& m_out;
+    SeriesSink m_sink;
+    od::parser m_parser;
+    Event m_e;
+    std::int64_t m_last_step = 0;
+    std::optional<double> m_block_start, m_epoch_start, m_run_start, m_run_stop;
+};
+
+bool MlperfParser::read_value(od::value v) {
+    od::json_type type{};
+    if (v.type().get(type)) return false;
+    std::string_view raw;
+    switch (type) {
+        case od::json_type::number:
+            if (!read_number(v, m_e.number)) return false;
+            m_e.kind = Event::Value::number;  // (its JSON text only if it becomes a parameter)
+            return true;
+        case od::json_type::object: {
+            od::object o;
+            if (v.get_object().get(o)) return false;
+            for (auto field : o) {
+                std::string_view name;
+                od::value fv;
+                if (field.unescaped_key().get(name) || field.value().get(fv)) return false;
+                double d = 0;
+                od::json_type ft{};
+                if (fv.type().get(ft)) return false;
+                if (ft == od::json_type::number) {
+                    if (!read_number(fv, d)) return false;
+                    if (m_e.stats.size() < k_max_value_fields) m_e.stats.emplace_back(std::string(name), d);
+                } else if (!skip_value(fv)) {
+                    return false;
+                }
+            }
+            m_e.kind = Event::Value::other;
+            return true;
+        }
+        case od::json_type::array: {
+            od::array a;
+            if (v.get_array().get(a) || a.raw_json().get(raw)) return false;
+            m_e.kind = Event::Value::other;
+            m_e.json.assign(raw.substr(0, std::min<std::size_t>(raw.size(), 4096)));
+            return true;
+        }
+        case od::json_type::string: {
+            std::string_view s;
+            if (v.get_string().get(s)) return false;
+            m_e.kind = Event::Value::text;
+            m_e.json = fmt::format("\"{}\"", s.substr(0, 4096));
+            return true;
+        }
+        case od::json_type::boolean: {
+            bool b = false;
+            if (v.get_bool().get(b)) return false;
+            m_e.kind = Event::Value::other;
+            m_e.json = b ? "true" : "false";
+            return true;
+        }
+        case od::json_type::null: {
+            bool is_null = false;
+            return !v.is_null().get(is_null) && is_null;
+        }
+    }
+    return false;
+}
+
+bool MlperfParser::read_metadata(od::value v) {
+    od::object o;
+    if (v.get_object().get(o)) return false;
+    for (auto field : o) {
+        std::string_view name;
+        od::value fv;
+        if (field.unescaped_key().get(name) || field.value().get(fv)) return false;
+        std::optional<double>* slot = name == "step"              ? &m_e.step
+                                      : name == "samples_count"   ? &m_e.samples_count
+                                      : name == "epoch_num"       ? &m_e.epoch_num
+                                      : name == "first_epoch_num" ? &m_e.first_epoch_num
+                                                                  : nullptr;
+        double d = 0;
+        std::string_view s;
+        od::json_type t{};
+        if (fv.type().get(t)) return false;
+        if (slot && t == od::json_type::number) {
+            if (!read_number(fv, d)) return false;
+            *slot = d;
+        } else if (name == "status" && t == od::json_type::string) {
+            if (fv.get_string().get(s)) return false;
+            m_e.status.assign(s.substr(0, 64));
+        } else if (!skip_value(fv)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+bool MlperfParser::read(const char* json, std::size_t len, std::size_t capacity) {
+    m_e.clear();
+    od::document doc;
+    od::object obj;
+    if (m_parser.iterate(json, len, capacity).get(doc) || doc.get_object().get(obj)) return false;
+    bool have_key = false;
+    for (auto field : obj) {
+        std::string_view name, s;
+        od::value v;
+        if (field.unescaped_key().get(name) || field.value().get(v)) return false;
+        if (name == "time_ms") {
+            if (!read_number(v, m_e.time_ms)) return false;
+        } else if (name == "key") {
+            if (v.get_string().get(s)) return false;
+            m_e.key.assign(s.substr(0, 256));
+            have_key = true;
+        } else if (name == "value") {
+            if (!read_value(v)) return false;
+        } else if (name == "metadata") {
+            od::json_type t{};
+            if (v.type().get(t)) return false;
+            if (t == od::json_type::object ? !read_metadata(v) : !skip_value(v)) return false;
+        } else if (!skip_value(v)) {
+            return false;
+        }
+    }
+    return have_key;
+}
+
+std::int64_t MlperfParser::step_of() const {
+    for (const std::optional<double>& s : {m_e.step, m_e.samples_count, m_e.epoch_num, m_e.first_epoch_num})
+        if (s)
+            if (auto i = integral(*s)) return *i;
+    return m_last_step;
+}
+
+void MlperfParser::interval(std::string_view name, std::optional<double> start, double at, std::optional<double> step) {
+    if (!start || std::isnan(at) || at < *start) return;
+    std::optional<std::int64_t> s = step ? integral(*step) : std::nullopt;
+    m_sink.add(m_sink.resolve_as(name, name), Point{s.value_or(step_of()), (at - *start) / 1000.0, at / 1000.0});
+}
+
+void MlperfParser::apply() {
+    const std::string& key = m_e.key;
+    const double t = m_e.time_ms;
+    const double wall = std::isnan(t) ? k_nan : t / 1000.0;
+    const std::int64_t step = step_of();
+    if (key == "run_start") {
+        if (!m_run_start && !std::isnan(t)) m_run_start = t;
+    } else if (key == "run_stop") {
+        if (!std::isnan(t)) m_run_stop = t;
+        if (!m_e.status.empty()) m_out.parameters["status"] = fmt::format("\"{}\"", m_e.status);
+    } else if (key == "block_start" || key == "epoch_start") {
+        (key == "block_start" ? m_block_start : m_epoch_start) = std::isnan(t) ? std::nullopt : std::optional(t);
+    } else if (key == "block_stop") {
+        interval("block_time_s", m_block_start, t, m_e.samples_count ? m_e.samples_count : m_e.first_epoch_num);
+        m_block_start.reset();
+    } else if (key == "epoch_stop") {
+        interval("epoch_time_s", m_epoch_start, t, m_e.epoch_num ? m_e.epoch_num : m_e.samples_count);
+        m_epoch_start.reset();
+    } else if (key == "tracked_stats") {
+        for (const auto& [name, v] : m_e.stats) {
+            m_sink.add(m_sink.resolve(name), Point{step, v, wall});
+        }
+    } else if (m_e.kind == Event::Value::number && (key == "eval_accuracy" || key == "throughput" || m_e.step)) {
+        m_sink.add(m_sink.resolve(key), Point{step, m_e.number, wall});
+    } else if (m_e.kind != Event::Value::none) {
+        if (m_e.kind == Event::Value::number) m_e.json = fmt::format("{}", m_e.number);
+        // (an object value with no step, a tracked_stats-like record, has no text: nothing to keep)
+        auto it = m_out.parameters.find(key);
+        if (!m_e.json.empty() && it != m_out.parameters.end())
+            it->second = m_e.json;
+        else if (!m_e.json.empty() && m_out.parameters.size() < k_max_parameters)
+            m_out.parameters.emplace(key, m_e.json);
+    }
+    m_last_step = step;
+}
+
+void MlperfParser::run(Source& source) {
+    ParseStats& st = m_out.stats;
+    each_text_line(source, m_label, m_out, [&](const LineReader::Line& ln, std::uint64_t) {
+        std::string_view t = ln.text;
+        std::size_t pos = t.find(":::MLLOG");
+        if (pos == std::string_view::npos) {
+            if (!trim(t).empty()) ++st.skipped;
+            return;
+        }
+        std::size_t open = t.find('{', pos);
+        if (open == std::string_view::npos) {
+            ++st.corrupt;
+            warn(st, fmt::format("{}:{}: ':::MLLOG' without a JSON record, skipped", m_label, ln.number));
+            return;
+        }
+        std::string_view json = t.substr(open);
+        while (!json.empty() && (json.back() == '\r' || json.back() == ' ')) json.remove_suffix(1);
+        const std::size_t cap = ln.capacity - open;
+        if (!read(json.data(), json.size(), cap)) {
+            if (!ln.complete) {
+                st.truncated_tail = true;
+                warn(st,
+                     fmt::format("{}:{}: last line is incomplete (still being written?), ignored", m_label, ln.number));
+            } else {
+                ++st.corrupt;
+                warn(st, fmt::format("{}:{}: invalid MLLOG record, skipped", m_label, ln.number));
+            }
+            return;
+        }
+        apply();
+        ++st.records;
+    });
+    if (m_run_start) m_out.summary["run_start_ms"] = *m_run_start;
+    if (m_run_stop) m_out.summary["run_stop_ms"] = *m_run_stop;
+    if (m_run_start && m_run_stop && *m_run_stop >= *m_run_start)
+        m_out.summary["time_to_train_min"] = (*m_run_stop - *m_run_start) / 60000.0;
+}
+
+}  // namespace
+
+void parse_mlperf(Source& source, std::string_view label, const ParseOptions& options, LogData& out) {
+    MlperfParser parser(label, options, out);
+    parser.run(source);
+}
+
+}  // namespace trainbench::metrics::detail

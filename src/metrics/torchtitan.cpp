@@ -1,0 +1,269 @@
+// TorchTitan's per-step line (torchtitan/components/metrics.py, MetricsProcessor.log), v0.2.2
+// and after, with or without its ANSI colours and whatever launcher prefix comes first:
+//   [rank0]:[titan] 2026-08-22 10:00:00,123 - root - INFO - step: 10  loss:  7.12345
+//     grad_norm:  1.2345  memory: 45.67GiB(57.72%)  tps: 1,234  tflops: 56.78  mfu: 5.74%
+// (one line; b5bcd76c prints "mfu: N/A" when quantization is on, older releases print no
+// grad_norm, the oldest "wps" for "tps"), and the validation line "validate step: N  loss: ...
+// memory: ...  tps: ...". Series: loss, grad_norm, memory_max_reserved_gib and _pct,
+// tokens_per_s_per_gpu (tps is per device), tflops_per_gpu, mfu_pct; validation values as
+// validate/<key>. The line prints no time: step_time_s is derived from the logger's
+// timestamps (seconds between two step lines over the steps between them). A "mfu: N/A" is
+// kept as the parameter mfu = "N/A".
+#include "metrics/common.hpp"
+#include "metrics/parsers.hpp"
+#include "metrics/split.hpp"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+namespace trainbench::metrics::detail {
+
+namespace {
+
+constexpr double k_nan = std::numeric_limits<double>::quiet_NaN();
+
+const std::vector<NameMapping>& titan_names() {
+    static const std::vector<NameMapping> table = {
+        {"loss", names::loss},
+        {"grad_norm", names::grad_norm},
+        {"memory", "memory_max_reserved_gib"},
+        {"memory(%)", "memory_max_reserved_pct"},
+        {"tps", "tokens_per_s_per_gpu"},
+        {"tflops", names::tflops_per_gpu},
+        {"mfu", "mfu_pct"},
+    };
+    return table;
+}
+
+bool is_key_char(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+// A number that may carry thousands separators ("1,234,567"), at the start of `s` after
+// spaces; `used` is how many characters it took.
+std::optional<double> grouped_number(std::string_view s, std::size_t& used) {
+    std::size_t i = 0;
+    while (i < s.size() && s[i] == ' ') ++i;
+    char buf[64];
+    std::size_t n = 0;
+    std::size_t start = i;
+    while (i < s.size() && n < sizeof buf - 1) {
+        char c = s[i];
+        bool sign = (c == '-' || c == '+') && (i == start || s[i - 1] == 'e' || s[i - 1] == 'E');
+        bool exp = (c == 'e' || c == 'E') && i > start;
+        if (c == ',' && i > start && i + 1 < s.size() && s[i + 1] >= '0' && s[i + 1] <= '9') {
+            ++i;
+            continue;
+        }
+        if (!((c >= '0' && c <= '9') || c == '.' || sign || exp)) break;
+        buf[n++] = c;
+        ++i;
+    }
+    used = i;
+    if (n == 0) return std::nullopt;
+    return leading_number(std::string_view(buf, n));
+}
+
+// The first "YYYY-MM-DD HH:MM:SS[,mmm]" in `prefix`, as Unix seconds (the logger's local
+// time read as UTC: only differences are used), or NaN.
+double prefix_time(std::string_view prefix) {
+    for (std::size_t i = 0; i + 19 <= prefix.size(); ++i) {
+        if (prefix[i] < '0' || prefix[i] > '9' || prefix[i + 4] != '-') continue;
+        if (auto t = parse_datetime(prefix.substr(i))) return *t;
+    }
+    return k_nan;
+}
+
+class TitanParser {
+public:
+    TitanParser(std::string_view label, const ParseOptions& options, LogData& out)
+        : m_label(label), m_out(out), m_sink(out, options, titan_names()) {}
+
+    // The first and last step lines with their times (a part of a file: the step time across
+    // the cut is the merge's to add).
+    struct Edge {
+        std::int64_t first_step = 0, last_step = 0;
+        double first_wall = k_nan, last_wall = k_nan;
+        bool any = false;
+    };
+    [[nodiscard]] const Edge& edge() const { return m_edge; }
+    [[nodiscard]] std::uint64_t lines() const { return m_lines; }
+
+    void run(Source& source) {
+        m_lines = each_text_line(source, m_label, m_out, [&](const LineReader::Line& line, std::uint64_t) {
+            std::string_view t = line.text;
+            if (std::memchr(t.data(), '\x1b', t.size())) {
+                strip_ansi(t, m_clean);
+                t = m_clean;
+            }
+            ParseStats& st = m_out.stats;
+            if (trim(t).empty()) return;
+            m_sink.discard();
+            int got = this->line(t);
+            if (got == 0) {
+                ++st.skipped;
+            } else if (!line.complete) {
+                m_sink.discard();
+                st.truncated_tail = true;
+                warn(st, fmt::format("{}:{}: last line is incomplete (still being written?), ignored", m_label,
+                                     line.number));
+            } else if (got < 0) {
+                ++st.skipped;
+            } else {
+                m_sink.commit();
+                commit_timing();
+                ++st.records;
+            }
+        });
+    }
+
+private:
+    // 1: a step line staged; -1: a step line without values; 0: another line.
+    int line(std::string_view t) {
+        std::size_t pos = t.find("step:");
+        if (pos == std::string_view::npos) return 0;
+        bool validate = pos >= 9 && t.substr(pos - 9, 9) == "validate ";
+        if (!validate && pos > 0 && is_key_char(t[pos - 1])) return 0;  // "global_step:" and the like
+        std::size_t used = 0;
+        std::string_view rest = t.substr(pos + 5);
+        auto step_value = grouped_number(rest, used);
+        std::optional<std::int64_t> step = step_value ? integral(*step_value) : std::nullopt;
+        if (!step) return 0;
+        double wall = prefix_time(t.substr(0, pos));
+        rest = rest.substr(used);
+        int values = 0;
+        while (!rest.empty()) {
+            std::size_t colon = rest.find(':');
+            if (colon == std::string_view::npos) break;
+            std::size_t k = colon;
+            while (k > 0 && is_key_char(rest[k - 1])) --k;
+            std::string_view key = rest.substr(k, colon - k);
+            rest = rest.substr(colon + 1);
+            if (key.empty()) continue;
+            auto v = grouped_number(rest, used);
+            if (!v) {
+                if (key == "mfu" && starts_with(trim(rest), "N/A")) m_out.parameters["mfu"] = "\"N/A\"";
+                continue;
+            }
+            rest = rest.substr(used);
+            stage(validate, key, *step, *v, wall);
+            ++values;
+            if (key == "memory") {  // "45.67GiB(57.72%)"
+                std::size_t open = rest.find('(');
+                if (open < 6)  // npos is never below 6
+                    if (auto pct = grouped_number(rest.substr(open + 1), used))
+                        stage(validate, "memory(%)", *step, *pct, wall);
+            }
+        }
+        if (values == 0) return -1;
+        if (!validate) m_timing = {*step, wall};
+        return 1;
+    }
+
+    void stage(bool validate, std::string_view key, std::int64_t step, double v, double wall) {
+        if (key == "wps") key = "tps";  // the oldest releases' name for the same figure
+        if (!validate) {
+            m_sink.stage(m_sink.resolve(key), Point{step, v, wall});
+            return;
+        }
+        m_name.assign("validate/");
+        m_name.append(key);
+        m_sink.stage(m_sink.resolve(m_name), Point{step, v, wall});
+    }
+
+    // The step time between this step line and the previous one, from their timestamps.
+    void commit_timing() {
+        if (!m_timing) return;
+        auto [step, wall] = *m_timing;
+        m_timing.reset();
+        if (!m_edge.any) {
+            m_edge.any = true;
+            m_edge.first_step = step;
+            m_edge.first_wall = wall;
+        }
+        m_edge.last_step = step;
+        m_edge.last_wall = wall;
+        if (!std::isnan(wall) && !std::isnan(m_prev_wall) && step > m_prev_step && wall >= m_prev_wall) {
+            double seconds = (wall - m_prev_wall) / static_cast<double>(step - m_prev_step);
+            m_sink.add(m_sink.resolve_as(names::step_time_s, "log timestamps"), Point{step, seconds, wall});
+        }
+        m_prev_step = step;
+        m_prev_wall = wall;
+    }
+
+    std::string_view m_label;
+    LogData& m_out;
+    SeriesSink m_sink;
+    std::string m_clean, m_name;
+    std::optional<std::pair<std::int64_t, double>> m_timing;
+    std::int64_t m_prev_step = 0;
+    double m_prev_wall = k_nan;
+    Edge m_edge;
+    std::uint64_t m_lines = 0;
+};
+
+// Each part's first and last step line, in the part's summary under keys that sort in file
+// order (the merge keeps them all), for join_parts.
+constexpr std::string_view k_edge_key = "\x01torchtitan-edge:";
+
+void parse_titan_part(Source& source, std::string_view label, const ParseOptions& options, LinePart& part) {
+    TitanParser parser(label, options, part.data);
+    parser.run(source);
+    part.lines = parser.lines();
+    const TitanParser::Edge& e = parser.edge();
+    if (!e.any) return;
+    const std::string key = fmt::format("{}{:020}:", k_edge_key, part.begin);
+    part.data.summary[key + "a"] = static_cast<double>(e.first_step);
+    part.data.summary[key + "b"] = e.first_wall;
+    part.data.summary[key + "c"] = static_cast<double>(e.last_step);
+    part.data.summary[key + "d"] = e.last_wall;
+}
+
+// The step time of each part's first step line, from the previous part's last one: what a
+// sequential parse gives; the edge keys are then removed.
+void join_parts(const ParseOptions& options, LogData& out) {
+    std::vector<std::array<double, 4>> edges;
+    for (auto it = out.summary.lower_bound(std::string(k_edge_key)); it != out.summary.end();) {
+        if (!starts_with(it->first, k_edge_key)) break;
+        const char field = it->first.back();
+        if (field == 'a') edges.push_back({k_nan, k_nan, k_nan, k_nan});
+        if (!edges.empty()) edges.back()[static_cast<std::size_t>(field - 'a') & 3u] = it->second;
+        it = out.summary.erase(it);
+    }
+    SeriesSink sink(out, options, titan_names());
+    for (std::size_t i = 1; i < edges.size(); ++i) {
+        const double prev_step = edges[i - 1][2], prev_wall = edges[i - 1][3];
+        const double step = edges[i][0], wall = edges[i][1];
+        if (std::isnan(wall) || std::isnan(prev_wall) || !(step > prev_step) || wall < prev_wall) continue;
+        sink.add(sink.resolve_as(names::step_time_s, "log timestamps"),
+                 Point{static_cast<std::int64_t>(step), (wall - prev_wall) / (step - prev_step), wall});
+    }
+}
+
+}  // namespace
+
+void parse_torchtitan(Source& source, std::string_view label, const ParseOptions& options, LogData& out) {
+    TitanParser parser(label, options, out);
+    parser.run(source);
+}
+
+bool parse_torchtitan_split(const std::filesystem::path& path, std::string_view label, const ParseOptions& options,
+                            LogData& out, const SplitPolicy& policy) {
+    if (!parse_split(path, label, options, out, parse_titan_part, next_line_start, policy)) return false;
+    join_parts(options, out);
+    return true;
+}
+
+void parse_torchtitan_file(const std::filesystem::path& path, std::string_view label, const ParseOptions& options,
+                           LogData& out, const SplitPolicy& policy) {
+    if (parse_torchtitan_split(path, label, options, out, policy)) return;
+    FileSource source(path);
+    parse_torchtitan(source, label, options, out);
+}
+
+}  // namespace trainbench::metrics::detail
