@@ -3,7 +3,8 @@
 // runner with canned sbatch/squeue/scontrol answers. Were any command to start the system's
 // runner instead, the real sbatch here would fail (no cluster is up) and the fake would not
 // see the call. validate, report and wait make one pipeline call each: the second test runs
-// them on the same fakes, the results database being the one Services names (--results).
+// them on the same fakes, the results database being the one Services names (--results), and
+// report's --series reaches the JSON through pipeline::ReportRequest.
 #include "cli_test_support.hpp"
 #include "unit/backend/fake_process_runner.hpp"
 
@@ -125,6 +126,14 @@ TEST(CommandServices, ValidateReportAndWaitGoThroughTheServicesAlone) {
     EXPECT_DOUBLE_EQ(nlohmann::json::parse(reported.out).at("step_time_s").get<double>(), 0.25);
     EXPECT_TRUE(fs::exists(run_dir / "report/summary.json"));
     EXPECT_NE(reported.err.find("recorded result of"), std::string::npos) << reported.err;
+    // The per-step series only on demand (--series), through the same report_run.
+    EXPECT_FALSE(nlohmann::json::parse(reported.out).contains("series")) << reported.out;
+    cli_test::Result with_series =
+        run_on(fake, {"--runs", runs, "--results", results, "--json", "report", run_id, "--series"});
+    ASSERT_EQ(with_series.code, 0) << with_series.err;
+    const nlohmann::json series = nlohmann::json::parse(with_series.out).at("series");
+    EXPECT_EQ(series.at("step_time_s").size(), 20u) << with_series.out;
+    EXPECT_EQ(series.at("loss").size(), 20u) << with_series.out;
     cli_test::Result history = run_on(fake, {"--runs", runs, "--results", results, "--json", "history"});
     ASSERT_EQ(history.code, 0) << history.err;
     EXPECT_NE(history.out.find(run_id), std::string::npos) << history.out;
