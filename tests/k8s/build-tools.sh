@@ -49,6 +49,9 @@ fi
 tmp=$out.tmp.$$
 rm -rf "$tmp"; mkdir -p "$tmp/bin"
 trap 'rm -rf "$tmp"' EXIT
+# Go's build cache for these packages is about 7 GB and of no use once the binaries are cached:
+# it lives in the temporary folder and goes with it (a CI machine's disk once filled up).
+export GOCACHE=$tmp/gocache
 start=$(date +%s)
 echo "k8s tools: building into $out (first time only; ~15-30 min on 2 cores)" >&2
 # Version ldflags: without them /version says v0.0.0-master and helm's kubeVersion checks break.
@@ -70,6 +73,7 @@ mkdir -p "$tmp/kwok-stages"
 cp -r "$kwok_dir/kustomize/stage/." "$tmp/kwok-stages/"
 chmod -R u+w "$tmp/kwok-stages"
 echo "$(($(date +%s) - start))" >"$tmp/build-seconds"
+chmod -R u+w "$GOCACHE" 2>/dev/null || true; rm -rf "$GOCACHE"
 rm -rf "$out"; mv "$tmp" "$out"
 trap - EXIT
 echo "k8s tools: built in $(cat "$out/build-seconds")s" >&2
