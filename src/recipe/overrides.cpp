@@ -25,22 +25,6 @@ Override parse_override(std::string_view text) {
     return o;
 }
 
-namespace {
-
-std::vector<std::string> split_dots(const std::string& key) {
-    std::vector<std::string> parts;
-    std::size_t start = 0;
-    while (true) {
-        std::size_t dot = key.find('.', start);
-        parts.push_back(key.substr(start, dot - start));
-        if (dot == std::string::npos) break;
-        start = dot + 1;
-    }
-    return parts;
-}
-
-}  // namespace
-
 void apply_override(Node& root, const Override& o, Diagnostics& d) {
     SourceLocation where;
     where.override_text = o.text;

@@ -13,8 +13,6 @@ namespace trainbench::recipe {
 
 namespace {
 
-constexpr double k_gib = 1024.0 * 1024.0 * 1024.0;
-
 // The framework's version: framework_config keys exist in it (NeMo), and it writes the log
 // the recipe reads.
 void validate_framework_profile(const Recipe& r, Diagnostics& d) {

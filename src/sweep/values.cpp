@@ -34,18 +34,6 @@ std::string scalar_text(const nlohmann::ordered_json& j) {
     return j.dump();
 }
 
-std::vector<std::string> split_dots(std::string_view key) {
-    std::vector<std::string> parts;
-    std::size_t start = 0;
-    while (true) {
-        std::size_t dot = key.find('.', start);
-        parts.emplace_back(key.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start));
-        if (dot == std::string_view::npos) break;
-        start = dot + 1;
-    }
-    return parts;
-}
-
 std::optional<double> number(const std::string& s) {
     if (s.empty()) return std::nullopt;
     char* end = nullptr;
