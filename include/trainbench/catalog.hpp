@@ -144,6 +144,10 @@ struct Target {
     SourceLocation where;
 };
 
+// The GPT-2 BPE tokenizer's vocabulary, unpadded (GPT-3 uses the same tokenizer):
+// what a job or a log that names no vocabulary is taken to use.
+inline constexpr int k_gpt2_vocab = 50257;
+
 struct Model {
     std::string name;    // "gpt3-175b"
     std::string family;  // "gpt3", "opt", "llama", "mixtral", "deepseek", "qwen3", "tinygpt"
@@ -155,7 +159,7 @@ struct Model {
     int kv_heads = 0;  // 0 = same as heads (MHA)
     int ffn = 0;       // 0 = 4 * hidden (the FFN of the dense layers)
     int seq_length = 2048;
-    int vocab = 0;                     // unpadded tokenizer vocabulary (50257 for GPT-2 BPE)
+    int vocab = 0;                     // unpadded tokenizer vocabulary (k_gpt2_vocab for GPT-2 BPE)
     std::string activation = "gelu";   // "gelu", "swiglu" or "relu"
     std::string position = "learned";  // "learned" or "rope"
     bool tied_embeddings = true;
@@ -206,6 +210,8 @@ struct Model {
     std::map<std::string, SourceLocation> key_where;
 
     [[nodiscard]] int ffn_size() const { return ffn > 0 ? ffn : 4 * hidden; }
+    // The vocabulary a job is rendered with: GPT-2's when the model names none.
+    [[nodiscard]] int vocab_size() const { return vocab > 0 ? vocab : k_gpt2_vocab; }
     [[nodiscard]] int kv_head_count() const { return kv_heads > 0 ? kv_heads : heads; }
     [[nodiscard]] int head_size() const { return head_dim > 0 ? head_dim : (heads > 0 ? hidden / heads : 0); }
     [[nodiscard]] int max_positions() const {

@@ -176,6 +176,15 @@ inline constexpr std::uint64_t k_fnv1a_offset = 14695981039346656037ULL;
 // "'a', 'b' or 'c'".
 [[nodiscard]] std::string quoted_list(const std::vector<std::string>& items, std::string_view last_sep = " or ");
 
+// `s` without the ASCII whitespace (space, \t, \n, \v, \f, \r) at either end.
+[[nodiscard]] std::string_view trim(std::string_view s);
+// The parts of a dotted key: "parallelism.tensor" -> {"parallelism", "tensor"} (every '.'
+// separates, so "a..b" has an empty part and "" is one empty part).
+[[nodiscard]] std::vector<std::string> split_dots(std::string_view key);
+
+// Bytes in a GiB (2^30): every memory size trainbench prints or compares is in GiB.
+inline constexpr double k_gib = 1024.0 * 1024.0 * 1024.0;
+
 // "1.5 GiB"-style sizes, and "2h03m"-style durations for humans.
 [[nodiscard]] std::string human_bytes(double bytes);
 [[nodiscard]] std::string human_duration(double seconds);

@@ -15,13 +15,6 @@ namespace trainbench::analysis {
 
 namespace {
 
-std::string trim(std::string_view s) {
-    std::size_t a = s.find_first_not_of(" \t\r");
-    if (a == std::string_view::npos) return {};
-    std::size_t b = s.find_last_not_of(" \t\r");
-    return std::string(s.substr(a, b - a + 1));
-}
-
 bool starts_with(std::string_view s, std::string_view p) {
     return s.substr(0, p.size()) == p;
 }
@@ -43,15 +36,15 @@ DcgmNodeResult parse_dcgm_diag(std::string_view text) {
         std::size_t nl = text.find('\n', pos);
         std::string_view line = text.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
         pos = nl == std::string_view::npos ? text.size() : nl + 1;
-        std::string l = trim(line);
+        std::string l(trim(line));
         // "| PCIe                      | Pass - All                        |"
         if (l.size() < 3 || l.front() != '|' || l.back() != '|' || starts_with(l, "|-") || starts_with(l, "|="))
             continue;
         std::string inner = l.substr(1, l.size() - 2);
         std::size_t bar = inner.find('|');
         if (bar == std::string::npos) continue;
-        std::string name = trim(inner.substr(0, bar));
-        std::string cell = trim(inner.substr(bar + 1));
+        std::string name(trim(inner.substr(0, bar)));
+        std::string cell(trim(inner.substr(bar + 1)));
         if (name == "Diagnostic" && cell == "Result") continue;  // header
         std::string result;
         for (const char* word : {"Pass", "Fail", "Skip", "Warn"})
@@ -62,8 +55,8 @@ DcgmNodeResult parse_dcgm_diag(std::string_view text) {
                 r.checks.back().detail += (r.checks.back().detail.empty() ? "" : " ") + cell;
             continue;
         }
-        std::string detail = trim(cell.substr(result.size()));
-        if (starts_with(detail, "-")) detail = trim(detail.substr(1));
+        std::string detail(trim(cell.substr(result.size())));
+        if (starts_with(detail, "-")) detail = std::string(trim(std::string_view(detail).substr(1)));
         r.checks.push_back({name, result, detail});
         if (result == "Fail") failed = true;
     }
@@ -192,7 +185,7 @@ ClusterValidation analyse_cluster_validation(const fs::path& log_dir, double thr
     if (fs::exists(log_dir / "nodes.txt", ec)) {
         std::istringstream in(read_text(log_dir / "nodes.txt"));
         for (std::string line; std::getline(in, line);)
-            if (!trim(line).empty()) v.nodes.push_back(trim(line));
+            if (!trim(line).empty()) v.nodes.emplace_back(trim(line));
         known_nodes.insert(v.nodes.begin(), v.nodes.end());
     }
     std::vector<NcclRunCheck> pairs;

@@ -365,7 +365,7 @@ void model_from_log(const DeclaredConfig& declared, Inputs& in, std::vector<Find
     if (auto v = declared.number("vocab"))
         in.model.vocab = static_cast<int>(*v);
     else
-        in.model.vocab = 50257;
+        in.model.vocab = catalog::k_gpt2_vocab;
     in.model_origin = "log";
     findings.push_back({Severity::note, "model shape taken from the log's parameters (vocabulary " +
                                             std::to_string(in.model.vocab) + ")"});

@@ -17,12 +17,6 @@ bool is_digit(char c) {
     return c >= '0' && c <= '9';
 }
 
-std::string_view trim(std::string_view t) {
-    while (!t.empty() && std::isspace(static_cast<unsigned char>(t.front()))) t.remove_prefix(1);
-    while (!t.empty() && std::isspace(static_cast<unsigned char>(t.back()))) t.remove_suffix(1);
-    return t;
-}
-
 // Digits with single underscores between them (Python's digitpart); advances `i`.
 bool digit_part(std::string_view t, std::size_t& i) {
     if (i >= t.size() || !is_digit(t[i])) return false;

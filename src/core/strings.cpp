@@ -23,6 +23,25 @@ std::uint64_t fnv1a(std::string_view bytes, std::uint64_t h) {
     return h;
 }
 
+std::string_view trim(std::string_view s) {
+    auto space = [](char c) { return c == ' ' || (c >= '\t' && c <= '\r'); };
+    while (!s.empty() && space(s.front())) s.remove_prefix(1);
+    while (!s.empty() && space(s.back())) s.remove_suffix(1);
+    return s;
+}
+
+std::vector<std::string> split_dots(std::string_view key) {
+    std::vector<std::string> parts;
+    std::size_t start = 0;
+    while (true) {
+        std::size_t dot = key.find('.', start);
+        parts.emplace_back(key.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start));
+        if (dot == std::string_view::npos) break;
+        start = dot + 1;
+    }
+    return parts;
+}
+
 bool has_control_char(std::string_view s) {
     return std::any_of(s.begin(), s.end(), [](char c) {
         auto u = static_cast<unsigned char>(c);

@@ -15,8 +15,6 @@ namespace trainbench::recipe {
 
 namespace {
 
-constexpr double k_gib = 1024.0 * 1024.0 * 1024.0;
-
 bool uses_fused_attention(const Recipe& r) {
     // Transformer Engine / flash attention never store the a*s*s attention scores (the
     // catalog's framework row says which frameworks use them); the 2022 stacks (metaseq),

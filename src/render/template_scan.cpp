@@ -1,5 +1,7 @@
 #include "render/template_scan.hpp"
 
+#include <trainbench/core.hpp>
+
 #include <fmt/format.h>
 
 #include <optional>
@@ -27,13 +29,6 @@ std::optional<TagKind> sigil_kind(char first) {
         default:
             return std::nullopt;
     }
-}
-
-std::string trim(std::string_view s) {
-    std::size_t b = s.find_first_not_of(" \t\r\n");
-    if (b == std::string_view::npos) return {};
-    std::size_t e = s.find_last_not_of(" \t\r\n");
-    return std::string(s.substr(b, e - b + 1));
 }
 
 struct Position {
@@ -104,12 +99,12 @@ ScanResult scan_template(std::string_view text) {
             tag.name = trim(inner.substr(1));
         } else if (!inner.empty() && inner.front() == '=') {
             tag.kind = TagKind::set_delimiter;
-            std::string spec = trim(inner.substr(1));
+            std::string spec(trim(inner.substr(1)));
             if (spec.empty() || spec.back() != '=') {
                 fail(start, fmt::format("invalid set-delimiter tag '{}'", tag.text));
                 return result;
             }
-            spec = trim(std::string_view(spec).substr(0, spec.size() - 1));
+            spec = std::string(trim(std::string_view(spec).substr(0, spec.size() - 1)));
             std::size_t space = spec.find_first_of(" \t");
             if (space == std::string::npos) {
                 fail(start, fmt::format("invalid set-delimiter tag '{}'", tag.text));

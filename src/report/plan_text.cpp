@@ -10,7 +10,6 @@ namespace trainbench::report {
 
 namespace {
 
-constexpr double k_gib = 1024.0 * 1024.0 * 1024.0;
 constexpr double k_tib = k_gib * 1024.0;
 
 std::string gib(double bytes) {

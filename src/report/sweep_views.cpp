@@ -16,8 +16,6 @@ using nlohmann::ordered_json;
 
 namespace {
 
-constexpr double k_gib = 1024.0 * 1024.0 * 1024.0;
-
 std::string values_text(const sweep::Point& p) {
     std::string out;
     for (const sweep::PointValue& v : p.values) {

@@ -47,8 +47,10 @@ std::string utc_ran_at(const std::string& text) {
     return format_utc(*t);
 }
 
-// "2026-11-23T19:02:03Z" -> "20261123T190203Z".
+// "2026-11-23T19:02:03Z" -> "20261123T190203Z" (the run-id style of format_utc); a text that is
+// not a time keeps its letters and digits.
 std::string compact(const std::string& iso) {
+    if (const auto t = parse_utc(iso)) return format_utc(*t, UtcStyle::compact);
     std::string out;
     for (char c : iso)
         if (c != '-' && c != ':') out += c;

@@ -10,7 +10,6 @@
 #include <fmt/format.h>
 
 #include <chrono>
-#include <ctime>
 
 namespace fs = std::filesystem;
 using nlohmann::ordered_json;
@@ -71,10 +70,9 @@ double hours_since_end(const RunInfo& run, const StageState& stage) {
     std::error_code ec;
     auto t = fs::last_write_time(run.dir / "status" / (stage.name + ".exit"), ec);
     if (!ec) return std::chrono::duration<double, std::ratio<3600>>(fs::file_time_type::clock::now() - t).count();
-    std::tm tm{};
-    const char* end = ::strptime(stage.status.ended.c_str(), "%Y-%m-%dT%H:%M:%S", &tm);
-    if (!end || stage.status.ended.empty()) return 1e9;
-    return std::difftime(std::time(nullptr), ::timegm(&tm)) / 3600.0;
+    const auto ended = parse_utc(stage.status.ended);
+    if (!ended) return 1e9;
+    return std::chrono::duration<double, std::ratio<3600>>(std::chrono::system_clock::now() - *ended).count();
 }
 
 // The prefixes of a finished preparation still there (when this host sees the directory).

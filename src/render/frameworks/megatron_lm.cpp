@@ -97,7 +97,7 @@ void add_data_args(Args& a, const recipe::Recipe& r) {
     if (r.data.kind == "mock") {
         a.push_back(group("--mock-data"));
         opt(a, "--tokenizer-type", "NullTokenizer");
-        opt(a, "--vocab-size", std::to_string(m.vocab > 0 ? m.vocab : 50257));
+        opt(a, "--vocab-size", std::to_string(m.vocab_size()));
     } else {
         std::vector<ShellWord> data_path{ShellWord("--data-path")};
         for (const recipe::DataPrefix& d : r.data.prefixes) {

@@ -17,7 +17,7 @@ FrameworkLaunch tinygpt_launch(const Facts& f) {
     opt("--heads", std::to_string(m.heads));
     opt("--ffn", std::to_string(m.ffn_size()));
     opt("--seq-len", std::to_string(m.seq_length));
-    opt("--vocab", std::to_string(m.vocab > 0 ? m.vocab : 50257));
+    opt("--vocab", std::to_string(m.vocab_size()));
     opt("--micro-batch", std::to_string(r.batch.micro));
     opt("--global-batch", std::to_string(r.batch.global));
     opt("--steps", std::to_string(r.steps));

@@ -64,6 +64,22 @@ TEST(QuotedList, JoinsWithCommasAndALastSeparator) {
     EXPECT_EQ(quoted_list({"a", "b", "c"}), "'a', 'b' or 'c'");
 }
 
+TEST(Trim, DropsAsciiWhitespaceAtBothEndsOnly) {
+    EXPECT_EQ(trim(" \t\r\n\v\f a b \t\r\n"), "a b");
+    EXPECT_EQ(trim("a\tb"), "a\tb");
+    EXPECT_EQ(trim(" \n "), "");
+    EXPECT_EQ(trim(""), "");
+    EXPECT_EQ(trim("\xa0x\x85"), "\xa0x\x85");  // bytes of UTF-8 text are not ASCII whitespace
+}
+
+TEST(SplitDots, SplitsAtEveryDot) {
+    EXPECT_EQ(split_dots("parallelism.tensor"), (std::vector<std::string>{"parallelism", "tensor"}));
+    EXPECT_EQ(split_dots("nodes"), (std::vector<std::string>{"nodes"}));
+    EXPECT_EQ(split_dots("a..b"), (std::vector<std::string>{"a", "", "b"}));
+    EXPECT_EQ(split_dots(""), (std::vector<std::string>{""}));
+    EXPECT_EQ(split_dots("a."), (std::vector<std::string>{"a", ""}));
+}
+
 TEST(ShellQuote, LeavesPlainWordsAndQuotesEverythingElse) {
     EXPECT_EQ(shell_quote("gpt3-126m"), "gpt3-126m");
     EXPECT_EQ(shell_quote("/fsx:/fsx"), "/fsx:/fsx");
