@@ -50,12 +50,12 @@ bool is_key_char(char c) {
 }
 
 // A number that may carry thousands separators ("1,234,567"), at the start of `s` after
-// spaces; `used` is how many characters it took.
-std::optional<double> grouped_number(std::string_view s, std::size_t& used) {
+// spaces: its characters without the separators go to `buf` (`n` of them); returns how many
+// characters of `s` it took.
+std::size_t scan_grouped(std::string_view s, char (&buf)[64], std::size_t& n) {
     std::size_t i = 0;
     while (i < s.size() && s[i] == ' ') ++i;
-    char buf[64];
-    std::size_t n = 0;
+    n = 0;
     std::size_t start = i;
     while (i < s.size() && n < sizeof buf - 1) {
         char c = s[i];
@@ -69,9 +69,23 @@ std::optional<double> grouped_number(std::string_view s, std::size_t& used) {
         buf[n++] = c;
         ++i;
     }
-    used = i;
+    return i;
+}
+
+// That number's value; `used` is how many characters it took.
+std::optional<double> grouped_number(std::string_view s, std::size_t& used) {
+    char buf[64];
+    std::size_t n = 0;
+    used = scan_grouped(s, buf, n);
     if (n == 0) return std::nullopt;
     return leading_number(std::string_view(buf, n));
+}
+
+// Whether `s` starts with a digit after spaces: grouped_number() then reads a number.
+bool digit_after_spaces(std::string_view s) {
+    std::size_t i = 0;
+    while (i < s.size() && s[i] == ' ') ++i;
+    return i < s.size() && s[i] >= '0' && s[i] <= '9';
 }
 
 // The first "YYYY-MM-DD HH:MM:SS[,mmm]" in `prefix`, as Unix seconds (the logger's local
@@ -175,19 +189,31 @@ private:
             std::string_view key = rest.substr(k, colon - k);
             rest = rest.substr(colon + 1);
             if (key.empty()) continue;
+            // (a series is made when its first value is read, never for a key without one)
+            Series* target = nullptr;
+            const bool number = key != "memory" && digit_after_spaces(rest);
+            if (number && !(target = series_of(validate, key))) {
+                // a value that --tags leaves out: a number for sure (it starts with a digit), taken
+                // as grouped_number() takes it, not converted
+                char skipped[64];
+                std::size_t n = 0;
+                rest = rest.substr(scan_grouped(rest, skipped, n));
+                ++values;
+                continue;
+            }
             auto v = grouped_number(rest, used);
             if (!v) {
                 if (key == "mfu" && starts_with(trim(rest), "N/A")) m_out.parameters["mfu"] = "\"N/A\"";
                 continue;
             }
             rest = rest.substr(used);
-            stage(validate, key, step, *v, wall);
+            m_sink.stage(number ? target : series_of(validate, key), Point{step, *v, wall});
             ++values;
             if (key == "memory") {  // "45.67GiB(57.72%)"
                 std::size_t open = rest.find('(');
                 if (open < 6)  // npos is never below 6
                     if (auto pct = grouped_number(rest.substr(open + 1), used))
-                        stage(validate, "memory(%)", step, *pct, wall);
+                        m_sink.stage(series_of(validate, "memory(%)"), Point{step, *pct, wall});
             }
         }
         if (values == 0) return -1;
@@ -196,15 +222,13 @@ private:
         return 1;
     }
 
-    void stage(bool validate, std::string_view key, std::int64_t step, double v, double wall) {
+    // The series of a step line's key (nullptr where --tags leaves it out).
+    Series* series_of(bool validate, std::string_view key) {
         if (key == "wps") key = "tps";  // the oldest releases' name for the same figure
-        if (!validate) {
-            m_sink.stage(m_sink.resolve(key), Point{step, v, wall});
-            return;
-        }
+        if (!validate) return m_sink.resolve(key);
         m_name.assign("validate/");
         m_name.append(key);
-        m_sink.stage(m_sink.resolve(m_name), Point{step, v, wall});
+        return m_sink.resolve(m_name);
     }
 
     // The step time between this step line and the previous one, from their timestamps.
