@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -90,7 +91,19 @@ TEST(StepStatisticsStreamed, SameAsInMemoryForSmallLogs) {
         }
 }
 
+TEST(StepStatisticsStreamed, NotANumberIsNeverTheSteadyState) {
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    expect_same_statistics({nan, 9000, 5000, 5000, 5000, nan, 5000, 5000}, {{1, 8}}, "NaN first");
+}
+
 TEST(StepStatisticsStreamed, SameAsInMemoryWithWarmUpAndRadixPasses) {
+    // the median's order statistic the first one past a bucket: 34,999 records of 5 s and
+    // 35,001 of 6 s in the second half (70,000 records)
+    std::vector<double> two(70'000, 5000);
+    for (std::size_t i = 0; i < 70'000; ++i) two.push_back(i % 2 == 0 || i >= 69'998 ? 6000 : 5000);
+    std::mt19937_64 shuffle(3);
+    std::shuffle(two.begin() + 70'000, two.end(), shuffle);
+    expect_same_statistics(two, {{10, 30}}, "two values");
     std::mt19937_64 rng(11);
     // (more than 2 x 65,536 records: the second half is selected in radix passes)
     for (double spread : {0.0, 1e-9, 3.0}) {
