@@ -167,6 +167,27 @@ TEST(TorchTitan, EachStepOnceWhenEveryRankLogs) {
     EXPECT_DOUBLE_EQ(at(restarted, "tflops_per_gpu", 2), 250.0);
 }
 
+// A report keeps a few series (--tags): the values it leaves out are not converted, but the
+// lines, records and the kept series are what a parse of everything gives.
+TEST(TorchTitan, TagsLeaveOutValuesWithoutChangingWhatIsKept) {
+    const std::string log = corpus_file("torchtitan", "variants.txt") +
+                            "[titan] 2026-08-22 10:09:00,000 - root - INFO - step: 40  loss: 1.5  tps: 1,234abc: 7\n"
+                            "[titan] 2026-08-22 10:09:02,000 - root - INFO - step: 41  grad_norm: 2e-3\n";
+    const LogData all = parse_text("torchtitan", log);
+    ParseOptions o;
+    o.tags = {"tflops_per_gpu", "mfu_pct", "step_time_s", "abc"};
+    const LogData some = parse_text("torchtitan", log, o);
+    EXPECT_EQ(some.stats.records, all.stats.records);
+    EXPECT_EQ(some.stats.skipped, all.stats.skipped);
+    for (const char* name : {"tflops_per_gpu", "mfu_pct", "step_time_s", "abc"}) {
+        ASSERT_NE(some.find(name), nullptr) << name;
+        EXPECT_EQ(values(some, name), values(all, name)) << name;
+        EXPECT_EQ(steps(some, name), steps(all, name)) << name;
+    }
+    EXPECT_EQ(some.series.size(), 4u);
+    EXPECT_EQ(some.parameters, all.parameters);
+}
+
 TEST(TorchTitan, OtherStepKeysAreNotStepLines) {
     LogData d = parse_text("torchtitan", "global_step: 5  loss: 1.0\nINFO - Saving checkpoint at step: \n");
     EXPECT_TRUE(d.series.empty());
