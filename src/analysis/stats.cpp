@@ -179,6 +179,20 @@ void window_figures(StepStats& st, const WindowValues& w) {
     }
 }
 
+std::vector<SeriesPoint> step_series(const std::vector<StepSample>& records) {
+    std::vector<SeriesPoint> out;
+    out.reserve(records.size());
+    for (const StepSample& r : records) {
+        if (!out.empty() && out.back().step == r.step)
+            out.back().value = r.seconds;
+        else
+            out.push_back({r.step, r.seconds});
+    }
+    std::stable_sort(out.begin(), out.end(),
+                     [](const SeriesPoint& a, const SeriesPoint& b) { return a.step < b.step; });
+    return out;
+}
+
 void warmup_figures(StepStats& st) {
     st.window_includes_warmup = std::any_of(st.warmup_steps.begin(), st.warmup_steps.end(),
                                             [&](std::int64_t s) { return s >= st.window.start && s <= st.window.end; });

@@ -36,4 +36,9 @@ void window_figures(StepStats& st, const WindowValues& w);
 // window_includes_warmup, from warmup_steps.
 void warmup_figures(StepStats& st);
 
+// Series for plots: one point per step (the later record wins), in step order.
+[[nodiscard]] std::vector<SeriesPoint> step_series(const std::vector<StepSample>& records);
+// Every point of a parsed series (spilled ones too), in step order.
+[[nodiscard]] std::vector<SeriesPoint> all_points(const metrics::Series& series);
+
 }  // namespace trainbench::analysis::detail

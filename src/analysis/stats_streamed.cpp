@@ -130,6 +130,13 @@ void warmup_streamed(const metrics::Series& series, StepStats& st) {
 
 }  // namespace
 
+std::vector<SeriesPoint> detail::all_points(const metrics::Series& series) {
+    std::vector<SeriesPoint> out;
+    metrics::PointReader reader(series);
+    for (metrics::Point p; reader.next(p);) out.push_back({p.step, p.value});
+    return out;
+}
+
 StepStats step_statistics_streamed(const metrics::Series& series, StepWindow window) {
     StepStats st;
     st.window = window;

@@ -2,6 +2,7 @@
 // FLOPs and peak, statistics, derived figures, expectations.
 #include "analysis/finite_checks.hpp"
 #include "analysis/framework_checks.hpp"
+#include "analysis/stats_detail.hpp"
 
 #include <trainbench/analysis.hpp>
 
@@ -371,29 +372,6 @@ void model_from_log(const DeclaredConfig& declared, Inputs& in, std::vector<Find
                                             std::to_string(in.model.vocab) + ")"});
 }
 
-// Series for plots: one point per step (the later record wins), in step order.
-std::vector<SeriesPoint> step_series(const std::vector<StepSample>& records) {
-    std::vector<SeriesPoint> out;
-    out.reserve(records.size());
-    for (const StepSample& r : records) {
-        if (!out.empty() && out.back().step == r.step)
-            out.back().value = r.seconds;
-        else
-            out.push_back({r.step, r.seconds});
-    }
-    std::stable_sort(out.begin(), out.end(),
-                     [](const SeriesPoint& a, const SeriesPoint& b) { return a.step < b.step; });
-    return out;
-}
-
-// Every point of a parsed series (spilled ones too), in step order.
-std::vector<SeriesPoint> all_points(const metrics::Series& series) {
-    std::vector<SeriesPoint> out;
-    metrics::PointReader reader(series);
-    for (metrics::Point p; reader.next(p);) out.push_back({p.step, p.value});
-    return out;
-}
-
 // The peak the figures use: the convention's, the GPU's (catalog or override), and for a CPU
 // run the measured peak the log declares.
 Peak peak_of(const Inputs& in, const DeclaredConfig& declared, const std::string& convention,
@@ -486,10 +464,11 @@ RunSummary analyse(AnalysisRequest request) {
     detail::framework_cross_checks(request, in, s);
 
     if (request.plot_series)
-        s.step_times = request.step_series ? all_points(*request.step_series) : step_series(request.step_records);
+        s.step_times =
+            request.step_series ? detail::all_points(*request.step_series) : detail::step_series(request.step_records);
     if (request.log) {
         auto it = request.log->series.find(std::string(metrics::names::loss));
-        if (it != request.log->series.end()) s.loss = all_points(it->second);
+        if (it != request.log->series.end()) s.loss = detail::all_points(it->second);
         if (!s.loss.empty() && !std::isfinite(s.loss.back().value))
             s.findings.push_back({Severity::warning, fmt::format("the final loss (step {}) is {}: the run diverged",
                                                                  s.loss.back().step, s.loss.back().value)});
