@@ -251,6 +251,10 @@ struct StepStats {
 // does). Throws InputError when no record falls in the window, naming the
 // steps the log has.
 [[nodiscard]] StepStats step_statistics(const std::vector<StepSample>& records, StepWindow window);
+// The same of a parsed step-time series (one record per step, in step order), read in a few
+// passes (PointReader) instead of held in memory: for a series spilled to a temporary file
+// (metrics::ParseOptions::spill_after), memory stays bounded whatever the log's length.
+[[nodiscard]] StepStats step_statistics_streamed(const metrics::Series& series, StepWindow window);
 
 // Warm-up: the leading steps whose time exceeds the steady-state median (the
 // median of the second half of the records) by more than `threshold` (0.2 =
@@ -464,7 +468,10 @@ struct RunSummary {
 
 struct AnalysisRequest {
     Inputs inputs;
-    std::vector<StepSample> step_records;   // what the window mean is taken over
+    std::vector<StepSample> step_records;  // what the window mean is taken over
+    // Instead of step_records: the log's step-time series, read in passes where it is used
+    // (a report of a spilled parse: its points are not all in memory). Must outlive analyse().
+    const metrics::Series* step_series = nullptr;
     const metrics::LogData* log = nullptr;  // for declared config, loss, measured peak
     std::vector<recipe::Expectation> expectations;
     Provenance provenance;

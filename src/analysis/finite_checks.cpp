@@ -24,8 +24,8 @@ void check_step_times(const AnalysisRequest& request, const StepWindow& window, 
     Diagnostics d;
     std::size_t outside = 0, inside = 0;
     std::int64_t first_outside = 0;
-    for (const StepSample& r : request.step_records) {
-        if (std::isfinite(r.seconds) && r.seconds > 0) continue;
+    auto check = [&](const StepSample& r) {
+        if (std::isfinite(r.seconds) && r.seconds > 0) return;
         if (r.step < window.start || r.step > window.end) {
             if (outside++ == 0) first_outside = r.step;
         } else if (inside++ < 5) {
@@ -34,6 +34,12 @@ void check_step_times(const AnalysisRequest& request, const StepWindow& window, 
             d.error(where, fmt::format("step {}", r.step),
                     fmt::format("step time {} s is not a finite positive number", r.seconds), "seconds > 0");
         }
+    };
+    if (request.step_series) {
+        metrics::PointReader reader(*request.step_series);
+        for (metrics::Point p; reader.next(p);) check(StepSample{p.step, p.value});
+    } else {
+        for (const StepSample& r : request.step_records) check(r);
     }
     d.throw_if_errors(fmt::format("{} step time{} in the window {}..{} cannot be used", inside, inside == 1 ? "" : "s",
                                   window.start, window.end));

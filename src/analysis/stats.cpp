@@ -1,5 +1,7 @@
 // Step-time statistics over an inclusive step window, warm-up detection,
 // and the step-time series of a parsed log as step records.
+#include "analysis/stats_detail.hpp"
+
 #include <trainbench/analysis.hpp>
 
 #include <fmt/format.h>
@@ -59,17 +61,6 @@ StepWindow parse_window(std::string_view text) {
 
 namespace {
 
-// A double as an unsigned key of the same order: -0.0 as 0.0, a NaN above infinity (or, with
-// its sign bit set, below minus infinity).
-constexpr std::uint64_t k_sign = std::uint64_t{1} << 63;
-std::uint64_t order_key(double d) {
-    const auto u = std::bit_cast<std::uint64_t>(d + 0.0);  // (+ 0.0 turns -0.0 into 0.0)
-    return (u & k_sign) != 0 ? ~u : u | k_sign;
-}
-double from_order_key(std::uint64_t k) {
-    return std::bit_cast<double>((k & k_sign) != 0 ? k & ~k_sign : ~k);
-}
-
 // The k-th smallest (0-based) of key(0) .. key(n - 1), for k < n, and the next one when it is
 // in the same bucket (else `next` is left as it is). A histogram of the 11 bits below the ones
 // all keys share finds the bucket that holds it, and only that bucket's keys are selected among:
@@ -110,7 +101,7 @@ std::uint64_t select_key(std::size_t n, std::size_t k, Key key, std::optional<st
 double tail_median(const std::vector<StepSample>& records) {
     const std::size_t first = records.size() / 2, n = records.size() - first;
     if (n == 0) return 0;
-    auto key = [&](std::size_t i) { return order_key(records[first + i].seconds); };
+    auto key = [&](std::size_t i) { return detail::order_key(records[first + i].seconds); };
     const double pos = 0.5 * static_cast<double>(n - 1);
     const auto lo = static_cast<std::size_t>(std::floor(pos));
     std::optional<std::uint64_t> next;
@@ -130,7 +121,7 @@ double tail_median(const std::vector<StepSample>& records) {
         }
         high = at_most_low > lo + 1 ? low : above;
     }
-    const double l = from_order_key(low), h = from_order_key(high);
+    const double l = detail::from_order_key(low), h = detail::from_order_key(high);
     return l + (h - l) * (pos - static_cast<double>(lo));
 }
 
@@ -148,32 +139,31 @@ std::size_t detect_warmup(const std::vector<StepSample>& records, double thresho
     return first_steady(records, tail_median(records), threshold);
 }
 
-StepStats step_statistics(const std::vector<StepSample>& records, StepWindow window) {
-    StepStats st;
-    st.window = window;
-    st.total_records = records.size();
-    if (records.empty())
+namespace detail {
+
+void add_record(StepStats& st, WindowValues& w, const StepSample& r) {
+    if (st.total_records++ == 0) st.first_step = st.last_step = r.step;
+    st.first_step = std::min(st.first_step, r.step);
+    st.last_step = std::max(st.last_step, r.step);
+    if (r.step < st.window.start || r.step > st.window.end) return;
+    w.sum += r.seconds;  // file order, as gpu-recipes accumulates
+    w.values.push_back(r.seconds);
+    st.steps_used.push_back(r.step);
+}
+
+void window_figures(StepStats& st, const WindowValues& w) {
+    const StepWindow& window = st.window;
+    if (st.total_records == 0)
         throw InputError("the log has no step times",
                          "check the log format (--format) and that the run got past its first step");
-    st.first_step = records.front().step;
-    st.last_step = records.front().step;
-    std::vector<double> values;
-    double sum = 0;
-    for (const auto& r : records) {
-        st.first_step = std::min(st.first_step, r.step);
-        st.last_step = std::max(st.last_step, r.step);
-        if (r.step < window.start || r.step > window.end) continue;
-        sum += r.seconds;  // file order, as gpu-recipes accumulates
-        values.push_back(r.seconds);
-        st.steps_used.push_back(r.step);
-    }
+    const std::vector<double>& values = w.values;
     if (values.empty())
         throw InputError(
             fmt::format("no step-time record in the step window {}..{}; the log has steps {}..{}", window.start,
                         window.end, st.first_step, st.last_step),
             fmt::format("choose a window inside the log, e.g. --window {}:{}", st.first_step, st.last_step));
     st.count = values.size();
-    st.mean = sum / static_cast<double>(values.size());
+    st.mean = w.sum / static_cast<double>(values.size());
     std::vector<double> sorted(values.begin(), values.end());
     std::sort(sorted.begin(), sorted.end());
     const auto [lo, hi] = std::minmax_element(values.begin(), values.end());
@@ -187,12 +177,40 @@ StepStats step_statistics(const std::vector<StepSample>& records, StepWindow win
         for (double v : values) ss += (v - st.mean) * (v - st.mean);
         st.stddev = std::sqrt(ss / static_cast<double>(values.size() - 1));
     }
+}
+
+std::vector<SeriesPoint> step_series(const std::vector<StepSample>& records) {
+    std::vector<SeriesPoint> out;
+    out.reserve(records.size());
+    for (const StepSample& r : records) {
+        if (!out.empty() && out.back().step == r.step)
+            out.back().value = r.seconds;
+        else
+            out.push_back({r.step, r.seconds});
+    }
+    std::stable_sort(out.begin(), out.end(),
+                     [](const SeriesPoint& a, const SeriesPoint& b) { return a.step < b.step; });
+    return out;
+}
+
+void warmup_figures(StepStats& st) {
+    st.window_includes_warmup = std::any_of(st.warmup_steps.begin(), st.warmup_steps.end(),
+                                            [&](std::int64_t s) { return s >= st.window.start && s <= st.window.end; });
+}
+
+}  // namespace detail
+
+StepStats step_statistics(const std::vector<StepSample>& records, StepWindow window) {
+    StepStats st;
+    st.window = window;
+    detail::WindowValues w;
+    for (const auto& r : records) detail::add_record(st, w, r);
+    detail::window_figures(st, w);
     st.steady_state_median = tail_median(records);
     const std::size_t steady = first_steady(records, st.steady_state_median, k_warmup_threshold);
     for (std::size_t i = 0; i < steady; ++i) st.warmup_steps.push_back(records[i].step);
     st.steady_state_from = steady < records.size() ? records[steady].step : st.first_step;
-    st.window_includes_warmup = std::any_of(st.warmup_steps.begin(), st.warmup_steps.end(),
-                                            [&](std::int64_t s) { return s >= window.start && s <= window.end; });
+    detail::warmup_figures(st);
     return st;
 }
 

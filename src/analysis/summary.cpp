@@ -2,6 +2,7 @@
 // FLOPs and peak, statistics, derived figures, expectations.
 #include "analysis/finite_checks.hpp"
 #include "analysis/framework_checks.hpp"
+#include "analysis/stats_detail.hpp"
 
 #include <trainbench/analysis.hpp>
 
@@ -371,21 +372,6 @@ void model_from_log(const DeclaredConfig& declared, Inputs& in, std::vector<Find
                                             std::to_string(in.model.vocab) + ")"});
 }
 
-// Series for plots: one point per step (the later record wins), in step order.
-std::vector<SeriesPoint> step_series(const std::vector<StepSample>& records) {
-    std::vector<SeriesPoint> out;
-    out.reserve(records.size());
-    for (const StepSample& r : records) {
-        if (!out.empty() && out.back().step == r.step)
-            out.back().value = r.seconds;
-        else
-            out.push_back({r.step, r.seconds});
-    }
-    std::stable_sort(out.begin(), out.end(),
-                     [](const SeriesPoint& a, const SeriesPoint& b) { return a.step < b.step; });
-    return out;
-}
-
 // The peak the figures use: the convention's, the GPU's (catalog or override), and for a CPU
 // run the measured peak the log declares.
 Peak peak_of(const Inputs& in, const DeclaredConfig& declared, const std::string& convention,
@@ -462,7 +448,8 @@ RunSummary analyse(AnalysisRequest request) {
     s.peak = peak_of(in, declared, s.convention, s.findings);
 
     detail::check_step_times(request, in.window, s.findings);
-    s.stats = step_statistics(request.step_records, in.window);
+    s.stats = request.step_series ? step_statistics_streamed(*request.step_series, in.window)
+                                  : step_statistics(request.step_records, in.window);
     if (s.stats.window_includes_warmup)
         s.findings.push_back(
             {Severity::warning, fmt::format("the step window {}..{} includes warm-up steps (steady state from step {})",
@@ -476,11 +463,12 @@ RunSummary analyse(AnalysisRequest request) {
     detail::check_derived(s, request.provenance);
     detail::framework_cross_checks(request, in, s);
 
-    if (request.plot_series) s.step_times = step_series(request.step_records);
+    if (request.plot_series)
+        s.step_times =
+            request.step_series ? detail::all_points(*request.step_series) : detail::step_series(request.step_records);
     if (request.log) {
         auto it = request.log->series.find(std::string(metrics::names::loss));
-        if (it != request.log->series.end())
-            for (const metrics::Point& p : it->second.points) s.loss.push_back({p.step, p.value});
+        if (it != request.log->series.end()) s.loss = detail::all_points(it->second);
         if (!s.loss.empty() && !std::isfinite(s.loss.back().value))
             s.findings.push_back({Severity::warning, fmt::format("the final loss (step {}) is {}: the run diverged",
                                                                  s.loss.back().step, s.loss.back().value)});

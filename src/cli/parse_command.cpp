@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <sstream>
 
 namespace trainbench::cli {
@@ -79,8 +80,8 @@ void setup_parse_command(CLI::App& root, Context& ctx) {
                   "CSV on stdout: series,source_name,step,value,wall_time (nccl-tests: one row per size)");
     cmd->add_flag("--points", opts->points, "Also print every step (one column per series)");
     cmd->add_option("-j,--threads", opts->threads,
-                    "Threads for one large DLLogger or TensorBoard file (64 MiB and more; same result as one "
-                    "thread). Default: one per core, at most 4; 1 reads sequentially")
+                    "Threads for one large DLLogger, TensorBoard, Megatron-Bridge or TorchTitan file (64 MiB and "
+                    "more; same result as one thread). Default: one per core, at most 4; 1 reads sequentially")
         ->check(CLI::Range(0u, 64u));
     std::string footer = R"TXT(Examples:
   trainbench parse dllogger.json
@@ -89,7 +90,9 @@ void setup_parse_command(CLI::App& root, Context& ctx) {
   trainbench parse all_reduce.log --json
 
 Formats:)TXT";
-    for (const auto& f : metrics::formats()) footer += fmt::format("\n  {:<12} {}", f.name, f.description);
+    std::size_t width = 0;  // the longest name ("megatron-bridge") sets the column
+    for (const auto& f : metrics::formats()) width = std::max(width, f.name.size());
+    for (const auto& f : metrics::formats()) footer += fmt::format("\n  {:<{}}  {}", f.name, width, f.description);
     cmd->footer(footer);
     cmd->callback([opts, &ctx] { ctx.action = [opts, &ctx] { return run_parse(*opts, ctx); }; });
 }

@@ -9,6 +9,11 @@
 // validate/<key>. The line prints no time: step_time_s is derived from the logger's
 // timestamps (seconds between two step lines over the steps between them). A "mfu: N/A" is
 // kept as the parameter mfu = "N/A".
+// Every rank logs when LOG_RANK names several (torchrun --tee: "[rank0]:", "[rank1]:" ...) or
+// when torchrun runs without a filter (trainbench's launch): the same step then comes once per
+// rank, one rank's line after another (each rank writes its step line before it can take part
+// in the next step's collectives). A step line of the same step as the step line before it is
+// another rank's copy: the first line of each step is read, the copies are skipped (counted).
 #include "metrics/common.hpp"
 #include "metrics/parsers.hpp"
 #include "metrics/split.hpp"
@@ -45,12 +50,12 @@ bool is_key_char(char c) {
 }
 
 // A number that may carry thousands separators ("1,234,567"), at the start of `s` after
-// spaces; `used` is how many characters it took.
-std::optional<double> grouped_number(std::string_view s, std::size_t& used) {
+// spaces: its characters without the separators go to `buf` (`n` of them); returns how many
+// characters of `s` it took.
+std::size_t scan_grouped(std::string_view s, char (&buf)[64], std::size_t& n) {
     std::size_t i = 0;
     while (i < s.size() && s[i] == ' ') ++i;
-    char buf[64];
-    std::size_t n = 0;
+    n = 0;
     std::size_t start = i;
     while (i < s.size() && n < sizeof buf - 1) {
         char c = s[i];
@@ -64,9 +69,23 @@ std::optional<double> grouped_number(std::string_view s, std::size_t& used) {
         buf[n++] = c;
         ++i;
     }
-    used = i;
+    return i;
+}
+
+// That number's value; `used` is how many characters it took.
+std::optional<double> grouped_number(std::string_view s, std::size_t& used) {
+    char buf[64];
+    std::size_t n = 0;
+    used = scan_grouped(s, buf, n);
     if (n == 0) return std::nullopt;
     return leading_number(std::string_view(buf, n));
+}
+
+// Whether `s` starts with a digit after spaces: grouped_number() then reads a number.
+bool digit_after_spaces(std::string_view s) {
+    std::size_t i = 0;
+    while (i < s.size() && s[i] == ' ') ++i;
+    return i < s.size() && s[i] >= '0' && s[i] <= '9';
 }
 
 // The first "YYYY-MM-DD HH:MM:SS[,mmm]" in `prefix`, as Unix seconds (the logger's local
@@ -77,6 +96,30 @@ double prefix_time(std::string_view prefix) {
         if (auto t = parse_datetime(prefix.substr(i))) return *t;
     }
     return k_nan;
+}
+
+// Where a step line's values start: "step: N" (or "validate step: N") found at `pos`, the
+// values from `rest` on.
+struct StepHead {
+    bool found = false, validate = false;
+    std::size_t pos = 0, rest = 0;
+    std::int64_t step = 0;
+};
+
+StepHead step_head(std::string_view t) {
+    StepHead h;
+    h.pos = t.find("step:");
+    if (h.pos == std::string_view::npos) return h;
+    h.validate = h.pos >= 9 && t.substr(h.pos - 9, 9) == "validate ";
+    if (!h.validate && h.pos > 0 && is_key_char(t[h.pos - 1])) return h;  // "global_step:" and the like
+    std::size_t used = 0;
+    auto step_value = grouped_number(t.substr(h.pos + 5), used);
+    std::optional<std::int64_t> step = step_value ? integral(*step_value) : std::nullopt;
+    if (!step) return h;
+    h.found = true;
+    h.step = *step;
+    h.rest = h.pos + 5 + used;
+    return h;
 }
 
 class TitanParser {
@@ -105,7 +148,7 @@ public:
             if (trim(t).empty()) return;
             m_sink.discard();
             int got = this->line(t);
-            if (got == 0) {
+            if (got == 0 || got == 2) {
                 ++st.skipped;
             } else if (!line.complete) {
                 m_sink.discard();
@@ -117,25 +160,26 @@ public:
             } else {
                 m_sink.commit();
                 commit_timing();
+                (m_staged_group.first ? m_validate_group : m_step_group) = m_staged_group.second;
                 ++st.records;
             }
         });
     }
 
 private:
-    // 1: a step line staged; -1: a step line without values; 0: another line.
+    // 1: a step line staged; 2: another rank's copy of the step line before; -1: a step line
+    // without values; 0: another line.
     int line(std::string_view t) {
-        std::size_t pos = t.find("step:");
-        if (pos == std::string_view::npos) return 0;
-        bool validate = pos >= 9 && t.substr(pos - 9, 9) == "validate ";
-        if (!validate && pos > 0 && is_key_char(t[pos - 1])) return 0;  // "global_step:" and the like
+        const StepHead head = step_head(t);
+        if (!head.found) return 0;
+        const bool validate = head.validate;
+        const std::int64_t step = head.step;
+        // another rank's copy of the step line just read
+        std::optional<std::int64_t>& group = validate ? m_validate_group : m_step_group;
+        if (group == step) return 2;
+        double wall = prefix_time(t.substr(0, head.pos));
         std::size_t used = 0;
-        std::string_view rest = t.substr(pos + 5);
-        auto step_value = grouped_number(rest, used);
-        std::optional<std::int64_t> step = step_value ? integral(*step_value) : std::nullopt;
-        if (!step) return 0;
-        double wall = prefix_time(t.substr(0, pos));
-        rest = rest.substr(used);
+        std::string_view rest = t.substr(head.rest);
         int values = 0;
         while (!rest.empty()) {
             std::size_t colon = rest.find(':');
@@ -145,35 +189,46 @@ private:
             std::string_view key = rest.substr(k, colon - k);
             rest = rest.substr(colon + 1);
             if (key.empty()) continue;
+            // (a series is made when its first value is read, never for a key without one)
+            Series* target = nullptr;
+            const bool number = key != "memory" && digit_after_spaces(rest);
+            if (number && !(target = series_of(validate, key))) {
+                // a value that --tags leaves out: a number for sure (it starts with a digit), taken
+                // as grouped_number() takes it, not converted
+                char skipped[64];
+                std::size_t n = 0;
+                rest = rest.substr(scan_grouped(rest, skipped, n));
+                ++values;
+                continue;
+            }
             auto v = grouped_number(rest, used);
             if (!v) {
                 if (key == "mfu" && starts_with(trim(rest), "N/A")) m_out.parameters["mfu"] = "\"N/A\"";
                 continue;
             }
             rest = rest.substr(used);
-            stage(validate, key, *step, *v, wall);
+            m_sink.stage(number ? target : series_of(validate, key), Point{step, *v, wall});
             ++values;
             if (key == "memory") {  // "45.67GiB(57.72%)"
                 std::size_t open = rest.find('(');
                 if (open < 6)  // npos is never below 6
                     if (auto pct = grouped_number(rest.substr(open + 1), used))
-                        stage(validate, "memory(%)", *step, *pct, wall);
+                        m_sink.stage(series_of(validate, "memory(%)"), Point{step, *pct, wall});
             }
         }
         if (values == 0) return -1;
-        if (!validate) m_timing = {*step, wall};
+        if (!validate) m_timing = {step, wall};
+        m_staged_group = {validate, step};
         return 1;
     }
 
-    void stage(bool validate, std::string_view key, std::int64_t step, double v, double wall) {
+    // The series of a step line's key (nullptr where --tags leaves it out).
+    Series* series_of(bool validate, std::string_view key) {
         if (key == "wps") key = "tps";  // the oldest releases' name for the same figure
-        if (!validate) {
-            m_sink.stage(m_sink.resolve(key), Point{step, v, wall});
-            return;
-        }
+        if (!validate) return m_sink.resolve(key);
         m_name.assign("validate/");
         m_name.append(key);
-        m_sink.stage(m_sink.resolve(m_name), Point{step, v, wall});
+        return m_sink.resolve(m_name);
     }
 
     // The step time between this step line and the previous one, from their timestamps.
@@ -201,6 +256,9 @@ private:
     SeriesSink m_sink;
     std::string m_clean, m_name;
     std::optional<std::pair<std::int64_t, double>> m_timing;
+    // The step of the last step line read (training, validation), and of the one staged.
+    std::optional<std::int64_t> m_step_group, m_validate_group;
+    std::pair<bool, std::int64_t> m_staged_group{false, 0};
     std::int64_t m_prev_step = 0;
     double m_prev_wall = k_nan;
     Edge m_edge;
@@ -210,6 +268,37 @@ private:
 // Each part's first and last step line, in the part's summary under keys that sort in file
 // order (the merge keeps them all), for join_parts.
 constexpr std::string_view k_edge_key = "\x01torchtitan-edge:";
+
+// A cut for a parallel parse: the start of a step line of another step than the step line
+// before it, with no validation line between them, so that no part starts among the ranks'
+// copies of one step line (the first copy is read, wherever it is).
+std::uint64_t at_new_step(const FileSource& file, std::uint64_t from, std::uint64_t size) {
+    constexpr std::size_t k_block = 1 << 20;
+    std::vector<char> block(k_block);
+    std::string clean;
+    std::optional<std::int64_t> previous;  // the step of the last step line, while no validation line followed it
+    std::uint64_t at = next_line_start(file, from, size);
+    while (at != 0 && at < size && at - from < 4 * k_block) {
+        const std::size_t got = file.read_at(block.data(), block.size(), at);
+        const std::string_view text(block.data(), got);
+        std::size_t start = 0;
+        for (std::size_t end = text.find('\n'); end != std::string_view::npos; end = text.find('\n', start)) {
+            std::string_view t = text.substr(start, end - start);
+            if (std::memchr(t.data(), '\x1b', t.size())) {
+                strip_ansi(t, clean);
+                t = clean;
+            }
+            if (const StepHead h = step_head(t); h.found) {
+                if (!h.validate && previous && *previous != h.step) return at + start;
+                previous = h.validate ? std::nullopt : std::optional<std::int64_t>(h.step);
+            }
+            start = end + 1;
+        }
+        if (start == 0) return 0;  // no whole line in a block: lines that long, no cut here
+        at += start;
+    }
+    return 0;
+}
 
 void parse_titan_part(Source& source, std::string_view label, const ParseOptions& options, LinePart& part) {
     TitanParser parser(label, options, part.data);
@@ -254,7 +343,7 @@ void parse_torchtitan(Source& source, std::string_view label, const ParseOptions
 
 bool parse_torchtitan_split(const std::filesystem::path& path, std::string_view label, const ParseOptions& options,
                             LogData& out, const SplitPolicy& policy) {
-    if (!parse_split(path, label, options, out, parse_titan_part, next_line_start, policy)) return false;
+    if (!parse_split(path, label, options, out, parse_titan_part, at_new_step, policy)) return false;
     join_parts(options, out);
     return true;
 }

@@ -190,19 +190,31 @@ metrics::ParseOptions report_parse_options(const std::string& format, const std:
     if (figures_only) po.last_only = {std::string(metrics::names::loss)};
     // The framework's own TFLOPS/GPU and MFU, for the report's cross-check rows.
     for (const std::string& s : analysis::framework_figure_series(format)) po.tags.push_back(s);
+    // The frameworks' logs hold a point per step and little else (a GiB of Megatron-Bridge log is
+    // 2.6 M steps): their series wait in temporary files past this many points, and the step
+    // statistics read them in passes (analysis::step_statistics_streamed), so the report's
+    // memory does not grow with the log.
+    constexpr std::size_t k_points_in_memory = std::size_t{1} << 16;  // per series: 1.5 MiB
+    if (format == "megatron-bridge" || format == "torchtitan") po.spill_after = k_points_in_memory;
     return po;
 }
 
-// Step records: gpu-recipes averages DLLogger records as its tool does; everything else the parsed series.
-std::vector<analysis::StepSample> step_records(metrics::LogData& log, const std::string& convention,
-                                               std::string& source) {
+// Step records: gpu-recipes averages DLLogger records as its tool does; everything else the parsed
+// series (read where it lies when it was spilled: `log` must outlive the analysis).
+void take_steps(metrics::LogData& log, const std::string& convention, analysis::AnalysisRequest& req) {
+    std::string& source = req.provenance.step_source;
     if (analysis::is_gpu_recipes_convention(analysis::find_flops_convention(convention).name) &&
         log.format == "dllogger") {
         source = "DLLogger records (gpu-recipes: every record counts, duplicates too)";
-        return std::move(log.step_records);
+        req.step_records = std::move(log.step_records);
+        return;
     }
     source = "parsed series step_time_s (one value per step)";
-    return analysis::take_step_samples(log);
+    auto it = log.series.find(std::string(metrics::names::step_time_s));
+    if (it != log.series.end() && it->second.spill)
+        req.step_series = &it->second;
+    else
+        req.step_records = analysis::take_step_samples(log);
 }
 
 analysis::Provenance log_provenance(const metrics::LogData& log) {
@@ -318,11 +330,9 @@ analysis::RunSummary summarise_run(const Services& services, const fs::path& run
 
     apply_log_device(services, log, flags, in);
     req.log = &log;
-    std::string source;
-    req.step_records = step_records(log, in.convention, source);
-    req.expectations = r.expectations;
     req.provenance = log_provenance(log);
-    req.provenance.step_source = source;
+    take_steps(log, in.convention, req);
+    req.expectations = r.expectations;
     req.provenance.run_dir = run_dir.string();
     req.provenance.run_id = run_json.value("run_id", "");
     req.provenance.recipe_name = r.name;
@@ -415,10 +425,8 @@ analysis::RunSummary summarise_logs(const Services& services, const std::vector<
     if (!in.catalog_gpu) in.catalog_gpu = catalog_gpu(services, in);
 
     req.log = &log;
-    std::string source;
-    req.step_records = step_records(log, in.convention, source);
     req.provenance = log_provenance(log);
-    req.provenance.step_source = source;
+    take_steps(log, in.convention, req);
     analysis::RunSummary summary = analysis::analyse(std::move(req));
     add_comparisons(services, flags, summary);
     return summary;

@@ -127,6 +127,67 @@ TEST(TorchTitan, RealLogFromTorchtitanPullRequest3393) {
     EXPECT_EQ(detect_from_content_for_test(log), "torchtitan");
 }
 
+// Every rank logging (torchrun --tee with LOG_RANK=0,1, or trainbench's launch with no rank
+// filter): each step line comes once per rank, and each rank prints its own memory, tps, tflops
+// and mfu. The first line of a step is read (rank 0's here), the other ranks' copies skipped.
+TEST(TorchTitan, EachStepOnceWhenEveryRankLogs) {
+    const std::string log =
+        "[rank0]:[titan] 2026-08-22 10:00:00,000 - root - INFO - Training starts at step 1\n"
+        "[rank1]:[titan] 2026-08-22 10:00:00,004 - root - INFO - Training starts at step 1\n"
+        "[rank0]:[titan] 2026-08-22 10:00:10,000 - root - INFO - step:  1  loss: 12.00000  grad_norm: 2.0000  "
+        "memory: 40.00GiB(50.00%)  tps: 1,000  tflops: 100.00  mfu: 10.00%\n"
+        "[rank1]:[titan] 2026-08-22 10:00:10,250 - root - INFO - step:  1  loss: 12.00000  grad_norm: 2.0000  "
+        "memory: 41.00GiB(51.00%)  tps: 1,100  tflops: 110.00  mfu: 11.00%\n"
+        "[rank0]:[titan] 2026-08-22 10:00:12,000 - root - INFO - step:  2  loss: 11.00000  grad_norm: 1.5000  "
+        "memory: 40.00GiB(50.00%)  tps: 2,000  tflops: 200.00  mfu: 20.00%\n"
+        "[rank1]:[titan] 2026-08-22 10:00:12,500 - root - INFO - step:  2  loss: 11.00000  grad_norm: 1.5000  "
+        "memory: 41.00GiB(51.00%)  tps: 2,100  tflops: 210.00  mfu: 21.00%\n"
+        "[rank1]:[titan] 2026-08-22 10:00:15,100 - root - INFO - validate step:  2  loss:  9.5000  "
+        "memory: 41.00GiB(51.00%)  tps: 9,100\n"
+        "[rank0]:[titan] 2026-08-22 10:00:15,000 - root - INFO - validate step:  2  loss:  9.0000  "
+        "memory: 40.00GiB(50.00%)  tps: 9,000\n"
+        "[rank1]:[titan] 2026-08-22 10:00:16,000 - root - INFO - step:  3  loss: 10.00000  grad_norm: 1.0000  "
+        "memory: 41.00GiB(51.00%)  tps: 3,100  tflops: 310.00  mfu: 31.00%\n"
+        "[rank0]:[titan] 2026-08-22 10:00:16,300 - root - INFO - step:  3  loss: 10.00000  grad_norm: 1.0000  "
+        "memory: 40.00GiB(50.00%)  tps: 3,000  tflops: 300.00  mfu: 30.00%\n";
+    LogData d = parse_text("torchtitan", log);
+    EXPECT_EQ(d.stats.records, 4u);  // steps 1, 2, 3 and the validation of step 2
+    EXPECT_EQ(d.stats.skipped, 2u + 4u);
+    EXPECT_EQ(values(d, "tflops_per_gpu"), (std::vector<double>{100, 200, 310}));  // the first line of each step
+    EXPECT_EQ(values(d, "mfu_pct"), (std::vector<double>{10, 20, 31}));
+    EXPECT_EQ(values(d, "tokens_per_s_per_gpu"), (std::vector<double>{1000, 2000, 3100}));
+    EXPECT_DOUBLE_EQ(at(d, "validate/loss", 2), 9.5);
+    // the step time between the first lines of two steps
+    EXPECT_EQ(values(d, "step_time_s"), (std::vector<double>{2.0, 4.0}));
+    // a run restarted from step 1's checkpoint logs step 2 again: a later line, not a copy
+    LogData restarted = parse_text(
+        "torchtitan", log +
+                          "[rank0]:[titan] 2026-08-22 10:05:00,000 - root - INFO - step:  2  loss: 10.90000  "
+                          "memory: 40.00GiB(50.00%)  tps: 2,500  tflops: 250.00  mfu: 25.00%\n");
+    EXPECT_DOUBLE_EQ(at(restarted, "tflops_per_gpu", 2), 250.0);
+}
+
+// A report keeps a few series (--tags): the values it leaves out are not converted, but the
+// lines, records and the kept series are what a parse of everything gives.
+TEST(TorchTitan, TagsLeaveOutValuesWithoutChangingWhatIsKept) {
+    const std::string log = corpus_file("torchtitan", "variants.txt") +
+                            "[titan] 2026-08-22 10:09:00,000 - root - INFO - step: 40  loss: 1.5  tps: 1,234abc: 7\n"
+                            "[titan] 2026-08-22 10:09:02,000 - root - INFO - step: 41  grad_norm: 2e-3\n";
+    const LogData all = parse_text("torchtitan", log);
+    ParseOptions o;
+    o.tags = {"tflops_per_gpu", "mfu_pct", "step_time_s", "abc"};
+    const LogData some = parse_text("torchtitan", log, o);
+    EXPECT_EQ(some.stats.records, all.stats.records);
+    EXPECT_EQ(some.stats.skipped, all.stats.skipped);
+    for (const char* name : {"tflops_per_gpu", "mfu_pct", "step_time_s", "abc"}) {
+        ASSERT_NE(some.find(name), nullptr) << name;
+        EXPECT_EQ(values(some, name), values(all, name)) << name;
+        EXPECT_EQ(steps(some, name), steps(all, name)) << name;
+    }
+    EXPECT_EQ(some.series.size(), 4u);
+    EXPECT_EQ(some.parameters, all.parameters);
+}
+
 TEST(TorchTitan, OtherStepKeysAreNotStepLines) {
     LogData d = parse_text("torchtitan", "global_step: 5  loss: 1.0\nINFO - Saving checkpoint at step: \n");
     EXPECT_TRUE(d.series.empty());

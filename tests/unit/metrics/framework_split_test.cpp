@@ -40,15 +40,19 @@ std::string bridge_log(int n) {
     return s;
 }
 
-std::string titan_log(int n) {
+// `ranks` > 1: every rank prints each step line (rank r's 7·r ms after rank 0's).
+std::string titan_log(int n, int ranks = 1) {
     std::string s;
     for (int step = 1; step <= n; ++step) {
-        const long ms = step * 1500L + (step % 7) * 3;
-        s += fmt::format(
-            "[rank0]:[titan] 2026-08-22 {:02}:{:02}:{:02},{:03} - root - INFO - \x1b[31mstep: {:2}  \x1b[32mloss: "
-            "{:8.5f}  memory: 66.91GiB(37.51%)  \x1b[34mtps: 10,{:03}  \x1b[36mtflops: 314.70  \x1b[35mmfu: "
-            "31.82%\x1b[39m\n",
-            10 + ms / 3600000, ms / 60000 % 60, ms / 1000 % 60, ms % 1000, step, 9.0 - step * 1e-3, step % 1000);
+        for (int rank = 0; rank < ranks; ++rank) {
+            const long ms = step * 1500L + (step % 7) * 3 + rank * 7;
+            s += fmt::format(
+                "[rank{}]:[titan] 2026-08-22 {:02}:{:02}:{:02},{:03} - root - INFO - \x1b[31mstep: {:2}  \x1b[32mloss: "
+                "{:8.5f}  memory: 66.91GiB(37.51%)  \x1b[34mtps: 10,{:03}  \x1b[36mtflops: 314.70  \x1b[35mmfu: "
+                "31.82%\x1b[39m\n",
+                rank, 10 + ms / 3600000, ms / 60000 % 60, ms / 1000 % 60, ms % 1000, step, 9.0 - step * 1e-3,
+                (step + rank) % 1000);
+        }
         if (step % 40 == 0) s += "[rank0]:[titan] 2026-08-22 10:00:00,000 - root - INFO - Saving a checkpoint\n";
     }
     return s;
@@ -86,4 +90,9 @@ TEST(FrameworkSplit, MegatronBridgeGivesTheSequentialResult) {
 
 TEST(FrameworkSplit, TorchTitanGivesTheSequentialResultStepTimesAcrossCutsIncluded) {
     expect_split_equals_sequential(titan_log(4000), detail::parse_torchtitan_split, detail::parse_torchtitan_file);
+}
+
+TEST(FrameworkSplit, TorchTitanEveryRankLoggingGivesTheSequentialResult) {
+    // (cuts fall between two steps' lines, never among the ranks' copies of one)
+    expect_split_equals_sequential(titan_log(2000, 4), detail::parse_torchtitan_split, detail::parse_torchtitan_file);
 }
