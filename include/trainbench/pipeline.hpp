@@ -400,6 +400,27 @@ struct Regress {
 };
 [[nodiscard]] Regress regress(const Services& services, const RegressRequest& request);
 
+// ---------------------------------------------------------------- flops
+// `flops`: a catalog model's FLOPs under every dated convention at `seq` (0: the model's), and
+// with a published (tokens/s/GPU, TFLOPS/GPU) pair the conventions that reproduce it.
+struct FlopsRequest {
+    std::string model;
+    int seq = 0;
+    int tensor_parallel = 1;
+    int vocab_divisible_by = 128;
+    double tokens_per_gpu = 0;  // the published pair: both or neither
+    double tflops_per_gpu = 0;
+    double tolerance_pct = 0.5;
+};
+struct Flops {
+    analysis::FlopsInput input;
+    bool pair = false;
+    std::vector<std::string> reproducing;  // with the pair: the conventions within the tolerance
+    report::Listing listing;               // report::flops_listing
+    nlohmann::ordered_json json;           // what --json prints
+};
+[[nodiscard]] Flops flops(const Services& services, const FlopsRequest& request);
+
 // ---------------------------------------------------------------- runs
 // The runs `refs` name (directory, run id or short id prefix), or every run of the store when
 // `refs` is empty (one that cannot be read comes back with its `problem`).
