@@ -368,6 +368,58 @@ struct RunReport {
                                         results::ResultLabels labels);
 // Records it in `store`.
 [[nodiscard]] Recorded record_result(results::Store& store, const results::Result& result);
+// `history`: the recorded results of a recipe (filter.name; `recipe`, when given, is the same
+// and must agree) over time, and the HTML page with trend plots written to `html`; or, with
+// `import_dir`, every reportable run under it recorded (once: idempotent) instead.
+struct HistoryRequest {
+    std::string recipe;
+    results::HistoryFilter filter;
+    std::string html;
+    std::string import_dir;
+};
+struct History {
+    std::string store;                              // results::Store::describe()
+    std::optional<results::ImportReport> imported;  // import_dir given: what it recorded
+    std::size_t results = 0;                        // else: how many results
+    report::Document document;                      // and the history (report::history_document)
+};
+[[nodiscard]] History history(const Services& services, HistoryRequest request);
+// `regress`: a recorded run's step times against its baseline's (last-good, a tag or a run),
+// the verdict written as JUnit to `junit`; `failure` (exit 5) when the run is slower.
+struct RegressRequest {
+    std::string run;
+    std::string baseline = "last-good";
+    double threshold = 5;  // percent
+    double confidence = 95;
+    std::string junit;
+};
+struct Regress {
+    results::Regression regression;
+    report::Document document;  // report::regression_document
+    std::optional<ExpectationError> failure;
+};
+[[nodiscard]] Regress regress(const Services& services, const RegressRequest& request);
+
+// ---------------------------------------------------------------- flops
+// `flops`: a catalog model's FLOPs under every dated convention at `seq` (0: the model's), and
+// with a published (tokens/s/GPU, TFLOPS/GPU) pair the conventions that reproduce it.
+struct FlopsRequest {
+    std::string model;
+    int seq = 0;
+    int tensor_parallel = 1;
+    int vocab_divisible_by = 128;
+    double tokens_per_gpu = 0;  // the published pair: both or neither
+    double tflops_per_gpu = 0;
+    double tolerance_pct = 0.5;
+};
+struct Flops {
+    analysis::FlopsInput input;
+    bool pair = false;
+    std::vector<std::string> reproducing;  // with the pair: the conventions within the tolerance
+    report::Listing listing;               // report::flops_listing
+    nlohmann::ordered_json json;           // what --json prints
+};
+[[nodiscard]] Flops flops(const Services& services, const FlopsRequest& request);
 
 // ---------------------------------------------------------------- runs
 // The runs `refs` name (directory, run id or short id prefix), or every run of the store when

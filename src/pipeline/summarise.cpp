@@ -30,6 +30,17 @@ std::optional<fs::path> find_run_dir(const fs::path& root, const std::string& re
 
 namespace {
 
+// What the FLOPs convention decides about reading a log, decided once per report from the
+// convention's name (an unknown name fails there, with did-you-mean): gpu-recipes' tool
+// averages every DLLogger record (duplicates too), and names models the catalog may lack.
+struct LogReading {
+    bool gpu_recipes = false;
+};
+
+LogReading log_reading(const std::string& convention) {
+    return LogReading{analysis::is_gpu_recipes_convention(analysis::find_flops_convention(convention).name)};
+}
+
 // The catalog of what a report reads (GPUs, models): its targets are not needed.
 // `model`: the model the report is for (only its file is read), or empty.
 const catalog::Catalog& figures_catalog(const Services& services, std::string_view model) {
@@ -119,8 +130,8 @@ catalog::Precision parse_precision_flag(const std::string& text) {
     throw UsageError(fmt::format("unknown precision '{}'", text), did_you_mean(text, catalog::precision_names()));
 }
 
-// Flags override whatever the recipe said.
-void apply_flags(const Services& services, const SummaryOptions& f, analysis::Inputs& in) {
+// Flags override whatever the recipe said. `reading`: of the report's convention (--flops, when given).
+void apply_flags(const Services& services, const SummaryOptions& f, const LogReading& reading, analysis::Inputs& in) {
     if (!f.model.empty()) {
         const catalog::Model* m = nullptr;
         std::exception_ptr catalog_error;  // (as for a GPU: said when no table knows the model)
@@ -131,9 +142,7 @@ void apply_flags(const Services& services, const SummaryOptions& f, analysis::In
         }
         if (m) {
             in.model = *m;
-        } else if (!f.flops.empty() &&
-                   analysis::is_gpu_recipes_convention(analysis::find_flops_convention(f.flops).name) &&
-                   analysis::gpu_recipes_model_flops().count(f.model)) {
+        } else if (!f.flops.empty() && reading.gpu_recipes && analysis::gpu_recipes_model_flops().count(f.model)) {
             in.model = catalog::Model{};
             in.model.name = f.model;
             in.model.family = f.model.substr(0, f.model.find('-'));
@@ -167,8 +176,7 @@ void apply_flags(const Services& services, const SummaryOptions& f, analysis::In
         in.window = analysis::parse_window(f.window);
         in.window_origin = "--window";
     }
-    if (!f.flops.empty()) {
-        (void)analysis::find_flops_convention(f.flops);  // an unknown name fails here, with did-you-mean
+    if (!f.flops.empty()) {  // (its name checked by log_reading)
         in.convention = f.flops;
         in.convention_origin = "--flops";
     }
@@ -179,11 +187,10 @@ void apply_flags(const Services& services, const SummaryOptions& f, analysis::In
 // What a report reads of a log, in one pass: the step-time series (gpu-recipes on
 // DLLogger: the records its tool averages, collected by the parser), the loss (only
 // its last point when the output shows no plots), and the parameters.
-metrics::ParseOptions report_parse_options(const std::string& format, const std::string& convention,
-                                           bool figures_only) {
+metrics::ParseOptions report_parse_options(const std::string& format, const LogReading& reading, bool figures_only) {
     metrics::ParseOptions po;
     po.format = format;
-    po.step_records = analysis::is_gpu_recipes_convention(analysis::find_flops_convention(convention).name);
+    po.step_records = reading.gpu_recipes;
     po.wall_times = false;
     po.tags = {std::string(metrics::names::loss)};
     if (!(po.step_records && format == "dllogger")) po.tags.emplace_back(metrics::names::step_time_s);
@@ -201,10 +208,9 @@ metrics::ParseOptions report_parse_options(const std::string& format, const std:
 
 // Step records: gpu-recipes averages DLLogger records as its tool does; everything else the parsed
 // series (read where it lies when it was spilled: `log` must outlive the analysis).
-void take_steps(metrics::LogData& log, const std::string& convention, analysis::AnalysisRequest& req) {
+void take_steps(metrics::LogData& log, const LogReading& reading, analysis::AnalysisRequest& req) {
     std::string& source = req.provenance.step_source;
-    if (analysis::is_gpu_recipes_convention(analysis::find_flops_convention(convention).name) &&
-        log.format == "dllogger") {
+    if (reading.gpu_recipes && log.format == "dllogger") {
         source = "DLLogger records (gpu-recipes: every record counts, duplicates too)";
         req.step_records = std::move(log.step_records);
         return;
@@ -318,20 +324,21 @@ analysis::RunSummary summarise_run(const Services& services, const fs::path& run
     analysis::Inputs& in = req.inputs;
     in = results::inputs_from_recipe(r);
     in.label = run_json.value("run_id", run_dir.filename().string());
-    apply_flags(services, flags, in);
+    const LogReading reading = log_reading(flags.flops.empty() ? in.convention : flags.flops);
+    apply_flags(services, flags, reading, in);
     in.catalog_gpu = catalog_gpu(services, in);
 
     std::string format;
     const fs::path log_dir = run_dir / "logs" / train_stage(r);
     auto files = run_log_files(log_dir, r.metrics, format);
     metrics::LogData log = metrics::parse_logs(
-        files, report_parse_options(flags.format != "auto" ? flags.format : (format.empty() ? "auto" : format),
-                                    in.convention, false));
+        files, report_parse_options(flags.format != "auto" ? flags.format : (format.empty() ? "auto" : format), reading,
+                                    false));
 
     apply_log_device(services, log, flags, in);
     req.log = &log;
     req.provenance = log_provenance(log);
-    take_steps(log, in.convention, req);
+    take_steps(log, reading, req);
     req.expectations = r.expectations;
     req.provenance.run_dir = run_dir.string();
     req.provenance.run_id = run_json.value("run_id", "");
@@ -356,7 +363,8 @@ namespace {
 // format detection's, then the parse's. A small log is parsed when taken, on this thread.
 class LogsParse {
 public:
-    LogsParse(const std::vector<fs::path>& paths, const SummaryOptions& flags) : m_paths(paths), m_flags(flags) {
+    LogsParse(const std::vector<fs::path>& paths, const SummaryOptions& flags, const LogReading& reading)
+        : m_paths(paths), m_flags(flags), m_reading(reading) {
         constexpr std::uintmax_t k_large = 64u << 20;
         std::uintmax_t bytes = 0;
         for (const fs::path& p : paths) {
@@ -372,7 +380,7 @@ public:
     LogsParse(const LogsParse&) = delete;
     LogsParse& operator=(const LogsParse&) = delete;
 
-    // The parsed logs (with the convention the flags gave: apply_flags has checked its name).
+    // The parsed logs (read as the convention decided: log_reading has checked its name).
     metrics::LogData take() {
         if (m_thread.joinable())
             m_thread.join();
@@ -387,8 +395,7 @@ private:
         try {
             // (every file's format detected once, here; they must agree)
             const std::string format = m_flags.format == "auto" ? metrics::logs_format(m_paths) : m_flags.format;
-            const std::string convention = m_flags.flops.empty() ? analysis::Inputs{}.convention : m_flags.flops;
-            m_log = metrics::parse_logs(m_paths, report_parse_options(format, convention, m_flags.figures_only));
+            m_log = metrics::parse_logs(m_paths, report_parse_options(format, m_reading, m_flags.figures_only));
         } catch (...) {
             m_error = std::current_exception();
         }
@@ -396,6 +403,7 @@ private:
 
     const std::vector<fs::path>& m_paths;
     const SummaryOptions& m_flags;
+    const LogReading m_reading;
     metrics::LogData m_log;
     std::exception_ptr m_error;
     std::thread m_thread;
@@ -413,8 +421,9 @@ analysis::RunSummary summarise_logs(const Services& services, const std::vector<
     in.precision_origin = "default";
     in.window_origin = "default";
     in.convention_origin = "default";
-    LogsParse parse(paths, flags);
-    apply_flags(services, flags, in);
+    const LogReading reading = log_reading(flags.flops.empty() ? in.convention : flags.flops);
+    LogsParse parse(paths, flags, reading);
+    apply_flags(services, flags, reading, in);
     metrics::LogData log = parse.take();
     req.plot_series = !flags.figures_only;
     apply_log_device(services, log, flags, in);
@@ -426,7 +435,7 @@ analysis::RunSummary summarise_logs(const Services& services, const std::vector<
 
     req.log = &log;
     req.provenance = log_provenance(log);
-    take_steps(log, in.convention, req);
+    take_steps(log, reading, req);
     analysis::RunSummary summary = analysis::analyse(std::move(req));
     add_comparisons(services, flags, summary);
     return summary;
