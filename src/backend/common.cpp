@@ -23,13 +23,6 @@ std::string first_line_of(const fs::path& path) {
     return line;
 }
 
-std::string trim(std::string_view s) {
-    std::size_t b = 0, e = s.size();
-    while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-    while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
-    return std::string(s.substr(b, e - b));
-}
-
 std::vector<std::string> split(std::string_view s, char sep) {
     std::vector<std::string> parts;
     std::size_t start = 0;
@@ -45,7 +38,7 @@ std::vector<std::string> split(std::string_view s, char sep) {
 std::vector<std::string> lines_of(std::string_view s) {
     std::vector<std::string> out;
     for (std::string& l : split(s, '\n')) {
-        std::string t = trim(l);
+        std::string t(trim(l));
         if (!t.empty()) out.push_back(std::move(t));
     }
     return out;

@@ -18,7 +18,6 @@ namespace trainbench::backend {
                                           const std::string& job_id);
 
 [[nodiscard]] std::string first_line_of(const std::filesystem::path& path);
-[[nodiscard]] std::string trim(std::string_view s);
 [[nodiscard]] std::vector<std::string> split(std::string_view s, char sep);
 // Non-empty, trimmed lines.
 [[nodiscard]] std::vector<std::string> lines_of(std::string_view s);

@@ -123,7 +123,7 @@ std::vector<JobStatus> parse_sacct(std::string_view out) {
 }
 
 std::optional<int> parse_exit_code(std::string_view text) {
-    std::string t = trim(text);
+    std::string t(trim(text));
     if (t.empty()) return std::nullopt;
     std::size_t colon = t.find(':');
     try {
@@ -248,7 +248,7 @@ public:
         }
         std::optional<std::string> id = slurm::parse_sbatch_output(r.out);
         if (!id) throw RuntimeError(fmt::format("sbatch printed no job id: '{}'", trim(r.out)));
-        return {*id, trim(r.err)};
+        return {*id, std::string(trim(r.err))};
     }
 
     std::vector<JobStatus> status(const std::vector<JobQuery>& jobs) override {

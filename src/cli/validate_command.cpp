@@ -16,8 +16,6 @@ struct ValidateOptions {
     std::vector<std::string> all;
 };
 
-constexpr double k_gib = 1024.0 * 1024.0 * 1024.0;
-
 nlohmann::ordered_json diagnostics_json(const Diagnostics& d) {
     nlohmann::ordered_json a = nlohmann::ordered_json::array();
     for (const Diagnostic& x : d.sorted())
