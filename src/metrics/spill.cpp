@@ -44,14 +44,18 @@ int open_unnamed(const std::string& series) {
 
 }  // namespace
 
+// The file is opened at the first write: a series that never passes its limit needs no
+// temporary directory (a small log reads even where TMPDIR is not writable).
 PointSpill::PointSpill(std::size_t limit, std::string series_name)
-    : m_limit(std::max<std::size_t>(limit, 2)), m_name(std::move(series_name)), m_fd(open_unnamed(m_name)) {}
+    : m_limit(std::max<std::size_t>(limit, 2)), m_name(std::move(series_name)) {}
 
 PointSpill::~PointSpill() {
     if (m_fd >= 0) ::close(m_fd);
 }
 
 void PointSpill::write(const Point* points, std::size_t n) {
+    if (n == 0) return;
+    if (m_fd < 0) m_fd = open_unnamed(m_name);
     const char* data = reinterpret_cast<const char*>(points);
     std::size_t left = n * sizeof(Point);
     auto at = static_cast<off_t>(m_count * sizeof(Point));

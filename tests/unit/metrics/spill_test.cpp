@@ -10,6 +10,8 @@
 
 #include <fmt/format.h>
 
+#include <cstdlib>
+
 namespace fs = std::filesystem;
 using namespace trainbench::metrics;
 using namespace trainbench::metrics::testing;
@@ -108,6 +110,26 @@ TEST(Spill, SplitParseWithSpillGivesTheSequentialResult) {
     for (unsigned threads : {2u, 3u, 5u})
         for (std::size_t limit : {3u, 100u, 100000u})
             EXPECT_EQ(fingerprint(parse_file(file, limit, threads)), want) << threads << " threads, limit " << limit;
+}
+
+// A temporary file is made only when a series passes its limit: a small log parses where
+// TMPDIR cannot be written to; a long one fails with the error that names TMPDIR.
+TEST(Spill, TheTemporaryFileIsMadeOnlyWhenNeeded) {
+    TempDir dir;
+    fs::path file = dir.path() / "dllogger.json";
+    write_all(file, make_log(300, 200, 0));
+    const std::string want = fingerprint(parse_file(file, 0));
+    const char* old = std::getenv("TMPDIR");
+    const std::string saved = old ? old : "";
+    ::setenv("TMPDIR", (dir.path() / "missing").c_str(), 1);
+    std::string small;
+    EXPECT_NO_THROW(small = fingerprint(parse_file(file, 1000)));
+    EXPECT_THROW(parse_file(file, 50), trainbench::RuntimeError);
+    if (old)
+        ::setenv("TMPDIR", saved.c_str(), 1);
+    else
+        ::unsetenv("TMPDIR");
+    EXPECT_EQ(small, want);
 }
 
 TEST(Spill, ASeriesWithoutSpillIsReadFromMemory) {
