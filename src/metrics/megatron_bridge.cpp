@@ -185,21 +185,9 @@ bool iteration_line(std::string_view line) {
 // A cut for a parallel parse: the start of the line after the next iteration line, so that
 // no part starts between a Step Time line and the iteration line it belongs to.
 std::uint64_t after_iteration_line(const FileSource& file, std::uint64_t from, std::uint64_t size) {
-    constexpr std::size_t k_block = 1 << 20;
-    std::vector<char> block(k_block);
-    std::uint64_t at = next_line_start(file, from, size);
-    while (at != 0 && at < size && at - from < 4 * k_block) {
-        const std::size_t got = file.read_at(block.data(), block.size(), at);
-        const std::string_view text(block.data(), got);
-        std::size_t start = 0;
-        for (std::size_t end = text.find('\n'); end != std::string_view::npos; end = text.find('\n', start)) {
-            if (iteration_line(text.substr(start, end - start))) return at + end + 1;
-            start = end + 1;
-        }
-        if (start == 0) return 0;  // no whole line in a block: lines that long, no cut here
-        at += start;
-    }
-    return 0;
+    return first_cut_in_lines(file, from, size, [](std::string_view line, std::uint64_t, std::uint64_t next) {
+        return iteration_line(line) ? next : 0;
+    });
 }
 
 void parse_bridge_part(Source& source, std::string_view label, const ParseOptions& options, LinePart& part) {

@@ -211,6 +211,25 @@ std::uint64_t next_line_start(const FileSource& file, std::uint64_t from, std::u
     return 0;
 }
 
+std::uint64_t first_cut_in_lines(const FileSource& file, std::uint64_t from, std::uint64_t size,
+                                 const LineCutFn& cut_at) {
+    constexpr std::size_t k_block = 1 << 20;
+    std::vector<char> block(k_block);
+    std::uint64_t at = next_line_start(file, from, size);
+    while (at != 0 && at < size && at - from < 4 * k_block) {
+        const std::size_t got = file.read_at(block.data(), block.size(), at);
+        const std::string_view text(block.data(), got);
+        std::size_t start = 0;
+        for (std::size_t end = text.find('\n'); end != std::string_view::npos; end = text.find('\n', start)) {
+            if (std::uint64_t cut = cut_at(text.substr(start, end - start), at + start, at + end + 1)) return cut;
+            start = end + 1;
+        }
+        if (start == 0) return 0;  // no whole line in a block: lines that long, no cut here
+        at += start;
+    }
+    return 0;
+}
+
 unsigned parse_threads(const ParseOptions& options) {
     if (options.threads > 0) return options.threads;
     return std::clamp(std::thread::hardware_concurrency(), 1u, k_max_threads);

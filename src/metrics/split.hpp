@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <string_view>
 #include <vector>
 
@@ -36,6 +37,13 @@ using CutFn = std::uint64_t (*)(const FileSource& file, std::uint64_t from, std:
 
 // Cuts after the next '\n'.
 std::uint64_t next_line_start(const FileSource& file, std::uint64_t from, std::uint64_t size);
+
+// For a format's own cut: walks the whole lines after the first line start past `from` (up
+// to 4 MiB) and returns the first non-zero `cut_at(line, start, next)` (`start`: the line's
+// offset, `next`: the next line's), or 0 (no cut there).
+using LineCutFn = std::function<std::uint64_t(std::string_view line, std::uint64_t start, std::uint64_t next)>;
+std::uint64_t first_cut_in_lines(const FileSource& file, std::uint64_t from, std::uint64_t size,
+                                 const LineCutFn& cut_at);
 
 struct SplitPolicy {
     std::uint64_t min_file_bytes = 64ull << 20;  // smaller files are parsed sequentially

@@ -273,31 +273,19 @@ constexpr std::string_view k_edge_key = "\x01torchtitan-edge:";
 // before it, with no validation line between them, so that no part starts among the ranks'
 // copies of one step line (the first copy is read, wherever it is).
 std::uint64_t at_new_step(const FileSource& file, std::uint64_t from, std::uint64_t size) {
-    constexpr std::size_t k_block = 1 << 20;
-    std::vector<char> block(k_block);
     std::string clean;
     std::optional<std::int64_t> previous;  // the step of the last step line, while no validation line followed it
-    std::uint64_t at = next_line_start(file, from, size);
-    while (at != 0 && at < size && at - from < 4 * k_block) {
-        const std::size_t got = file.read_at(block.data(), block.size(), at);
-        const std::string_view text(block.data(), got);
-        std::size_t start = 0;
-        for (std::size_t end = text.find('\n'); end != std::string_view::npos; end = text.find('\n', start)) {
-            std::string_view t = text.substr(start, end - start);
-            if (std::memchr(t.data(), '\x1b', t.size())) {
-                strip_ansi(t, clean);
-                t = clean;
-            }
-            if (const StepHead h = step_head(t); h.found) {
-                if (!h.validate && previous && *previous != h.step) return at + start;
-                previous = h.validate ? std::nullopt : std::optional<std::int64_t>(h.step);
-            }
-            start = end + 1;
+    return first_cut_in_lines(file, from, size, [&](std::string_view t, std::uint64_t start, std::uint64_t) {
+        if (std::memchr(t.data(), '\x1b', t.size())) {
+            strip_ansi(t, clean);
+            t = clean;
         }
-        if (start == 0) return 0;  // no whole line in a block: lines that long, no cut here
-        at += start;
-    }
-    return 0;
+        if (const StepHead h = step_head(t); h.found) {
+            if (!h.validate && previous && *previous != h.step) return start;
+            previous = h.validate ? std::nullopt : std::optional<std::int64_t>(h.step);
+        }
+        return std::uint64_t{0};
+    });
 }
 
 void parse_titan_part(Source& source, std::string_view label, const ParseOptions& options, LinePart& part) {
