@@ -12,19 +12,6 @@ using namespace trainbench::metrics::testing;
 
 namespace {
 
-std::string fingerprint(const LogData& d) {
-    std::string s = fmt::format("{}/{}/{}/{}/{};", d.stats.bytes, d.stats.records, d.stats.skipped, d.stats.corrupt,
-                                d.stats.truncated_tail);
-    for (const auto& [name, series] : d.series) {
-        s += name + "(" + series.source_name + "):";
-        for (const Point& p : series.points) s += fmt::format("{}={}@{},", p.step, p.value, p.wall_time);
-    }
-    for (const auto& [k, v] : d.parameters) s += k + "=" + v + ";";
-    for (const auto& [k, v] : d.summary) s += fmt::format("{}={};", k, v);
-    for (const std::string& w : d.stats.warnings) s += w + "|";
-    return s;
-}
-
 std::string bridge_log(int n) {
     std::string s = "[NeMo I 2026-08-22 10:00:00 setup:312] Setting up\n";
     for (int it = 1; it <= n; ++it) {
@@ -76,7 +63,8 @@ void expect_split_equals_sequential(const std::string& text, SplitFn split, File
             ParseOptions o;
             o.threads = threads;
             ASSERT_TRUE(split(file, "log", o, par, detail::SplitPolicy{part, part})) << threads << " threads";
-            EXPECT_EQ(fingerprint(par), fingerprint(seq)) << threads << " threads, parts of " << part << " bytes";
+            EXPECT_EQ(parse_fingerprint(par), parse_fingerprint(seq))
+                << threads << " threads, parts of " << part << " bytes";
         }
     }
 }

@@ -8,6 +8,7 @@
 
 #include <trainbench/metrics.hpp>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -179,6 +180,21 @@ inline std::string tensor_event(std::string_view tag, std::int64_t step, const P
     Proto e;
     e.double_field(1, wall).varint_field(2, static_cast<std::uint64_t>(step)).message_field(5, summary);
     return tfrecord(e.str());
+}
+
+// Everything a parse produced (in-memory points), for comparing a split parse with the
+// sequential one.
+inline std::string parse_fingerprint(const LogData& d) {
+    std::string s = fmt::format("{}/{}/{}/{}/{};", d.stats.bytes, d.stats.records, d.stats.skipped, d.stats.corrupt,
+                                d.stats.truncated_tail);
+    for (const auto& [name, series] : d.series) {
+        s += name + "(" + series.source_name + "):";
+        for (const Point& p : series.points) s += fmt::format("{}={}@{},", p.step, p.value, p.wall_time);
+    }
+    for (const auto& [k, v] : d.parameters) s += k + "=" + v + ";";
+    for (const auto& [k, v] : d.summary) s += fmt::format("{}={};", k, v);
+    for (const std::string& w : d.stats.warnings) s += w + "|";
+    return s;
 }
 
 }  // namespace trainbench::metrics::testing
