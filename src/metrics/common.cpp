@@ -3,6 +3,7 @@
 #include "metrics/spill.hpp"
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <sys/mman.h>
@@ -206,6 +207,51 @@ std::string_view trim(std::string_view s) {
 
 namespace {
 
+// The plain decimals logs are made of ("7.12345", "-1.5E-06", "2347"), read exactly as
+// from_chars reads them, or nullptr for anything else (from_chars then reads it): at most 19
+// significant digits whose value is below 2^53 and a power of ten up to 22 are both exact
+// doubles, so one multiplication or division rounds once, correctly (Clinger's fast path).
+const char* plain_decimal(const char* p, const char* last, double& value) {
+    static constexpr std::array<double, 23> k_pow10 = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                                       1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                                       1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    const bool negative = p < last && *p == '-';
+    if (negative) ++p;
+    std::uint64_t mantissa = 0;
+    int significant = 0, exponent = 0;
+    auto digit = [&](char c) {
+        if (mantissa == 0 && c == '0') return;
+        mantissa = mantissa * 10 + static_cast<std::uint64_t>(c - '0');
+        ++significant;
+    };
+    const char* start = p;
+    while (p < last && *p >= '0' && *p <= '9') digit(*p++);
+    if (p == start) return nullptr;
+    if (p < last && *p == '.') {
+        const char* fraction = ++p;
+        while (p < last && *p >= '0' && *p <= '9') digit(*p++);
+        if (p == fraction) return nullptr;
+        exponent -= static_cast<int>(p - fraction);
+    }
+    if (p < last && (*p == 'e' || *p == 'E')) {
+        ++p;
+        const bool minus = p < last && *p == '-';
+        if (p < last && (*p == '-' || *p == '+')) ++p;
+        const char* digits = p;
+        int e = 0;
+        while (p < last && *p >= '0' && *p <= '9' && p - digits < 4) e = e * 10 + (*p++ - '0');
+        if (p == digits) return nullptr;
+        exponent += minus ? -e : e;
+    }
+    if (p < last && ((*p >= '0' && *p <= '9') || *p == '.' || *p == 'e' || *p == 'E')) return nullptr;
+    if (significant > 19 || mantissa > (std::uint64_t{1} << 53) || exponent < -22 || exponent > 22) return nullptr;
+    const auto m = static_cast<double>(mantissa);
+    const double v = exponent < 0 ? m / k_pow10[static_cast<std::size_t>(-exponent)]
+                                  : m * k_pow10[static_cast<std::size_t>(exponent)];
+    value = negative ? -v : v;
+    return p;
+}
+
 // from_chars for doubles, also accepting a leading '+'. Returns the end of the number.
 const char* scan_double(const char* first, const char* last, double& value) {
     const char* p = first;
@@ -214,6 +260,7 @@ const char* scan_double(const char* first, const char* last, double& value) {
         plus = true;
         ++p;
     }
+    if (const char* end = plain_decimal(p, last, value)) return plus && *p == '-' ? first : end;
     auto [end, ec] = std::from_chars(p, last, value);
     if (ec == std::errc::result_out_of_range) {
         // Overflow: from_chars leaves value untouched; report +-inf / 0 like strtod.
@@ -243,12 +290,17 @@ std::optional<double> to_number(std::string_view s) {
 }
 
 std::optional<double> leading_number(std::string_view s) {
-    while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
-    if (s.empty()) return std::nullopt;
     double v = 0;
-    const char* end = scan_double(s.data(), s.data() + s.size(), v);
-    if (end == s.data()) return std::nullopt;
+    if (leading_number_length(s, v) == 0) return std::nullopt;
     return v;
+}
+
+std::size_t leading_number_length(std::string_view s, double& value) {
+    std::size_t i = 0;
+    while (i < s.size() && s[i] == ' ') ++i;
+    const char* first = s.data() + i;
+    const char* end = scan_double(first, s.data() + s.size(), value);
+    return end == first ? 0 : static_cast<std::size_t>(end - s.data());
 }
 
 std::optional<std::int64_t> to_integer(std::string_view s) {

@@ -141,6 +141,9 @@ std::uint64_t each_text_line(Source& source, std::string_view label, LogData& ou
 [[nodiscard]] std::optional<double> to_number(std::string_view s);
 // The number at the start of s (after spaces), ignoring what follows ("962 (1.50)", "100%").
 [[nodiscard]] std::optional<double> leading_number(std::string_view s);
+// The same number's value in `value` and how many characters of s it took with the spaces
+// before it; 0 when s holds no number there.
+[[nodiscard]] std::size_t leading_number_length(std::string_view s, double& value);
 // A whole string as a signed integer.
 [[nodiscard]] std::optional<std::int64_t> to_integer(std::string_view s);
 // "YYYY-MM-DD HH:MM:SS[.ffffff][+HH:MM]" (or 'T' between) as Unix seconds; a

@@ -58,7 +58,8 @@ const std::vector<FormatRow>& format_rows() {
          detail::parse_torchtitan_file},
         {{"mlperf", "MLPerf Training ':::MLLOG {json}' event lines: run start/stop (time to train), blocks, stats"},
          detail::parse_mlperf,
-         {"mllog"}},
+         {"mllog"},
+         detail::parse_mlperf_file},
     };
     return rows;
 }

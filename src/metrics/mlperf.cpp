@@ -11,8 +11,13 @@
 // text, the last one wins, at most k_max_parameters). The result, in summary: run_start_ms,
 // run_stop_ms and time_to_train_min = (run_stop - run_start) / 60000 as MLPerf scores it;
 // the status is the parameter "status".
+// A large log is read by several threads, cut where a block starts (split.hpp); a part that
+// needs what came before it (a stop whose start is in an earlier part, an event with no step
+// of its own before any with one, a second run_start, the parameter cap) makes the file read
+// sequentially instead, so the result is always the sequential one.
 #include "metrics/common.hpp"
 #include "metrics/parsers.hpp"
+#include "metrics/split.hpp"
 
 #include <fmt/format.h>
 
@@ -99,9 +104,13 @@ bool skip_value(od::value v) {
 
 class MlperfParser {
 public:
-    MlperfParser(std::string_view label, const ParseOptions& options, LogData& out)
-        : m_label(label), m_out(out), m_sink(out, options, mlperf_names()) {}
+    // `first`: the input starts at the file's start (else it is a later part of a split file).
+    MlperfParser(std::string_view label, const ParseOptions& options, LogData& out, bool first = true)
+        : m_label(label), m_out(out), m_sink(out, options, mlperf_names()), m_first(first) {}
     void run(Source& source);
+    [[nodiscard]] std::uint64_t lines() const { return m_lines; }
+    // A later part used state of the lines before it (see the file's comment).
+    [[nodiscard]] bool order_dependent() const { return m_order_dependent; }
 
 private:
     bool read(const char* json, std::size_t len, std::size_t capacity);
@@ -109,7 +118,8 @@ private:
     bool read_metadata(od::value v);
     void apply();
     void interval(std::string_view name, std::optional<double> start, double at, std::optional<double> step);
-    std::int64_t step_of() const;
+    std::int64_t step_of();
+    void note_interval(bool block, bool stop);
 
     std::string_view m_label;
     LogData& m_out;
@@ -118,6 +128,10 @@ private:
     Event m_e;
     std::int64_t m_last_step = 0;
     std::optional<double> m_block_start, m_epoch_start, m_run_start, m_run_stop;
+    bool m_first = true, m_order_dependent = false;
+    // A later part: whether its own events settled the last step, the block and the epoch.
+    bool m_step_known = false, m_block_known = false, m_epoch_known = false;
+    std::uint64_t m_lines = 0;
 };
 
 bool MlperfParser::read_value(od::value v) {
@@ -236,11 +250,22 @@ bool MlperfParser::read(const char* json, std::size_t len, std::size_t capacity)
     return have_key;
 }
 
-std::int64_t MlperfParser::step_of() const {
+std::int64_t MlperfParser::step_of() {
     for (const std::optional<double>& s : {m_e.step, m_e.samples_count, m_e.epoch_num, m_e.first_epoch_num})
         if (s)
-            if (auto i = integral(*s)) return *i;
+            if (auto i = integral(*s)) {
+                m_step_known = true;
+                return *i;
+            }
+    if (!m_first && !m_step_known) m_order_dependent = true;  // the last step is an earlier part's
     return m_last_step;
+}
+
+// A later part's first block or epoch event: a stop closes an interval an earlier part opened.
+void MlperfParser::note_interval(bool block, bool stop) {
+    bool& known = block ? m_block_known : m_epoch_known;
+    if (!m_first && !known && stop) m_order_dependent = true;
+    known = true;
 }
 
 void MlperfParser::interval(std::string_view name, std::optional<double> start, double at, std::optional<double> step) {
@@ -255,16 +280,20 @@ void MlperfParser::apply() {
     const double wall = std::isnan(t) ? k_nan : t / 1000.0;
     const std::int64_t step = step_of();
     if (key == "run_start") {
+        if (!m_first) m_order_dependent = true;  // the first run_start is an earlier part's to say
         if (!m_run_start && !std::isnan(t)) m_run_start = t;
     } else if (key == "run_stop") {
         if (!std::isnan(t)) m_run_stop = t;
         if (!m_e.status.empty()) m_out.parameters["status"] = fmt::format("\"{}\"", m_e.status);
     } else if (key == "block_start" || key == "epoch_start") {
+        note_interval(key == "block_start", false);
         (key == "block_start" ? m_block_start : m_epoch_start) = std::isnan(t) ? std::nullopt : std::optional(t);
     } else if (key == "block_stop") {
+        note_interval(true, true);
         interval("block_time_s", m_block_start, t, m_e.samples_count ? m_e.samples_count : m_e.first_epoch_num);
         m_block_start.reset();
     } else if (key == "epoch_stop") {
+        note_interval(false, true);
         interval("epoch_time_s", m_epoch_start, t, m_e.epoch_num ? m_e.epoch_num : m_e.samples_count);
         m_epoch_start.reset();
     } else if (key == "tracked_stats") {
@@ -287,7 +316,7 @@ void MlperfParser::apply() {
 
 void MlperfParser::run(Source& source) {
     ParseStats& st = m_out.stats;
-    each_text_line(source, m_label, m_out, [&](const LineReader::Line& ln, std::uint64_t) {
+    m_lines = each_text_line(source, m_label, m_out, [&](const LineReader::Line& ln, std::uint64_t) {
         std::string_view t = ln.text;
         std::size_t pos = t.find(":::MLLOG");
         if (pos == std::string_view::npos) {
@@ -319,8 +348,32 @@ void MlperfParser::run(Source& source) {
     });
     if (m_run_start) m_out.summary["run_start_ms"] = *m_run_start;
     if (m_run_stop) m_out.summary["run_stop_ms"] = *m_run_stop;
-    if (m_run_start && m_run_stop && *m_run_stop >= *m_run_start)
-        m_out.summary["time_to_train_min"] = (*m_run_stop - *m_run_start) / 60000.0;
+}
+
+// The result, once the parts are merged: the first run_start (only the first part may hold
+// one) and the last run_stop.
+void finish(LogData& out) {
+    auto start = out.summary.find("run_start_ms");
+    auto stop = out.summary.find("run_stop_ms");
+    if (start != out.summary.end() && stop != out.summary.end() && stop->second >= start->second)
+        out.summary["time_to_train_min"] = (stop->second - start->second) / 60000.0;
+}
+
+// A cut for a parallel parse: the start of a block_start event's line.
+std::uint64_t at_block_start(const FileSource& file, std::uint64_t from, std::uint64_t size) {
+    return first_cut_in_lines(file, from, size, [](std::string_view line, std::uint64_t start, std::uint64_t) {
+        const std::size_t mark = line.find(":::MLLOG");
+        return mark != std::string_view::npos && line.find("\"block_start\"", mark) != std::string_view::npos
+                   ? start
+                   : std::uint64_t{0};
+    });
+}
+
+void parse_mlperf_part(Source& source, std::string_view label, const ParseOptions& options, LinePart& part) {
+    MlperfParser parser(label, options, part.data, part.begin == 0);
+    parser.run(source);
+    part.lines = parser.lines();
+    part.order_dependent = parser.order_dependent();
 }
 
 }  // namespace
@@ -328,6 +381,31 @@ void MlperfParser::run(Source& source) {
 void parse_mlperf(Source& source, std::string_view label, const ParseOptions& options, LogData& out) {
     MlperfParser parser(label, options, out);
     parser.run(source);
+    finish(out);
+}
+
+bool parse_mlperf_split(const std::filesystem::path& path, std::string_view label, const ParseOptions& options,
+                        LogData& out, const SplitPolicy& policy) {
+    // Only into an empty result: past k_max_parameters the parts' parameters together are not
+    // the ones a sequential read keeps, which shows only once they are merged.
+    if (!out.series.empty() || !out.parameters.empty() || !out.summary.empty() || out.stats.records > 0) return false;
+    if (!parse_split(path, label, options, out, parse_mlperf_part, at_block_start, policy)) return false;
+    if (out.parameters.size() > k_max_parameters) {
+        LogData empty;
+        empty.format = std::move(out.format);
+        empty.files = std::move(out.files);
+        out = std::move(empty);
+        return false;
+    }
+    finish(out);
+    return true;
+}
+
+void parse_mlperf_file(const std::filesystem::path& path, std::string_view label, const ParseOptions& options,
+                       LogData& out, const SplitPolicy& policy) {
+    if (parse_mlperf_split(path, label, options, out, policy)) return;
+    FileSource source(path);
+    parse_mlperf(source, label, options, out);
 }
 
 }  // namespace trainbench::metrics::detail

@@ -23,16 +23,20 @@ void parse_nccl_tests(Source& source, std::string_view label, const ParseOptions
 void parse_megatron_bridge(Source& source, std::string_view label, const ParseOptions& options, LogData& out);
 void parse_torchtitan(Source& source, std::string_view label, const ParseOptions& options, LogData& out);
 void parse_mlperf(Source& source, std::string_view label, const ParseOptions& options, LogData& out);
-// Megatron-Bridge and TorchTitan logs: split across threads when large (split.hpp), else streamed.
+// Megatron-Bridge, TorchTitan and MLPerf logs: split across threads when large (split.hpp), else streamed.
 void parse_megatron_bridge_file(const std::filesystem::path& path, std::string_view label, const ParseOptions& options,
                                 LogData& out, const SplitPolicy& policy = {});
 void parse_torchtitan_file(const std::filesystem::path& path, std::string_view label, const ParseOptions& options,
                            LogData& out, const SplitPolicy& policy = {});
+void parse_mlperf_file(const std::filesystem::path& path, std::string_view label, const ParseOptions& options,
+                       LogData& out, const SplitPolicy& policy = {});
 // The parallel parse alone: false (out untouched) where the file is not split (split.hpp).
 bool parse_megatron_bridge_split(const std::filesystem::path& path, std::string_view label, const ParseOptions& options,
                                  LogData& out, const SplitPolicy& policy);
 bool parse_torchtitan_split(const std::filesystem::path& path, std::string_view label, const ParseOptions& options,
                             LogData& out, const SplitPolicy& policy);
+bool parse_mlperf_split(const std::filesystem::path& path, std::string_view label, const ParseOptions& options,
+                        LogData& out, const SplitPolicy& policy);
 
 class SeriesSink;
 // One Megatron-style "iteration i/N | key: value | ..." line, its values staged in `sink`

@@ -50,14 +50,15 @@ bool is_key_char(char c) {
 }
 
 // A number that may carry thousands separators ("1,234,567"), at the start of `s` after
-// spaces: its characters without the separators go to `buf` (`n` of them); returns how many
-// characters of `s` it took.
-std::size_t scan_grouped(std::string_view s, char (&buf)[64], std::size_t& n) {
+// spaces: its characters without the separators go to `buf` (`n` of them; none where `buf`
+// is null: the number is skipped); returns how many characters of `s` it took.
+std::size_t scan_grouped(std::string_view s, char* buf, std::size_t& n) {
+    constexpr std::size_t k_most = 63;
     std::size_t i = 0;
     while (i < s.size() && s[i] == ' ') ++i;
     n = 0;
     std::size_t start = i;
-    while (i < s.size() && n < sizeof buf - 1) {
+    while (i < s.size() && n < k_most) {
         char c = s[i];
         bool sign = (c == '-' || c == '+') && (i == start || s[i - 1] == 'e' || s[i - 1] == 'E');
         bool exp = (c == 'e' || c == 'E') && i > start;
@@ -66,7 +67,8 @@ std::size_t scan_grouped(std::string_view s, char (&buf)[64], std::size_t& n) {
             continue;
         }
         if (!((c >= '0' && c <= '9') || c == '.' || sign || exp)) break;
-        buf[n++] = c;
+        if (buf) buf[n] = c;
+        ++n;
         ++i;
     }
     return i;
@@ -74,6 +76,18 @@ std::size_t scan_grouped(std::string_view s, char (&buf)[64], std::size_t& n) {
 
 // That number's value; `used` is how many characters it took.
 std::optional<double> grouped_number(std::string_view s, std::size_t& used) {
+    // Most numbers are plain decimals with no separator: read in place (the value the copy
+    // below gives them; "nan" and "inf" are no numbers here, as there).
+    std::size_t lead = s.find_first_not_of(' ');
+    if (lead != std::string_view::npos && lead + 1 < s.size() && (s[lead] == '-' || s[lead] == '+')) ++lead;
+    if (lead < s.size() && ((s[lead] >= '0' && s[lead] <= '9') || s[lead] == '.')) {
+        double value = 0;
+        const std::size_t n_plain = leading_number_length(s, value);
+        if (n_plain > 0 && n_plain - lead < 63 && (n_plain == s.size() || s[n_plain] != ',')) {
+            used = n_plain;
+            return value;
+        }
+    }
     char buf[64];
     std::size_t n = 0;
     used = scan_grouped(s, buf, n);
@@ -195,9 +209,8 @@ private:
             if (number && !(target = series_of(validate, key))) {
                 // a value that --tags leaves out: a number for sure (it starts with a digit), taken
                 // as grouped_number() takes it, not converted
-                char skipped[64];
                 std::size_t n = 0;
-                rest = rest.substr(scan_grouped(rest, skipped, n));
+                rest = rest.substr(scan_grouped(rest, nullptr, n));
                 ++values;
                 continue;
             }

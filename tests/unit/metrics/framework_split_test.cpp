@@ -1,6 +1,7 @@
-// Megatron-Bridge and TorchTitan logs parsed by several threads give exactly the sequential
-// result: no Step Time line is cut from its iteration line (the Bridge's cuts follow an
-// iteration line), and the step time TorchTitan's timestamps give across a cut is added back.
+// Megatron-Bridge, TorchTitan and MLPerf logs parsed by several threads give exactly the
+// sequential result: no Step Time line is cut from its iteration line (the Bridge's cuts follow
+// an iteration line), the step time TorchTitan's timestamps give across a cut is added back,
+// and an MLPerf part that needs the lines before it makes the file read sequentially.
 #include "metrics/split.hpp"
 #include "test_support.hpp"
 
@@ -45,6 +46,39 @@ std::string titan_log(int n, int ranks = 1) {
     return s;
 }
 
+// `srun -l`-prefixed MLLOG blocks (samples_count in the metadata), a run start and stop, and
+// with `epochs` an epoch interval around every 50 blocks (so across the cuts).
+std::string mlperf_log(int blocks, bool epochs = false) {
+    const auto event = [](long ms, std::string_view type, std::string_view key, std::string_view value,
+                          std::string_view meta) {
+        return fmt::format(
+            "0: :::MLLOG {{\"namespace\": \"\", \"time_ms\": {}, \"event_type\": \"{}\", \"key\": \"{}\", "
+            "\"value\": {}, \"metadata\": {{\"file\": \"callbacks.py\", \"lineno\": 7{}}}}}\n",
+            ms, type, key, value, meta);
+    };
+    std::string s = event(1000, "POINT_IN_TIME", "global_batch_size", "32", "");
+    s += event(1001, "INTERVAL_START", "run_start", "null", "");
+    long t = 2000;
+    for (int b = 1; b <= blocks; ++b) {
+        const long samples = b * 512L;
+        if (epochs && b % 50 == 1)
+            s += event(t, "INTERVAL_START", "epoch_start", "null", fmt::format(", \"epoch_num\": {}", b / 50));
+        s += event(t, "INTERVAL_START", "block_start", "null", fmt::format(", \"samples_count\": {}", samples - 512));
+        t += 400 + b % 7;
+        s += event(t, "POINT_IN_TIME", "tracked_stats",
+                   fmt::format("{{\"throughput\": {}, \"train_step_time\": 0.{}}}", 30 + b % 5, 400 + b % 7),
+                   fmt::format(", \"step\": {}", samples));
+        s += event(t, "INTERVAL_END", "block_stop", "null", fmt::format(", \"samples_count\": {}", samples));
+        s += event(t + 10, "POINT_IN_TIME", "eval_accuracy", fmt::format("{}", 3.0 - b * 1e-4),
+                   fmt::format(", \"samples_count\": {}", samples));
+        if (epochs && b % 50 == 0)
+            s += event(t + 11, "INTERVAL_END", "epoch_stop", "null", fmt::format(", \"epoch_num\": {}", b / 50 - 1));
+        t += 20;
+    }
+    s += event(t, "INTERVAL_END", "run_stop", "null", ", \"status\": \"success\"");
+    return s;
+}
+
 using SplitFn = bool (*)(const fs::path&, std::string_view, const ParseOptions&, LogData&, const detail::SplitPolicy&);
 using FileFn = void (*)(const fs::path&, std::string_view, const ParseOptions&, LogData&, const detail::SplitPolicy&);
 
@@ -83,4 +117,26 @@ TEST(FrameworkSplit, TorchTitanGivesTheSequentialResultStepTimesAcrossCutsInclud
 TEST(FrameworkSplit, TorchTitanEveryRankLoggingGivesTheSequentialResult) {
     // (cuts fall between two steps' lines, never among the ranks' copies of one)
     expect_split_equals_sequential(titan_log(2000, 4), detail::parse_torchtitan_split, detail::parse_torchtitan_file);
+}
+
+TEST(FrameworkSplit, MlperfGivesTheSequentialResultTimeToTrainIncluded) {
+    expect_split_equals_sequential(mlperf_log(1500), detail::parse_mlperf_split, detail::parse_mlperf_file);
+}
+
+TEST(FrameworkSplit, MlperfEpochsAcrossTheCutsAreReadSequentially) {
+    // An epoch_stop whose epoch_start is in an earlier part: no split, the sequential result.
+    TempDir dir;
+    const fs::path file = dir.path() / "result_0.txt";
+    write_all(file, mlperf_log(1500, true));
+    LogData seq, par, whole;
+    ParseOptions one, two;
+    one.threads = 1;
+    two.threads = 2;
+    detail::parse_mlperf_file(file, "log", one, seq, {});
+    ASSERT_NE(seq.find("epoch_time_s"), nullptr);
+    EXPECT_EQ(seq.find("epoch_time_s")->points.size(), 30u);
+    EXPECT_FALSE(detail::parse_mlperf_split(file, "log", two, par, detail::SplitPolicy{4096, 4096}));
+    EXPECT_TRUE(par.series.empty());
+    detail::parse_mlperf_file(file, "log", two, whole, detail::SplitPolicy{4096, 4096});
+    EXPECT_EQ(parse_fingerprint(whole), parse_fingerprint(seq));
 }
