@@ -12,7 +12,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <utility>
 
 namespace trainbench::analysis {
@@ -243,93 +242,6 @@ std::vector<CrossCheck> cross_check(Inputs& inputs, const DeclaredConfig& declar
     return checks;
 }
 
-// ---------------------------------------------------------------- figures & expectations
-const std::vector<std::string>& expectation_figures() {
-    static const std::vector<std::string> names = {
-        "step_time_s",          "step_time_median_s", "step_time_min_s",    "step_time_max_s",
-        "step_time_p10_s",      "step_time_p90_s",    "step_time_stddev_s", "tokens_per_s",
-        "tokens_per_s_per_gpu", "samples_per_s",      "tflops_per_gpu",     "mfu",
-        "days_to_train",        "final_loss",         "mfu_measured",
-    };
-    return names;
-}
-
-std::optional<double> RunSummary::figure(std::string_view name) const {
-    if (name == "step_time_s") return stats.mean;
-    if (name == "step_time_median_s") return stats.median;
-    if (name == "step_time_min_s") return stats.min;
-    if (name == "step_time_max_s") return stats.max;
-    if (name == "step_time_p10_s") return stats.p10;
-    if (name == "step_time_p90_s") return stats.p90;
-    if (name == "step_time_stddev_s") return stats.stddev;
-    if (name == "tokens_per_s") return derived.tokens_per_s;
-    if (name == "tokens_per_s_per_gpu") return derived.tokens_per_s_per_gpu;
-    if (name == "samples_per_s") return derived.samples_per_s;
-    if (name == "tflops_per_gpu") return derived.tflops_per_gpu;
-    if (name == "mfu") return derived.mfu;
-    if (name == "mfu_measured") return derived.mfu_measured;
-    if (name == "days_to_train") return derived.days_to_train;
-    if (name == "final_loss") {
-        if (loss.empty()) return std::nullopt;
-        return loss.back().value;
-    }
-    return std::nullopt;
-}
-
-bool RunSummary::expectations_passed() const {
-    return std::all_of(expectations.begin(), expectations.end(), [](const ExpectationResult& e) { return e.passed; });
-}
-
-std::vector<ExpectationResult> check_expectations(const RunSummary& summary,
-                                                  const std::vector<recipe::Expectation>& expectations) {
-    std::vector<ExpectationResult> out;
-    const auto& known = expectation_figures();
-    for (const recipe::Expectation& e : expectations) {
-        if (std::find(known.begin(), known.end(), e.figure) == known.end()) {
-            Diagnostics diags;
-            diags.error(e.where, "expect." + e.figure, fmt::format("unknown figure '{}'", e.figure),
-                        "one of " + quoted_list(known, " or "), did_you_mean(e.figure, known));
-            diags.throw_if_errors("invalid expectation");
-        }
-        ExpectationResult r;
-        r.figure = e.figure;
-        r.where = e.where;
-        r.actual = summary.figure(e.figure);
-        std::vector<std::string> rules;
-        double lo = -std::numeric_limits<double>::infinity(), hi = std::numeric_limits<double>::infinity();
-        if (e.value) {
-            const double tol = e.tolerance.value_or(0);
-            const double abs_tol = e.tolerance_is_relative ? std::fabs(*e.value) * tol : tol;  // "5%" is stored as 0.05
-            lo = *e.value - abs_tol;
-            hi = *e.value + abs_tol;
-            rules.push_back(e.tolerance_is_relative
-                                ? fmt::format("{:g} ± {:g}% [{:.6g}, {:.6g}]", *e.value, tol * 100, lo, hi)
-                                : fmt::format("{:g} ± {:g} [{:.6g}, {:.6g}]", *e.value, tol, lo, hi));
-        }
-        if (e.min) {
-            lo = std::max(lo, *e.min);
-            rules.push_back(fmt::format(">= {:g}", *e.min));
-        }
-        if (e.max) {
-            hi = std::min(hi, *e.max);
-            rules.push_back(fmt::format("<= {:g}", *e.max));
-        }
-        for (std::size_t i = 0; i < rules.size(); ++i) r.rule += (i ? ", " : "") + rules[i];
-        if (!r.actual) {
-            r.passed = false;
-            r.message = fmt::format("the run has no value for '{}'", e.figure);
-        } else if (*r.actual < lo) {
-            r.message = fmt::format("{:.6g} is below {:.6g}", *r.actual, lo);
-        } else if (*r.actual > hi) {
-            r.message = fmt::format("{:.6g} is above {:.6g}", *r.actual, hi);
-        } else {
-            r.passed = true;
-        }
-        out.push_back(std::move(r));
-    }
-    return out;
-}
-
 // ---------------------------------------------------------------- derive & analyse
 Derived derive(double step_time_s, double flops_per_sample, int global_batch, int seq_len, int gpus, double peak_tflops,
                double train_tokens) {
@@ -392,21 +304,21 @@ Peak peak_of(const Inputs& in, const DeclaredConfig& declared, const std::string
     return peak;
 }
 
-}  // namespace
-
-RunSummary analyse(AnalysisRequest request) {
-    RunSummary s;
-    Inputs& in = request.inputs;
-    DeclaredConfig declared;
-    if (request.log) declared = declared_config(*request.log);
-
+// ---------------------------------------------------------------- the steps of analyse, in order
+// 1. The log's declared values against the inputs: the model from the log when none was given,
+//    then the cross-checks, a warning for each that does not match.
+void check_against_log(const DeclaredConfig& declared, Inputs& in, RunSummary& s) {
     model_from_log(declared, in, s.findings);
     s.cross_checks = cross_check(in, declared);
     for (const CrossCheck& c : s.cross_checks)
         if (!c.match)
             s.findings.push_back({Severity::warning, fmt::format("the log declares {} = {} ('{}') but {} says {}",
                                                                  c.key, c.logged, c.log_key, c.origin, c.given)});
+}
 
+// 2. The inputs every figure needs, known by now (the sequence length falls back to the
+//    model's); a usage error naming the flag that gives the first one missing.
+void require_inputs(Inputs& in) {
     if (in.model.name.empty() && in.model.layers <= 0)
         throw UsageError("the model is unknown: the log does not declare it",
                          "give it with --model NAME (a catalog model)");
@@ -421,7 +333,11 @@ RunSummary analyse(AnalysisRequest request) {
     }
     if (in.seq_len <= 0) throw UsageError("the sequence length is unknown", "give it with --seq N");
     if (in.gpu_family.empty()) throw UsageError("the GPU is unknown", "give it with --gpu NAME (e.g. h100, a100, cpu)");
+}
 
+// 3. The FLOPs convention (its name, alias, description, dates) and the FLOPs per sample under
+//    it, with the convention's caveats for this run as findings.
+void count_flops(const Inputs& in, const DeclaredConfig& declared, RunSummary& s) {
     const FlopsConvention& conv = find_flops_convention(in.convention);
     if (find_flops_alias(in.convention)) s.convention_alias = in.convention;
     s.convention = std::string(conv.name);
@@ -444,40 +360,72 @@ RunSummary analyse(AnalysisRequest request) {
         s.findings.push_back({Severity::note,
                               "narayanan2021 counts activation recomputation: TFLOPS and MFU are "
                               "hardware-FLOPs-like and overstate model FLOPs utilisation"});
+}
 
-    s.peak = peak_of(in, declared, s.convention, s.findings);
-
-    detail::check_step_times(request, in.window, s.findings);
-    s.stats = request.step_series ? step_statistics_streamed(*request.step_series, in.window)
-                                  : step_statistics(request.step_records, in.window);
+// 5. The step-time statistics in the window, after the step times' own checks, with findings
+//    on a window that includes warm-up or runs past the log.
+void measure_steps(const AnalysisRequest& request, RunSummary& s) {
+    const StepWindow& window = request.inputs.window;
+    detail::check_step_times(request, window, s.findings);
+    s.stats = request.step_series ? step_statistics_streamed(*request.step_series, window)
+                                  : step_statistics(request.step_records, window);
     if (s.stats.window_includes_warmup)
         s.findings.push_back(
             {Severity::warning, fmt::format("the step window {}..{} includes warm-up steps (steady state from step {})",
-                                            in.window.start, in.window.end, s.stats.steady_state_from)});
-    if (s.stats.last_step < in.window.end)
+                                            window.start, window.end, s.stats.steady_state_from)});
+    if (s.stats.last_step < window.end)
         s.findings.push_back({Severity::note, fmt::format("the log ends at step {}, before the window's end {}",
-                                                          s.stats.last_step, in.window.end)});
+                                                          s.stats.last_step, window.end)});
+}
+
+// 6. The derived figures (throughput, TFLOPS/GPU, MFU, days to train), their checks, and the
+//    framework's own printed figures beside them as cross-checks.
+void derive_figures(const AnalysisRequest& request, RunSummary& s) {
+    const Inputs& in = request.inputs;
     s.derived =
         derive(s.stats.mean, s.flops.per_sample, in.global_batch, in.seq_len, in.gpus, s.peak.tflops, in.train_tokens);
     if (s.peak.measured_tflops) s.derived.mfu_measured = s.derived.tflops_per_gpu / *s.peak.measured_tflops;
     detail::check_derived(s, request.provenance);
     detail::framework_cross_checks(request, in, s);
+}
 
+// 7. The per-step series: step times when a plot was asked for, the loss when the log has one
+//    (a warning when its last value is not finite: the run diverged).
+void attach_series(const AnalysisRequest& request, RunSummary& s) {
     if (request.plot_series)
         s.step_times =
             request.step_series ? detail::all_points(*request.step_series) : detail::step_series(request.step_records);
-    if (request.log) {
-        auto it = request.log->series.find(std::string(metrics::names::loss));
-        if (it != request.log->series.end()) s.loss = detail::all_points(it->second);
-        if (!s.loss.empty() && !std::isfinite(s.loss.back().value))
-            s.findings.push_back({Severity::warning, fmt::format("the final loss (step {}) is {}: the run diverged",
-                                                                 s.loss.back().step, s.loss.back().value)});
-    }
+    if (!request.log) return;
+    auto it = request.log->series.find(std::string(metrics::names::loss));
+    if (it != request.log->series.end()) s.loss = detail::all_points(it->second);
+    if (!s.loss.empty() && !std::isfinite(s.loss.back().value))
+        s.findings.push_back({Severity::warning, fmt::format("the final loss (step {}) is {}: the run diverged",
+                                                             s.loss.back().step, s.loss.back().value)});
+}
 
-    s.inputs = in;
+// 8. The inputs as the figures used them, the provenance and resolved recipe, and the verdict
+//    of each expectation.
+void conclude(AnalysisRequest& request, RunSummary& s) {
+    s.inputs = request.inputs;
     s.provenance = std::move(request.provenance);
     s.resolved_recipe = std::move(request.resolved_recipe);
     s.expectations = check_expectations(s, request.expectations);
+}
+
+}  // namespace
+
+RunSummary analyse(AnalysisRequest request) {
+    RunSummary s;
+    Inputs& in = request.inputs;
+    const DeclaredConfig declared = request.log ? declared_config(*request.log) : DeclaredConfig{};
+    check_against_log(declared, in, s);                        // 1. cross_checks (+ model, batch, GPUs from the log)
+    require_inputs(in);                                        // 2. nothing; an error when an input is unknown
+    count_flops(in, declared, s);                              // 3. convention, flops
+    s.peak = peak_of(in, declared, s.convention, s.findings);  // 4. peak (datasheet, override, measured)
+    measure_steps(request, s);                                 // 5. stats
+    derive_figures(request, s);                                // 6. derived, the framework's cross_checks
+    attach_series(request, s);                                 // 7. step_times, loss
+    conclude(request, s);                                      // 8. inputs, provenance, expectations
     return s;
 }
 
