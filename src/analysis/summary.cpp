@@ -131,114 +131,99 @@ DeclaredConfig declared_config(const metrics::LogData& log) {
 // ---------------------------------------------------------------- cross-check
 namespace {
 
-struct IntField {
-    const char* key;
-    int* value;
-    std::string* origin;
+// One declared integer against trainbench's own value. When trainbench has one (`has_own`) the
+// two are compared (exactly); when it has none the log's fills `fill` (with its origin in
+// `fill_origin` where the inputs record one); a row that can be neither is left out.
+struct Comparison {
+    const char* key;         // the declared key (declared_keys())
+    int own;                 // trainbench's value
+    bool has_own;            // given by flags, the recipe or the model
+    std::string own_origin;  // where `own` came from
+    int* fill = nullptr;     // nullptr: compared only (the model's shape)
+    std::string* fill_origin = nullptr;
 };
 
-}  // namespace
+// The rows, in the order a report lists them: sizes (given > 0 is given), parallelism (the
+// recipe's is given, a default is filled), then the model's shape (compared when a model is known).
+std::vector<Comparison> comparisons(Inputs& in) {
+    const bool recipe_parallel = in.convention_origin == "recipe" || in.model_origin == "recipe";
+    const catalog::Model& m = in.model;
+    const std::string model_origin = in.model_origin.empty() ? "model" : in.model_origin;
+    auto size = [](const char* key, int& value, std::string* origin) {
+        return Comparison{key, value, value > 0, origin && !origin->empty() ? *origin : "given", &value, origin};
+    };
+    auto shape = [&](const char* key, int value) { return Comparison{key, value, value > 0, model_origin}; };
+    return {
+        size("global_batch", in.global_batch, &in.global_batch_origin),
+        size("seq_len", in.seq_len, &in.seq_len_origin),
+        size("gpus", in.gpus, &in.gpus_origin),
+        size("micro_batch", in.micro_batch, nullptr),
+        {"tensor_parallel", in.tensor_parallel, recipe_parallel, "recipe", &in.tensor_parallel},
+        {"pipeline_parallel", in.pipeline_parallel, recipe_parallel, "recipe", &in.pipeline_parallel},
+        shape("layers", m.layers),
+        shape("hidden", m.hidden),
+        shape("heads", m.heads),
+        shape("ffn", m.layers > 0 ? m.ffn_size() : 0),
+        shape("kv_heads", m.heads > 0 ? m.kv_head_count() : 0),
+    };
+}
 
-std::vector<CrossCheck> cross_check(Inputs& inputs, const DeclaredConfig& declared) {
-    std::vector<CrossCheck> checks;
-    auto log_origin = [&](const std::string& key) { return "log " + declared.log_keys.at(key); };
-
-    // Total GPUs as the log declares them.
+// The declared values with the total GPUs added when the log gives only nodes x GPUs per node.
+DeclaredConfig with_total_gpus(const DeclaredConfig& declared) {
     DeclaredConfig d = declared;
     if (!d.values.count("gpus") && d.number("nodes") && d.number("gpus_per_node")) {
         d.values["gpus"] = fmt::format("{}", static_cast<long long>(*d.number("nodes") * *d.number("gpus_per_node")));
         d.log_keys["gpus"] = declared.log_keys.at("nodes") + " x " + declared.log_keys.at("gpus_per_node");
     }
-    auto origin_of = [&](const std::string& key) {
-        return key == "gpus" && !declared.values.count("gpus") && d.values.count("gpus")
-                   ? "log " + d.log_keys.at("gpus")
-                   : log_origin(key);
-    };
+    return d;
+}
 
-    std::string tp_origin, pp_origin, mb_origin;
-    const std::vector<IntField> fields = {
-        {"global_batch", &inputs.global_batch, &inputs.global_batch_origin},
-        {"seq_len", &inputs.seq_len, &inputs.seq_len_origin},
-        {"gpus", &inputs.gpus, &inputs.gpus_origin},
-        {"micro_batch", &inputs.micro_batch, &mb_origin},
-    };
-    for (const IntField& f : fields) {
-        auto logged = d.number(f.key);
-        if (!logged) continue;
-        CrossCheck c;
-        c.key = f.key;
-        c.log_key = d.log_keys.at(f.key);
-        c.logged = d.values.at(f.key);
-        if (*f.value > 0) {
-            c.given = fmt::format("{}", *f.value);
-            c.origin = f.origin->empty() ? "given" : *f.origin;
-            c.match = static_cast<double>(*f.value) == *logged;
-        } else {
-            *f.value = static_cast<int>(*logged);
-            *f.origin = origin_of(f.key);
+// The precision: cfg/fp8 true means FP8 whatever cfg/precision says. A precision given by flags
+// or the recipe is compared, a default one is replaced by the log's.
+std::optional<CrossCheck> precision_check(Inputs& in, const DeclaredConfig& d) {
+    const std::string key = d.values.count("fp8") && d.values.at("fp8") == "true" ? "fp8" : "precision";
+    if (!d.values.count(key)) return std::nullopt;
+    const std::optional<catalog::Precision> logged =
+        key == "fp8" ? catalog::Precision::fp8 : precision_from_log(d.values.at(key));
+    if (!logged) return std::nullopt;
+    CrossCheck c{"precision",         d.log_keys.at(key),
+                 d.values.at(key),    std::string(catalog::to_string(in.precision)),
+                 in.precision_origin, true};
+    if (in.precision_origin.empty() || in.precision_origin == "default") {
+        in.precision = *logged;
+        in.precision_origin = "log " + d.log_keys.at(key);
+        c.given = std::string(catalog::to_string(in.precision));
+        c.origin = in.precision_origin;
+    } else {
+        c.match = in.precision == *logged;
+    }
+    return c;
+}
+
+}  // namespace
+
+std::vector<CrossCheck> cross_check(Inputs& inputs, const DeclaredConfig& declared) {
+    const DeclaredConfig d = with_total_gpus(declared);
+    std::vector<CrossCheck> checks;
+    for (const Comparison& row : comparisons(inputs)) {
+        const std::optional<double> logged = d.number(row.key);
+        if (!logged || (!row.has_own && !row.fill)) continue;
+        CrossCheck c{row.key,
+                     d.log_keys.at(row.key),
+                     d.values.at(row.key),
+                     fmt::format("{}", row.own),
+                     row.own_origin,
+                     static_cast<double>(row.own) == *logged};
+        if (!row.has_own) {  // filled from the log
+            *row.fill = static_cast<int>(*logged);
             c.given = c.logged;
-            c.origin = *f.origin;
+            c.origin = "log " + d.log_keys.at(row.key);
+            c.match = true;
+            if (row.fill_origin) *row.fill_origin = c.origin;
         }
         checks.push_back(std::move(c));
     }
-    // Parallelism: recipe values (origin set) are compared, defaults are filled.
-    const std::vector<std::pair<const char*, int*>> par = {{"tensor_parallel", &inputs.tensor_parallel},
-                                                           {"pipeline_parallel", &inputs.pipeline_parallel}};
-    for (const auto& [key, value] : par) {
-        auto logged = d.number(key);
-        if (!logged) continue;
-        CrossCheck c{key, d.log_keys.at(key), d.values.at(key), fmt::format("{}", *value), "", true};
-        if (inputs.convention_origin == "recipe" || inputs.model_origin == "recipe") c.origin = "recipe";
-        if (c.origin.empty()) {
-            *value = static_cast<int>(*logged);
-            c.given = c.logged;
-            c.origin = log_origin(key);
-        } else {
-            c.match = static_cast<double>(*value) == *logged;
-        }
-        checks.push_back(std::move(c));
-    }
-    // Architecture: compared with the model when one was given.
-    const catalog::Model& m = inputs.model;
-    const std::vector<std::pair<const char*, int>> arch = {{"layers", m.layers},
-                                                           {"hidden", m.hidden},
-                                                           {"heads", m.heads},
-                                                           {"ffn", m.layers > 0 ? m.ffn_size() : 0},
-                                                           {"kv_heads", m.heads > 0 ? m.kv_head_count() : 0}};
-    for (const auto& [key, value] : arch) {
-        auto logged = d.number(key);
-        if (!logged || value <= 0) continue;
-        checks.push_back({key, d.log_keys.at(key), d.values.at(key), fmt::format("{}", value),
-                          inputs.model_origin.empty() ? "model" : inputs.model_origin,
-                          static_cast<double>(value) == *logged});
-    }
-    // Precision: cfg/fp8 true means FP8 whatever cfg/precision says.
-    std::optional<catalog::Precision> logged_precision;
-    std::string precision_key;
-    if (d.values.count("fp8") && d.values.at("fp8") == "true") {
-        logged_precision = catalog::Precision::fp8;
-        precision_key = "fp8";
-    } else if (d.values.count("precision")) {
-        logged_precision = precision_from_log(d.values.at("precision"));
-        precision_key = "precision";
-    }
-    if (logged_precision) {
-        CrossCheck c{"precision",
-                     d.log_keys.at(precision_key),
-                     d.values.at(precision_key),
-                     std::string(catalog::to_string(inputs.precision)),
-                     inputs.precision_origin,
-                     true};
-        if (inputs.precision_origin.empty() || inputs.precision_origin == "default") {
-            inputs.precision = *logged_precision;
-            inputs.precision_origin = log_origin(precision_key);
-            c.given = std::string(catalog::to_string(inputs.precision));
-            c.origin = inputs.precision_origin;
-        } else {
-            c.match = inputs.precision == *logged_precision;
-        }
-        checks.push_back(std::move(c));
-    }
+    if (auto c = precision_check(inputs, d)) checks.push_back(std::move(*c));
     return checks;
 }
 
