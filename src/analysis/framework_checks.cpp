@@ -4,40 +4,65 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <map>
 #include <optional>
 
 namespace trainbench::analysis {
 
+namespace {
+
+// The frameworks that print their own TFLOPS/GPU (and MFU): one row each, by log format.
+struct Framework {
+    std::string_view format;
+    std::string_view name;
+    std::string_view family;           // a report convention of this prefix is the framework's own
+    std::string_view convention;       // else this one (the current release's)
+    std::string_view tflops_series;    // the series of its printed TFLOPS/GPU
+    std::string_view mfu_series = {};  // the series of its printed MFU in percent; empty: it prints none
+};
+
+const std::vector<Framework>& frameworks() {
+    static const std::vector<Framework> table = {
+        {.format = "megatron-bridge",
+         .name = "Megatron-Bridge",
+         .family = "megatron-bridge",
+         .convention = "megatron-bridge-2026",
+         .tflops_series = metrics::names::tflops_per_gpu},
+        {.format = "torchtitan",
+         .name = "TorchTitan",
+         .family = "torchtitan",
+         .convention = "torchtitan-2026-08",
+         .tflops_series = metrics::names::tflops_per_gpu,
+         .mfu_series = "mfu_pct"},
+    };
+    return table;
+}
+
+const Framework* framework_of(std::string_view format) {
+    for (const Framework& f : frameworks())
+        if (f.format == format) return &f;
+    return nullptr;
+}
+
+}  // namespace
+
 const std::vector<std::string>& framework_figure_series(std::string_view format) {
+    static const std::map<std::string_view, std::vector<std::string>> series = [] {
+        std::map<std::string_view, std::vector<std::string>> out;
+        for (const Framework& f : frameworks()) {
+            out[f.format].emplace_back(f.tflops_series);
+            if (!f.mfu_series.empty()) out[f.format].emplace_back(f.mfu_series);
+        }
+        return out;
+    }();
     static const std::vector<std::string> none;
-    static const std::vector<std::string> bridge = {std::string(metrics::names::tflops_per_gpu)};
-    static const std::vector<std::string> titan = {std::string(metrics::names::tflops_per_gpu), "mfu_pct"};
-    if (format == "megatron-bridge") return bridge;
-    if (format == "torchtitan") return titan;
-    return none;
+    auto it = series.find(format);
+    return it == series.end() ? none : it->second;
 }
 
 namespace detail {
 
 namespace {
-
-struct Framework {
-    std::string_view format;
-    std::string_view name;
-    std::string_view family;      // a report convention of this prefix is the framework's own
-    std::string_view convention;  // else this one (the current release's)
-    bool prints_mfu;
-};
-
-const Framework* framework_of(std::string_view format) {
-    static const Framework table[] = {
-        {"megatron-bridge", "Megatron-Bridge", "megatron-bridge", "megatron-bridge-2026", false},
-        {"torchtitan", "TorchTitan", "torchtitan", "torchtitan-2026-08", true},
-    };
-    for (const Framework& f : table)
-        if (f.format == format) return &f;
-    return nullptr;
-}
 
 // The mean of a series' points in the window, or nullopt when none falls in it.
 std::optional<double> window_mean(const metrics::LogData& log, std::string_view name, const StepWindow& w) {
@@ -87,16 +112,16 @@ void framework_cross_checks(const AnalysisRequest& request, const Inputs& in, Ru
     fi.tensor_parallel = std::max(in.tensor_parallel, 1);
     const double ours = conv.per_sample(fi).per_sample * in.global_batch / s.stats.mean / in.gpus / 1e12;
     const std::string window = fmt::format("window {}..{}", s.stats.window.start, s.stats.window.end);
-    const metrics::Series* printed = log.find(metrics::names::tflops_per_gpu);
-    if (auto tf = window_mean(log, metrics::names::tflops_per_gpu, s.stats.window)) {
+    const metrics::Series* printed = log.find(fw->tflops_series);
+    if (auto tf = window_mean(log, fw->tflops_series, s.stats.window)) {
         add_row(s, "framework_tflops_per_gpu", printed ? printed->source_name : "tflops_per_gpu", *tf, ours,
                 fmt::format("trainbench, {}, {}", conv.name, window), "TFLOPS/GPU", fw->name);
     } else {
         s.findings.push_back({Severity::note, fmt::format("{} printed no TFLOPS/GPU in the {}: nothing to cross-check",
                                                           fw->name, window)});
     }
-    if (!fw->prints_mfu) return;
-    auto mfu = window_mean(log, "mfu_pct", s.stats.window);
+    if (fw->mfu_series.empty()) return;
+    auto mfu = window_mean(log, fw->mfu_series, s.stats.window);
     if (!mfu) {
         const bool na = log.parameters.count("mfu") != 0;
         s.findings.push_back(

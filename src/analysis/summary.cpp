@@ -12,7 +12,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <utility>
 
 namespace trainbench::analysis {
@@ -132,202 +131,100 @@ DeclaredConfig declared_config(const metrics::LogData& log) {
 // ---------------------------------------------------------------- cross-check
 namespace {
 
-struct IntField {
-    const char* key;
-    int* value;
-    std::string* origin;
+// One declared integer against trainbench's own value. When trainbench has one (`has_own`) the
+// two are compared (exactly); when it has none the log's fills `fill` (with its origin in
+// `fill_origin` where the inputs record one); a row that can be neither is left out.
+struct Comparison {
+    const char* key;         // the declared key (declared_keys())
+    int own;                 // trainbench's value
+    bool has_own;            // given by flags, the recipe or the model
+    std::string own_origin;  // where `own` came from
+    int* fill = nullptr;     // nullptr: compared only (the model's shape)
+    std::string* fill_origin = nullptr;
 };
 
-}  // namespace
+// The rows, in the order a report lists them: sizes (given > 0 is given), parallelism (the
+// recipe's is given, a default is filled), then the model's shape (compared when a model is known).
+std::vector<Comparison> comparisons(Inputs& in) {
+    const bool recipe_parallel = in.convention_origin == "recipe" || in.model_origin == "recipe";
+    const catalog::Model& m = in.model;
+    const std::string model_origin = in.model_origin.empty() ? "model" : in.model_origin;
+    auto size = [](const char* key, int& value, std::string* origin) {
+        return Comparison{key, value, value > 0, origin && !origin->empty() ? *origin : "given", &value, origin};
+    };
+    auto shape = [&](const char* key, int value) { return Comparison{key, value, value > 0, model_origin}; };
+    return {
+        size("global_batch", in.global_batch, &in.global_batch_origin),
+        size("seq_len", in.seq_len, &in.seq_len_origin),
+        size("gpus", in.gpus, &in.gpus_origin),
+        size("micro_batch", in.micro_batch, nullptr),
+        {"tensor_parallel", in.tensor_parallel, recipe_parallel, "recipe", &in.tensor_parallel},
+        {"pipeline_parallel", in.pipeline_parallel, recipe_parallel, "recipe", &in.pipeline_parallel},
+        shape("layers", m.layers),
+        shape("hidden", m.hidden),
+        shape("heads", m.heads),
+        shape("ffn", m.layers > 0 ? m.ffn_size() : 0),
+        shape("kv_heads", m.heads > 0 ? m.kv_head_count() : 0),
+    };
+}
 
-std::vector<CrossCheck> cross_check(Inputs& inputs, const DeclaredConfig& declared) {
-    std::vector<CrossCheck> checks;
-    auto log_origin = [&](const std::string& key) { return "log " + declared.log_keys.at(key); };
-
-    // Total GPUs as the log declares them.
+// The declared values with the total GPUs added when the log gives only nodes x GPUs per node.
+DeclaredConfig with_total_gpus(const DeclaredConfig& declared) {
     DeclaredConfig d = declared;
     if (!d.values.count("gpus") && d.number("nodes") && d.number("gpus_per_node")) {
         d.values["gpus"] = fmt::format("{}", static_cast<long long>(*d.number("nodes") * *d.number("gpus_per_node")));
         d.log_keys["gpus"] = declared.log_keys.at("nodes") + " x " + declared.log_keys.at("gpus_per_node");
     }
-    auto origin_of = [&](const std::string& key) {
-        return key == "gpus" && !declared.values.count("gpus") && d.values.count("gpus")
-                   ? "log " + d.log_keys.at("gpus")
-                   : log_origin(key);
-    };
+    return d;
+}
 
-    std::string tp_origin, pp_origin, mb_origin;
-    const std::vector<IntField> fields = {
-        {"global_batch", &inputs.global_batch, &inputs.global_batch_origin},
-        {"seq_len", &inputs.seq_len, &inputs.seq_len_origin},
-        {"gpus", &inputs.gpus, &inputs.gpus_origin},
-        {"micro_batch", &inputs.micro_batch, &mb_origin},
-    };
-    for (const IntField& f : fields) {
-        auto logged = d.number(f.key);
-        if (!logged) continue;
-        CrossCheck c;
-        c.key = f.key;
-        c.log_key = d.log_keys.at(f.key);
-        c.logged = d.values.at(f.key);
-        if (*f.value > 0) {
-            c.given = fmt::format("{}", *f.value);
-            c.origin = f.origin->empty() ? "given" : *f.origin;
-            c.match = static_cast<double>(*f.value) == *logged;
-        } else {
-            *f.value = static_cast<int>(*logged);
-            *f.origin = origin_of(f.key);
+// The precision: cfg/fp8 true means FP8 whatever cfg/precision says. A precision given by flags
+// or the recipe is compared, a default one is replaced by the log's.
+std::optional<CrossCheck> precision_check(Inputs& in, const DeclaredConfig& d) {
+    const std::string key = d.values.count("fp8") && d.values.at("fp8") == "true" ? "fp8" : "precision";
+    if (!d.values.count(key)) return std::nullopt;
+    const std::optional<catalog::Precision> logged =
+        key == "fp8" ? catalog::Precision::fp8 : precision_from_log(d.values.at(key));
+    if (!logged) return std::nullopt;
+    CrossCheck c{"precision",         d.log_keys.at(key),
+                 d.values.at(key),    std::string(catalog::to_string(in.precision)),
+                 in.precision_origin, true};
+    if (in.precision_origin.empty() || in.precision_origin == "default") {
+        in.precision = *logged;
+        in.precision_origin = "log " + d.log_keys.at(key);
+        c.given = std::string(catalog::to_string(in.precision));
+        c.origin = in.precision_origin;
+    } else {
+        c.match = in.precision == *logged;
+    }
+    return c;
+}
+
+}  // namespace
+
+std::vector<CrossCheck> cross_check(Inputs& inputs, const DeclaredConfig& declared) {
+    const DeclaredConfig d = with_total_gpus(declared);
+    std::vector<CrossCheck> checks;
+    for (const Comparison& row : comparisons(inputs)) {
+        const std::optional<double> logged = d.number(row.key);
+        if (!logged || (!row.has_own && !row.fill)) continue;
+        CrossCheck c{row.key,
+                     d.log_keys.at(row.key),
+                     d.values.at(row.key),
+                     fmt::format("{}", row.own),
+                     row.own_origin,
+                     static_cast<double>(row.own) == *logged};
+        if (!row.has_own) {  // filled from the log
+            *row.fill = static_cast<int>(*logged);
             c.given = c.logged;
-            c.origin = *f.origin;
+            c.origin = "log " + d.log_keys.at(row.key);
+            c.match = true;
+            if (row.fill_origin) *row.fill_origin = c.origin;
         }
         checks.push_back(std::move(c));
     }
-    // Parallelism: recipe values (origin set) are compared, defaults are filled.
-    const std::vector<std::pair<const char*, int*>> par = {{"tensor_parallel", &inputs.tensor_parallel},
-                                                           {"pipeline_parallel", &inputs.pipeline_parallel}};
-    for (const auto& [key, value] : par) {
-        auto logged = d.number(key);
-        if (!logged) continue;
-        CrossCheck c{key, d.log_keys.at(key), d.values.at(key), fmt::format("{}", *value), "", true};
-        if (inputs.convention_origin == "recipe" || inputs.model_origin == "recipe") c.origin = "recipe";
-        if (c.origin.empty()) {
-            *value = static_cast<int>(*logged);
-            c.given = c.logged;
-            c.origin = log_origin(key);
-        } else {
-            c.match = static_cast<double>(*value) == *logged;
-        }
-        checks.push_back(std::move(c));
-    }
-    // Architecture: compared with the model when one was given.
-    const catalog::Model& m = inputs.model;
-    const std::vector<std::pair<const char*, int>> arch = {{"layers", m.layers},
-                                                           {"hidden", m.hidden},
-                                                           {"heads", m.heads},
-                                                           {"ffn", m.layers > 0 ? m.ffn_size() : 0},
-                                                           {"kv_heads", m.heads > 0 ? m.kv_head_count() : 0}};
-    for (const auto& [key, value] : arch) {
-        auto logged = d.number(key);
-        if (!logged || value <= 0) continue;
-        checks.push_back({key, d.log_keys.at(key), d.values.at(key), fmt::format("{}", value),
-                          inputs.model_origin.empty() ? "model" : inputs.model_origin,
-                          static_cast<double>(value) == *logged});
-    }
-    // Precision: cfg/fp8 true means FP8 whatever cfg/precision says.
-    std::optional<catalog::Precision> logged_precision;
-    std::string precision_key;
-    if (d.values.count("fp8") && d.values.at("fp8") == "true") {
-        logged_precision = catalog::Precision::fp8;
-        precision_key = "fp8";
-    } else if (d.values.count("precision")) {
-        logged_precision = precision_from_log(d.values.at("precision"));
-        precision_key = "precision";
-    }
-    if (logged_precision) {
-        CrossCheck c{"precision",
-                     d.log_keys.at(precision_key),
-                     d.values.at(precision_key),
-                     std::string(catalog::to_string(inputs.precision)),
-                     inputs.precision_origin,
-                     true};
-        if (inputs.precision_origin.empty() || inputs.precision_origin == "default") {
-            inputs.precision = *logged_precision;
-            inputs.precision_origin = log_origin(precision_key);
-            c.given = std::string(catalog::to_string(inputs.precision));
-            c.origin = inputs.precision_origin;
-        } else {
-            c.match = inputs.precision == *logged_precision;
-        }
-        checks.push_back(std::move(c));
-    }
+    if (auto c = precision_check(inputs, d)) checks.push_back(std::move(*c));
     return checks;
-}
-
-// ---------------------------------------------------------------- figures & expectations
-const std::vector<std::string>& expectation_figures() {
-    static const std::vector<std::string> names = {
-        "step_time_s",          "step_time_median_s", "step_time_min_s",    "step_time_max_s",
-        "step_time_p10_s",      "step_time_p90_s",    "step_time_stddev_s", "tokens_per_s",
-        "tokens_per_s_per_gpu", "samples_per_s",      "tflops_per_gpu",     "mfu",
-        "days_to_train",        "final_loss",         "mfu_measured",
-    };
-    return names;
-}
-
-std::optional<double> RunSummary::figure(std::string_view name) const {
-    if (name == "step_time_s") return stats.mean;
-    if (name == "step_time_median_s") return stats.median;
-    if (name == "step_time_min_s") return stats.min;
-    if (name == "step_time_max_s") return stats.max;
-    if (name == "step_time_p10_s") return stats.p10;
-    if (name == "step_time_p90_s") return stats.p90;
-    if (name == "step_time_stddev_s") return stats.stddev;
-    if (name == "tokens_per_s") return derived.tokens_per_s;
-    if (name == "tokens_per_s_per_gpu") return derived.tokens_per_s_per_gpu;
-    if (name == "samples_per_s") return derived.samples_per_s;
-    if (name == "tflops_per_gpu") return derived.tflops_per_gpu;
-    if (name == "mfu") return derived.mfu;
-    if (name == "mfu_measured") return derived.mfu_measured;
-    if (name == "days_to_train") return derived.days_to_train;
-    if (name == "final_loss") {
-        if (loss.empty()) return std::nullopt;
-        return loss.back().value;
-    }
-    return std::nullopt;
-}
-
-bool RunSummary::expectations_passed() const {
-    return std::all_of(expectations.begin(), expectations.end(), [](const ExpectationResult& e) { return e.passed; });
-}
-
-std::vector<ExpectationResult> check_expectations(const RunSummary& summary,
-                                                  const std::vector<recipe::Expectation>& expectations) {
-    std::vector<ExpectationResult> out;
-    const auto& known = expectation_figures();
-    for (const recipe::Expectation& e : expectations) {
-        if (std::find(known.begin(), known.end(), e.figure) == known.end()) {
-            Diagnostics diags;
-            diags.error(e.where, "expect." + e.figure, fmt::format("unknown figure '{}'", e.figure),
-                        "one of " + quoted_list(known, " or "), did_you_mean(e.figure, known));
-            diags.throw_if_errors("invalid expectation");
-        }
-        ExpectationResult r;
-        r.figure = e.figure;
-        r.where = e.where;
-        r.actual = summary.figure(e.figure);
-        std::vector<std::string> rules;
-        double lo = -std::numeric_limits<double>::infinity(), hi = std::numeric_limits<double>::infinity();
-        if (e.value) {
-            const double tol = e.tolerance.value_or(0);
-            const double abs_tol = e.tolerance_is_relative ? std::fabs(*e.value) * tol : tol;  // "5%" is stored as 0.05
-            lo = *e.value - abs_tol;
-            hi = *e.value + abs_tol;
-            rules.push_back(e.tolerance_is_relative
-                                ? fmt::format("{:g} ± {:g}% [{:.6g}, {:.6g}]", *e.value, tol * 100, lo, hi)
-                                : fmt::format("{:g} ± {:g} [{:.6g}, {:.6g}]", *e.value, tol, lo, hi));
-        }
-        if (e.min) {
-            lo = std::max(lo, *e.min);
-            rules.push_back(fmt::format(">= {:g}", *e.min));
-        }
-        if (e.max) {
-            hi = std::min(hi, *e.max);
-            rules.push_back(fmt::format("<= {:g}", *e.max));
-        }
-        for (std::size_t i = 0; i < rules.size(); ++i) r.rule += (i ? ", " : "") + rules[i];
-        if (!r.actual) {
-            r.passed = false;
-            r.message = fmt::format("the run has no value for '{}'", e.figure);
-        } else if (*r.actual < lo) {
-            r.message = fmt::format("{:.6g} is below {:.6g}", *r.actual, lo);
-        } else if (*r.actual > hi) {
-            r.message = fmt::format("{:.6g} is above {:.6g}", *r.actual, hi);
-        } else {
-            r.passed = true;
-        }
-        out.push_back(std::move(r));
-    }
-    return out;
 }
 
 // ---------------------------------------------------------------- derive & analyse
@@ -392,21 +289,21 @@ Peak peak_of(const Inputs& in, const DeclaredConfig& declared, const std::string
     return peak;
 }
 
-}  // namespace
-
-RunSummary analyse(AnalysisRequest request) {
-    RunSummary s;
-    Inputs& in = request.inputs;
-    DeclaredConfig declared;
-    if (request.log) declared = declared_config(*request.log);
-
+// ---------------------------------------------------------------- the steps of analyse, in order
+// 1. The log's declared values against the inputs: the model from the log when none was given,
+//    then the cross-checks, a warning for each that does not match.
+void check_against_log(const DeclaredConfig& declared, Inputs& in, RunSummary& s) {
     model_from_log(declared, in, s.findings);
     s.cross_checks = cross_check(in, declared);
     for (const CrossCheck& c : s.cross_checks)
         if (!c.match)
             s.findings.push_back({Severity::warning, fmt::format("the log declares {} = {} ('{}') but {} says {}",
                                                                  c.key, c.logged, c.log_key, c.origin, c.given)});
+}
 
+// 2. The inputs every figure needs, known by now (the sequence length falls back to the
+//    model's); a usage error naming the flag that gives the first one missing.
+void require_inputs(Inputs& in) {
     if (in.model.name.empty() && in.model.layers <= 0)
         throw UsageError("the model is unknown: the log does not declare it",
                          "give it with --model NAME (a catalog model)");
@@ -421,7 +318,11 @@ RunSummary analyse(AnalysisRequest request) {
     }
     if (in.seq_len <= 0) throw UsageError("the sequence length is unknown", "give it with --seq N");
     if (in.gpu_family.empty()) throw UsageError("the GPU is unknown", "give it with --gpu NAME (e.g. h100, a100, cpu)");
+}
 
+// 3. The FLOPs convention (its name, alias, description, dates) and the FLOPs per sample under
+//    it, with the convention's caveats for this run as findings.
+void count_flops(const Inputs& in, const DeclaredConfig& declared, RunSummary& s) {
     const FlopsConvention& conv = find_flops_convention(in.convention);
     if (find_flops_alias(in.convention)) s.convention_alias = in.convention;
     s.convention = std::string(conv.name);
@@ -444,40 +345,72 @@ RunSummary analyse(AnalysisRequest request) {
         s.findings.push_back({Severity::note,
                               "narayanan2021 counts activation recomputation: TFLOPS and MFU are "
                               "hardware-FLOPs-like and overstate model FLOPs utilisation"});
+}
 
-    s.peak = peak_of(in, declared, s.convention, s.findings);
-
-    detail::check_step_times(request, in.window, s.findings);
-    s.stats = request.step_series ? step_statistics_streamed(*request.step_series, in.window)
-                                  : step_statistics(request.step_records, in.window);
+// 5. The step-time statistics in the window, after the step times' own checks, with findings
+//    on a window that includes warm-up or runs past the log.
+void measure_steps(const AnalysisRequest& request, RunSummary& s) {
+    const StepWindow& window = request.inputs.window;
+    detail::check_step_times(request, window, s.findings);
+    s.stats = request.step_series ? step_statistics_streamed(*request.step_series, window)
+                                  : step_statistics(request.step_records, window);
     if (s.stats.window_includes_warmup)
         s.findings.push_back(
             {Severity::warning, fmt::format("the step window {}..{} includes warm-up steps (steady state from step {})",
-                                            in.window.start, in.window.end, s.stats.steady_state_from)});
-    if (s.stats.last_step < in.window.end)
+                                            window.start, window.end, s.stats.steady_state_from)});
+    if (s.stats.last_step < window.end)
         s.findings.push_back({Severity::note, fmt::format("the log ends at step {}, before the window's end {}",
-                                                          s.stats.last_step, in.window.end)});
+                                                          s.stats.last_step, window.end)});
+}
+
+// 6. The derived figures (throughput, TFLOPS/GPU, MFU, days to train), their checks, and the
+//    framework's own printed figures beside them as cross-checks.
+void derive_figures(const AnalysisRequest& request, RunSummary& s) {
+    const Inputs& in = request.inputs;
     s.derived =
         derive(s.stats.mean, s.flops.per_sample, in.global_batch, in.seq_len, in.gpus, s.peak.tflops, in.train_tokens);
     if (s.peak.measured_tflops) s.derived.mfu_measured = s.derived.tflops_per_gpu / *s.peak.measured_tflops;
     detail::check_derived(s, request.provenance);
     detail::framework_cross_checks(request, in, s);
+}
 
+// 7. The per-step series: step times when a plot was asked for, the loss when the log has one
+//    (a warning when its last value is not finite: the run diverged).
+void attach_series(const AnalysisRequest& request, RunSummary& s) {
     if (request.plot_series)
         s.step_times =
             request.step_series ? detail::all_points(*request.step_series) : detail::step_series(request.step_records);
-    if (request.log) {
-        auto it = request.log->series.find(std::string(metrics::names::loss));
-        if (it != request.log->series.end()) s.loss = detail::all_points(it->second);
-        if (!s.loss.empty() && !std::isfinite(s.loss.back().value))
-            s.findings.push_back({Severity::warning, fmt::format("the final loss (step {}) is {}: the run diverged",
-                                                                 s.loss.back().step, s.loss.back().value)});
-    }
+    if (!request.log) return;
+    auto it = request.log->series.find(std::string(metrics::names::loss));
+    if (it != request.log->series.end()) s.loss = detail::all_points(it->second);
+    if (!s.loss.empty() && !std::isfinite(s.loss.back().value))
+        s.findings.push_back({Severity::warning, fmt::format("the final loss (step {}) is {}: the run diverged",
+                                                             s.loss.back().step, s.loss.back().value)});
+}
 
-    s.inputs = in;
+// 8. The inputs as the figures used them, the provenance and resolved recipe, and the verdict
+//    of each expectation.
+void conclude(AnalysisRequest& request, RunSummary& s) {
+    s.inputs = request.inputs;
     s.provenance = std::move(request.provenance);
     s.resolved_recipe = std::move(request.resolved_recipe);
     s.expectations = check_expectations(s, request.expectations);
+}
+
+}  // namespace
+
+RunSummary analyse(AnalysisRequest request) {
+    RunSummary s;
+    Inputs& in = request.inputs;
+    const DeclaredConfig declared = request.log ? declared_config(*request.log) : DeclaredConfig{};
+    check_against_log(declared, in, s);                        // 1. cross_checks (+ model, batch, GPUs from the log)
+    require_inputs(in);                                        // 2. nothing; an error when an input is unknown
+    count_flops(in, declared, s);                              // 3. convention, flops
+    s.peak = peak_of(in, declared, s.convention, s.findings);  // 4. peak (datasheet, override, measured)
+    measure_steps(request, s);                                 // 5. stats
+    derive_figures(request, s);                                // 6. derived, the framework's cross_checks
+    attach_series(request, s);                                 // 7. step_times, loss
+    conclude(request, s);                                      // 8. inputs, provenance, expectations
     return s;
 }
 

@@ -2,8 +2,13 @@
 // lines. LOG records become points, PARAMETER records become parameters,
 // METADATA records are read and ignored. Parsed in place with simdjson
 // on-demand; bare NaN/Infinity (Python json.dumps) are rewritten on a copy of
-// the rare line that needs it.
+// the rare line that needs it. The parser's parts: this file reads a line's
+// records (step, data, parameters, time) into the series and runs over a file
+// or one part of it (the threaded read, split.hpp); dllogger_keys.hpp finds the
+// keys (the key table of the previous line), dllogger_values.hpp reads values.
 #include "metrics/common.hpp"
+#include "metrics/dllogger_keys.hpp"
+#include "metrics/dllogger_values.hpp"
 #include "metrics/parsers.hpp"
 #include "metrics/split.hpp"
 
@@ -11,9 +16,7 @@
 
 #include <algorithm>
 #include <array>
-#include <bit>
 #include <cmath>
-#include <cstring>
 #include <limits>
 #include <map>
 #include <optional>
@@ -24,6 +27,14 @@ namespace trainbench::metrics::detail {
 
 namespace {
 
+using dllogger::check_unread;
+using dllogger::each_field;
+using dllogger::KeyHints;
+using dllogger::non_finite_word;
+using dllogger::read_scalar;
+using dllogger::rewrite_non_finite;
+using dllogger::Scalar;
+using dllogger::Unread;
 namespace od = simdjson::ondemand;
 constexpr double k_nan = std::numeric_limits<double>::quiet_NaN();
 constexpr std::int64_t k_exact_integer = std::int64_t{1} << 53;
@@ -58,91 +69,6 @@ private:
         std::int64_t epoch = 0, offset = 0, max_last = 0;
     };
     std::map<std::size_t, State> m_states;
-};
-
-// The key of `field` as written (escapes left as they are: metric names have
-// none in practice), pointing into the line: no copy, no unescaping.
-bool raw_key(od::field& field, const char* end, std::string_view& key) {
-    const char* p = field.key().raw();
-    const char* q = p;
-    for (;;) {
-        while (q < end && *q != '"') ++q;  // keys are short: a loop beats a memchr call
-        if (q >= end) return false;
-        std::size_t backslashes = 0;
-        for (const char* b = q; b > p && b[-1] == '\\'; --b) ++backslashes;
-        if (backslashes % 2 == 0) break;
-        ++q;
-    }
-    key = std::string_view(p, static_cast<std::size_t>(q - p));
-    return true;
-}
-
-// The keys of one kind of object on the previous line, in order. Lines repeat them,
-// so a key is usually found by one comparison instead of a scan for its closing quote.
-class KeyHints {
-public:
-    void restart() { m_at = 0; }
-    // The position of the key read last in its object, and whether it is the key the
-    // previous line had there.
-    [[nodiscard]] std::size_t slot() const { return m_at - 1; }
-    [[nodiscard]] bool hit() const { return m_hit; }
-    // (inlined: called for every key of every line; the miss is out of line)
-    [[gnu::always_inline]] bool read(od::field& field, const char* end, std::string_view& key) {
-        const char* p = field.key().raw();
-        if (m_at < m_count) {
-            const Hint& h = m_hints[m_at];
-            if (static_cast<std::size_t>(end - p) > h.size && p[h.size] == '"' && h.matches(p)) {
-                key = std::string_view(p, h.size);
-                ++m_at;
-                m_hit = true;
-                return true;
-            }
-        }
-        return miss(field, end, key);
-    }
-
-private:
-    // A key of at most k_max_key bytes, zero-filled to a whole number of words.
-    static constexpr std::size_t k_max_key = 56;
-    struct Hint {
-        std::array<std::uint64_t, k_max_key / 8 + 1> words{};  // the key's bytes, zero-filled
-        std::size_t size = 0;
-        std::size_t full = 0;    // words wholly in the key
-        std::uint64_t tail = 0;  // mask of the key's bytes in the word after them
-        bool usable = false;     // not too long, and not ending in a backslash (an escaped quote)
-        void set(std::string_view key) {
-            usable = key.size() <= k_max_key && (key.empty() || key.back() != '\\');
-            size = usable ? key.size() : 0;
-            words.fill(0);
-            if (usable) std::memcpy(words.data(), key.data(), key.size());
-            full = size / 8;
-            tail = size % 8 == 0 ? 0 : (std::uint64_t{1} << (size % 8 * 8)) - 1;  // little-endian: first bytes
-        }
-        // Whether the `size` bytes at `p` are the key, a word at a time: `p` is in a parse
-        // buffer, so the word holding its last bytes is readable (k_padding after the text).
-        [[nodiscard]] bool matches(const char* p) const {
-            std::uint64_t diff = usable ? 0 : 1;
-            for (std::size_t i = 0; i < full; ++i) diff |= load_u64(p + i * 8) ^ words[i];
-            return (diff | ((load_u64(p + full * 8) ^ words[full]) & tail)) == 0;
-        }
-    };
-
-    [[gnu::noinline]] bool miss(od::field& field, const char* end, std::string_view& key) {
-        m_hit = false;
-        if (!raw_key(field, end, key)) return false;
-        if (m_at < m_count) {
-            m_hints[m_at].set(key);
-        } else if (m_count < m_hints.size()) {
-            m_hints[m_count++].set(key);
-        }
-        ++m_at;
-        return true;
-    }
-
-    std::array<Hint, 64> m_hints{};
-    std::size_t m_count = 0;
-    std::size_t m_at = 0;
-    bool m_hit = false;
 };
 
 enum class StepKind { none, integer, list, parameter, other };
@@ -223,70 +149,6 @@ private:
 
 constexpr std::string_view k_timing_key = "train_step_timing in s";
 
-// Copies `in` to `out` with bare NaN / Infinity / -Infinity (outside strings)
-// turned into strings. Returns false when there was nothing to rewrite.
-bool rewrite_non_finite(std::string_view in, std::string& out) {
-    out.clear();
-    out.reserve(in.size() + 16 + k_padding);
-    bool changed = false, in_string = false;
-    for (std::size_t i = 0; i < in.size(); ++i) {
-        char c = in[i];
-        if (in_string) {
-            out.push_back(c);
-            if (c == '\\' && i + 1 < in.size())
-                out.push_back(in[++i]);
-            else if (c == '"')
-                in_string = false;
-            continue;
-        }
-        if (c == '"') {
-            in_string = true;
-            out.push_back(c);
-            continue;
-        }
-        std::string_view rest = in.substr(i);
-        std::string_view word;
-        if (starts_with(rest, "NaN"))
-            word = "NaN";
-        else if (starts_with(rest, "-Infinity"))
-            word = "-Infinity";
-        else if (starts_with(rest, "Infinity"))
-            word = "Infinity";
-        if (!word.empty()) {
-            out.push_back('"');
-            out.append(word);
-            out.push_back('"');
-            i += word.size() - 1;
-            changed = true;
-            continue;
-        }
-        out.push_back(c);
-    }
-    return changed;
-}
-
-std::optional<double> non_finite_word(std::string_view s) {
-    if (s == "NaN") return k_nan;
-    if (s == "Infinity") return std::numeric_limits<double>::infinity();
-    if (s == "-Infinity") return -std::numeric_limits<double>::infinity();
-    return std::nullopt;
-}
-
-// Calls f(key, value) for each field of `obj` while it returns true; false when a field
-// cannot be read or f returns false.
-template <typename F>
-bool each_field(od::object obj, const char* end, KeyHints& hints, F&& f) {
-    hints.restart();
-    for (auto result : obj) {
-        if (result.error()) return false;
-        od::field& field = result.value_unsafe();
-        std::string_view key;
-        if (!hints.read(field, end, key)) return false;
-        if (!f(key, field.value())) return false;
-    }
-    return true;
-}
-
 bool DlloggerParser::read_step(od::value v) {
     od::json_type type{};
     if (v.type().get(type)) return false;
@@ -363,110 +225,6 @@ DlloggerParser::Slot& DlloggerParser::slot_of(std::string_view key) {
     Slot& slot = m_slots[at];
     if (!m_data_keys.hit()) slot = Slot{m_want_records && key == k_timing_key, false, nullptr};
     return slot;
-}
-
-// The first byte at or after `p` that is not a digit, or `end`. Eight bytes at a time, also
-// past `end`: every token lies in a parse buffer with k_padding readable bytes after it.
-const unsigned char* skip_digits(const unsigned char* p, const unsigned char* end) {
-    constexpr std::uint64_t zeros = 0x3030303030303030, bias = 0x7676767676767676, high = 0x8080808080808080;
-    while (p < end) {
-        const std::uint64_t x = load_u64(p);
-        // t = byte - '0' as a bit pattern; a digit has t < 10, so t + 0x76 keeps its high bit
-        // clear. A byte with t >= 0x80 may carry into the bytes above it, which come after
-        // the first non-digit anyway.
-        const std::uint64_t t = x ^ zeros;
-        const std::uint64_t non_digits = ((t + bias) | t) & high;
-        if (non_digits != 0) return std::min(p + (std::countr_zero(non_digits) >> 3), end);
-        p += 8;
-    }
-    return end;
-}
-
-// True when `token` is one JSON number followed by nothing but blanks, as a number parser
-// requires: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
-[[gnu::always_inline]] inline bool is_json_number(std::string_view token) {
-    const auto* p = reinterpret_cast<const unsigned char*>(token.data());
-    const auto* end = p + token.size();
-    // one or more digits at p, then past them
-    auto digits = [&] {
-        const unsigned char* after = skip_digits(p, end);
-        const bool some = after > p;
-        p = after;
-        return some;
-    };
-    if (p < end && *p == '-') ++p;
-    if (p < end && *p == '0')
-        ++p;
-    else if (!digits())
-        return false;
-    if (p < end && *p == '.' && (++p, !digits())) return false;
-    if (p < end && (*p | 0x20) == 'e') {
-        ++p;
-        if (p < end && (*p == '+' || *p == '-')) ++p;
-        if (!digits()) return false;
-    }
-    while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')) ++p;
-    return p == end;
-}
-
-// What a value read as a scalar holds.
-struct Scalar {
-    enum class Kind { number, string, other } kind = Kind::other;
-    double number = 0;
-    std::string_view text;  // a string's text, unescaped
-};
-
-// Reads `v` as a JSON parser would: a number (beyond a double, 1e400, is infinity), a string,
-// or something else. False when the value is not valid JSON: a number token no number
-// parser takes ('-', '--1', '1.5x') or a misspelt atom ('tru').
-bool read_scalar(od::value v, Scalar& out) {
-    // Numbers first: nearly every value is one, and a failed get_double leaves the value
-    // unread for the next try.
-    auto err = v.get_double().get(out.number);
-    if (!err) {
-        out.kind = Scalar::Kind::number;
-        return true;
-    }
-    std::string_view token = v.raw_json_token();
-    if (err == simdjson::NUMBER_ERROR && is_json_number(token)) {
-        out.kind = Scalar::Kind::number;
-        out.number =
-            token.front() == '-' ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity();
-        return true;
-    }
-    if (err != simdjson::INCORRECT_TYPE) return false;
-    od::json_type type{};
-    if (v.type().get(type)) return false;
-    out.kind = Scalar::Kind::other;
-    switch (type) {
-        case od::json_type::number:
-            return false;
-        case od::json_type::boolean: {
-            bool b = false;
-            return !v.get_bool().get(b);
-        }
-        case od::json_type::null: {
-            bool is_null = false;
-            return !v.is_null().get(is_null) && is_null;
-        }
-        case od::json_type::string:
-            out.kind = Scalar::Kind::string;
-            return !v.get_string().get(out.text);
-        default:
-            return true;  // lists and objects
-    }
-}
-
-// A value nobody reads, judged without converting it where that is cheap: a number by
-// its grammar, a string without escapes as it stands (stage 1 found its closing quote).
-enum class Unread { valid, invalid, read_it };
-[[gnu::always_inline]] inline Unread check_unread(od::value v) {
-    std::string_view token = v.raw_json_token();
-    if (token.empty()) return Unread::read_it;
-    const char c = token.front();
-    if (c == '-' || (c >= '0' && c <= '9')) return is_json_number(token) ? Unread::valid : Unread::invalid;
-    if (c == '"' && token.find('\\') == std::string_view::npos) return Unread::valid;
-    return Unread::read_it;
 }
 
 bool DlloggerParser::stage_value(std::string_view key, od::value v) {

@@ -208,21 +208,113 @@ nlohmann::ordered_json window_json(const Metrics& m) {
     return nlohmann::ordered_json::array({m.window_start, m.window_end});
 }
 
+// `base` names the catalog entry, so the resolved recipe (recipe.resolved.yaml in a run
+// directory) loads again as an inline edit of that entry.
+nlohmann::ordered_json with_base(const std::string& base, const nlohmann::ordered_json& fields) {
+    nlohmann::ordered_json out = nlohmann::ordered_json::object();
+    if (!base.empty()) out["base"] = base;
+    for (const auto& [k, v] : fields.items()) out[k] = v;
+    return out;
+}
+
+nlohmann::ordered_json parallelism_json(const Parallelism& p) {
+    nlohmann::ordered_json j = {
+        {"tensor", p.tensor},   {"pipeline", p.pipeline}, {"virtual_pipeline", p.virtual_pipeline},
+        {"context", p.context}, {"expert", p.expert},     {"sequence_parallel", p.sequence_parallel}};
+    if (p.expert_tensor > 0) j["expert_tensor"] = p.expert_tensor;
+    if (!p.pipeline_layout.empty()) j["pipeline_layout"] = p.pipeline_layout;
+    return j;
+}
+
+nlohmann::ordered_json recompute_json(const Recompute& r) {
+    nlohmann::ordered_json j = {{"granularity", r.granularity}, {"method", r.method}, {"num_layers", r.num_layers}};
+    if (!r.modules.empty()) j["modules"] = r.modules;
+    return j;
+}
+
+nlohmann::ordered_json data_json(const Data& d) {
+    nlohmann::ordered_json j;
+    j["kind"] = d.kind;
+    nlohmann::ordered_json prefixes = nlohmann::ordered_json::array();
+    for (const DataPrefix& p : d.prefixes) prefixes.push_back({{"weight", p.weight}, {"prefix", p.prefix}});
+    j["prefixes"] = prefixes;
+    j["tokenizer"] = d.tokenizer;
+    j["vocab_file"] = d.vocab_file;
+    j["merge_file"] = d.merge_file;
+    return j;
+}
+
+// The recipe's own variables, and null for each it unsets.
+nlohmann::ordered_json recipe_env_json(const Recipe& r) {
+    nlohmann::ordered_json j = env_json(r.env);
+    for (const std::string& name : r.env_unset) j[name] = nullptr;
+    return j;
+}
+
+nlohmann::ordered_json slurm_json(const Slurm& s) {
+    nlohmann::ordered_json j = {{"partition", s.partition},
+                                {"account", s.account},
+                                {"qos", s.qos},
+                                {"time", s.time},
+                                {"exclusive", s.exclusive.value_or(true)},
+                                {"mem", s.mem},
+                                {"use_gres", s.use_gres.value_or(false)},
+                                {"constraint", s.constraint},
+                                {"network", s.network},
+                                {"job_name_prefix", s.job_name_prefix},
+                                {"cpus_per_task", s.cpus_per_task},
+                                {"nodelist", s.nodelist},
+                                {"exclude", s.exclude},
+                                {"reservation", s.reservation},
+                                {"directives", s.directives},
+                                {"srun_args", s.srun_args}};
+    if (s.segment > 0) j["segment"] = s.segment;
+    return j;
+}
+
+nlohmann::ordered_json kubernetes_json(const Kubernetes& k) {
+    nlohmann::ordered_json sel = nlohmann::ordered_json::object();
+    for (const auto& [key, value] : k.node_selector) sel[key] = value;
+    return {{"namespace", k.namespace_name},
+            {"queue", k.queue},
+            {"service_account", k.service_account},
+            {"image_pull_secrets", k.image_pull_secrets},
+            {"node_selector", sel},
+            {"results_pvc", k.results_pvc},
+            {"results_bucket", k.results_bucket},
+            {"install", k.install}};
+}
+
+nlohmann::ordered_json launch_json(const Launch& l) {
+    nlohmann::ordered_json j = {
+        {"command", l.command}, {"entrypoint", l.entrypoint}, {"workdir", l.workdir}, {"extra_args", l.extra_args}};
+    if (!l.log_format.empty()) j["log_format"] = l.log_format;
+    return j;
+}
+
+nlohmann::ordered_json stages_json(const std::vector<Stage>& stages) {
+    nlohmann::ordered_json out = nlohmann::ordered_json::array();
+    for (const Stage& s : stages) {
+        nlohmann::ordered_json st;
+        st["name"] = s.name;
+        st["kind"] = s.kind;
+        st["dependency"] = s.dependency;
+        if (!s.time.empty()) st["time"] = s.time;
+        if (!s.mem.empty()) st["mem"] = s.mem;
+        st["options"] = s.options.is_null() ? nlohmann::ordered_json::object() : s.options;
+        out.push_back(st);
+    }
+    return out;
+}
+
 }  // namespace
 
+// Every section in the schema's order (docs/recipes.md), each written by its own function.
 nlohmann::ordered_json to_json(const Recipe& r) {
     nlohmann::ordered_json j;
     j["version"] = r.version;
     j["name"] = r.name;
     j["description"] = r.description;
-    // `base` names the catalog entry, so the resolved recipe (recipe.resolved.yaml
-    // in a run directory) loads again as an inline edit of that entry.
-    auto with_base = [](const std::string& base, const nlohmann::ordered_json& fields) {
-        nlohmann::ordered_json out = nlohmann::ordered_json::object();
-        if (!base.empty()) out["base"] = base;
-        for (const auto& [k, v] : fields.items()) out[k] = v;
-        return out;
-    };
     j["target"] = with_base(r.target_name, target_json(r.target));
     j["model"] = with_base(r.model_name, model_json(r.model));
     j["framework"] = r.framework;
@@ -230,38 +322,19 @@ nlohmann::ordered_json to_json(const Recipe& r) {
     if (!r.framework_config.empty()) j["framework_config"] = r.framework_config;
     j["nodes"] = r.nodes;
     j["gpus_per_node"] = r.gpus_per_node_effective();
-    j["parallelism"] = {{"tensor", r.parallelism.tensor},
-                        {"pipeline", r.parallelism.pipeline},
-                        {"virtual_pipeline", r.parallelism.virtual_pipeline},
-                        {"context", r.parallelism.context},
-                        {"expert", r.parallelism.expert},
-                        {"sequence_parallel", r.parallelism.sequence_parallel}};
-    if (r.parallelism.expert_tensor > 0) j["parallelism"]["expert_tensor"] = r.parallelism.expert_tensor;
-    if (!r.parallelism.pipeline_layout.empty()) j["parallelism"]["pipeline_layout"] = r.parallelism.pipeline_layout;
+    j["parallelism"] = parallelism_json(r.parallelism);
     j["batch"] = {{"micro", r.batch.micro}, {"global", r.batch.global}};
     j["precision"] = std::string(catalog::to_string(r.precision));
     j["steps"] = r.steps;
-    j["recompute"] = {{"granularity", r.recompute.granularity},
-                      {"method", r.recompute.method},
-                      {"num_layers", r.recompute.num_layers}};
-    if (!r.recompute.modules.empty()) j["recompute"]["modules"] = r.recompute.modules;
+    j["recompute"] = recompute_json(r.recompute);
     j["distributed_optimizer"] = r.distributed_optimizer;
-    nlohmann::ordered_json data;
-    data["kind"] = r.data.kind;
-    nlohmann::ordered_json prefixes = nlohmann::ordered_json::array();
-    for (const DataPrefix& p : r.data.prefixes) prefixes.push_back({{"weight", p.weight}, {"prefix", p.prefix}});
-    data["prefixes"] = prefixes;
-    data["tokenizer"] = r.data.tokenizer;
-    data["vocab_file"] = r.data.vocab_file;
-    data["merge_file"] = r.data.merge_file;
-    j["data"] = data;
+    j["data"] = data_json(r.data);
     j["container"] = {{"runtime", r.container.runtime},
                       {"image", r.container.image},
                       {"mounts", r.container.mounts},
                       {"mount_home", r.container.mount_home},
                       {"env", r.container.env}};
-    j["env"] = env_json(r.env);
-    for (const std::string& name : r.env_unset) j["env"][name] = nullptr;
+    j["env"] = recipe_env_json(r);
     j["profiling"] = {{"nsys", r.profiling.nsys},
                       {"start_step", r.profiling.start_step},
                       {"end_step", r.profiling.end_step},
@@ -271,50 +344,10 @@ nlohmann::ordered_json to_json(const Recipe& r) {
                     {"window", window_json(r.metrics)},
                     {"flops", r.metrics.flops}};
     j["expect"] = expectations_json(r.expectations);
-    j["slurm"] = {{"partition", r.slurm.partition},
-                  {"account", r.slurm.account},
-                  {"qos", r.slurm.qos},
-                  {"time", r.slurm.time},
-                  {"exclusive", r.slurm.exclusive.value_or(true)},
-                  {"mem", r.slurm.mem},
-                  {"use_gres", r.slurm.use_gres.value_or(false)},
-                  {"constraint", r.slurm.constraint},
-                  {"network", r.slurm.network},
-                  {"job_name_prefix", r.slurm.job_name_prefix},
-                  {"cpus_per_task", r.slurm.cpus_per_task},
-                  {"nodelist", r.slurm.nodelist},
-                  {"exclude", r.slurm.exclude},
-                  {"reservation", r.slurm.reservation},
-                  {"directives", r.slurm.directives},
-                  {"srun_args", r.slurm.srun_args}};
-    if (r.slurm.segment > 0) j["slurm"]["segment"] = r.slurm.segment;
-    nlohmann::ordered_json sel = nlohmann::ordered_json::object();
-    for (const auto& [k, v] : r.kubernetes.node_selector) sel[k] = v;
-    j["kubernetes"] = {{"namespace", r.kubernetes.namespace_name},
-                       {"queue", r.kubernetes.queue},
-                       {"service_account", r.kubernetes.service_account},
-                       {"image_pull_secrets", r.kubernetes.image_pull_secrets},
-                       {"node_selector", sel},
-                       {"results_pvc", r.kubernetes.results_pvc},
-                       {"results_bucket", r.kubernetes.results_bucket},
-                       {"install", r.kubernetes.install}};
-    j["launch"] = {{"command", r.launch.command},
-                   {"entrypoint", r.launch.entrypoint},
-                   {"workdir", r.launch.workdir},
-                   {"extra_args", r.launch.extra_args}};
-    if (!r.launch.log_format.empty()) j["launch"]["log_format"] = r.launch.log_format;
-    nlohmann::ordered_json stages = nlohmann::ordered_json::array();
-    for (const Stage& s : r.stages) {
-        nlohmann::ordered_json st;
-        st["name"] = s.name;
-        st["kind"] = s.kind;
-        st["dependency"] = s.dependency;
-        if (!s.time.empty()) st["time"] = s.time;
-        if (!s.mem.empty()) st["mem"] = s.mem;
-        st["options"] = s.options.is_null() ? nlohmann::ordered_json::object() : s.options;
-        stages.push_back(st);
-    }
-    j["stages"] = stages;
+    j["slurm"] = slurm_json(r.slurm);
+    j["kubernetes"] = kubernetes_json(r.kubernetes);
+    j["launch"] = launch_json(r.launch);
+    j["stages"] = stages_json(r.stages);
     return j;
 }
 

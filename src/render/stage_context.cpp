@@ -3,6 +3,7 @@
 #include "render/stage_context.hpp"
 
 #include "render/escape.hpp"
+#include "render/frameworks/framework.hpp"
 #include "render/shell_word.hpp"
 
 #include <fmt/format.h>
@@ -18,10 +19,6 @@ nlohmann::ordered_json plain_words(const std::vector<ShellWord>& words) {
     for (const ShellWord& w : words) out.push_back(w.plain());
     return out;
 }
-
-namespace {
-constexpr const char* k_run_dir_var = "TRAINBENCH_RUN_DIR";
-}  // namespace
 
 // Shell words with each "--flag" (and its values) on a continued line of its own.
 std::string join_shell_lines(const std::vector<ShellWord>& words, const std::string& indent) {

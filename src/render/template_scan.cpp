@@ -63,95 +63,112 @@ private:
     Position m_position;
 };
 
-}  // namespace
+// The tag delimiters in force: "{{" and "}}" until a set-delimiter tag changes them.
+struct Delimiters {
+    std::string open = "{{";
+    std::string close = "}}";
+};
 
-ScanResult scan_template(std::string_view text) {
-    ScanResult result;
-    std::string open = "{{", close = "}}";
-    std::size_t pos = 0;
-    Positions positions(text);
-    auto fail = [&](std::size_t at, std::string message) {
-        Position p = positions.at(at);
-        result.error = std::move(message);
-        result.error_line = p.line;
-        result.error_column = p.column;
-    };
-    while (pos < text.size()) {
-        std::size_t start = text.find(open, pos);
-        if (start == std::string_view::npos) break;
-        std::size_t contents = start + open.size();
-        bool triple = open == "{{" && contents < text.size() && text[contents] == '{';
-        std::string end_delim = triple ? "}}}" : close;
-        std::size_t end = text.find(end_delim, contents);
-        if (end == std::string_view::npos) {
-            fail(start, fmt::format("unclosed tag '{}'", std::string(text.substr(start, 20))));
-            return result;
-        }
-        std::string_view inner = text.substr(contents, end - contents);
-        TemplateTag tag;
-        Position p = positions.at(start);
-        tag.line = p.line;
-        tag.column = p.column;
-        tag.text = std::string(text.substr(start, end + end_delim.size() - start));
-        tag.offset = start;
-        if (triple) {
-            tag.kind = TagKind::raw;
-            tag.name = trim(inner.substr(1));
-        } else if (!inner.empty() && inner.front() == '=') {
-            tag.kind = TagKind::set_delimiter;
-            std::string spec(trim(inner.substr(1)));
-            if (spec.empty() || spec.back() != '=') {
-                fail(start, fmt::format("invalid set-delimiter tag '{}'", tag.text));
-                return result;
-            }
-            spec = std::string(trim(std::string_view(spec).substr(0, spec.size() - 1)));
-            std::size_t space = spec.find_first_of(" \t");
-            if (space == std::string::npos) {
-                fail(start, fmt::format("invalid set-delimiter tag '{}'", tag.text));
-                return result;
-            }
-            open = spec.substr(0, space);
-            close = trim(std::string_view(spec).substr(space));
-            tag.name = open + " " + close;
-        } else {
-            char first = inner.empty() ? '\0' : inner.front();
-            std::string_view rest = inner.empty() ? inner : inner.substr(1);
-            if (const std::optional<TagKind> kind = sigil_kind(first)) {
-                tag.kind = *kind;
-                tag.name = trim(rest);
-            } else {
-                tag.kind = TagKind::variable;
-                tag.name = trim(inner);
-            }
-        }
-        if (tag.kind != TagKind::comment && tag.kind != TagKind::set_delimiter && tag.name.empty()) {
-            fail(start, fmt::format("empty tag '{}'", tag.text));
-            return result;
-        }
-        result.tags.push_back(std::move(tag));
-        pos = end + end_delim.size();
+// A set-delimiter tag's new delimiters ("{{=<% %>=}}": spec "<% %>="), which it sets in `delims`
+// and `tag.name`; false when the spec is not two delimiters and a closing '='.
+bool set_delimiters(std::string_view spec_text, TemplateTag& tag, Delimiters& delims) {
+    std::string spec(trim(spec_text));
+    if (spec.empty() || spec.back() != '=') return false;
+    spec = std::string(trim(std::string_view(spec).substr(0, spec.size() - 1)));
+    const std::size_t space = spec.find_first_of(" \t");
+    if (space == std::string::npos) return false;
+    delims.open = spec.substr(0, space);
+    delims.close = trim(std::string_view(spec).substr(space));
+    tag.name = delims.open + " " + delims.close;
+    return true;
+}
+
+// The kind and name of `tag` from what its delimiters enclose (`inner`; a triple mustache
+// {{{x}}} is raw); an error message when the tag is malformed, "" otherwise.
+std::string read_tag(std::string_view inner, bool triple, TemplateTag& tag, Delimiters& delims) {
+    if (triple) {
+        tag.kind = TagKind::raw;
+        tag.name = trim(inner.substr(1));
+    } else if (!inner.empty() && inner.front() == '=') {
+        tag.kind = TagKind::set_delimiter;
+        if (!set_delimiters(inner.substr(1), tag, delims))
+            return fmt::format("invalid set-delimiter tag '{}'", tag.text);
+    } else if (const std::optional<TagKind> kind = sigil_kind(inner.empty() ? '\0' : inner.front())) {
+        tag.kind = *kind;
+        tag.name = trim(inner.substr(1));
+    } else {
+        tag.kind = TagKind::variable;
+        tag.name = trim(inner);
     }
-    // Sections must nest.
+    if (tag.kind != TagKind::comment && tag.kind != TagKind::set_delimiter && tag.name.empty())
+        return fmt::format("empty tag '{}'", tag.text);
+    return "";
+}
+
+// Sections must nest: the first end tag that closes no open section (or another one), else the
+// innermost section never closed, as `result`'s error.
+void check_nesting(ScanResult& result) {
     std::vector<const TemplateTag*> stack;
     for (const TemplateTag& t : result.tags) {
         if (t.kind == TagKind::section || t.kind == TagKind::inverted) stack.push_back(&t);
-        if (t.kind == TagKind::end) {
-            if (stack.empty() || stack.back()->name != t.name) {
-                result.error = stack.empty() ? fmt::format("section end '{}' without a matching start", t.text)
-                                             : fmt::format("section end '{}' does not close '{}' (line {})", t.text,
-                                                           stack.back()->text, stack.back()->line);
-                result.error_line = t.line;
-                result.error_column = t.column;
-                return result;
-            }
-            stack.pop_back();
+        if (t.kind != TagKind::end) continue;
+        if (stack.empty() || stack.back()->name != t.name) {
+            result.error = stack.empty() ? fmt::format("section end '{}' without a matching start", t.text)
+                                         : fmt::format("section end '{}' does not close '{}' (line {})", t.text,
+                                                       stack.back()->text, stack.back()->line);
+            result.error_line = t.line;
+            result.error_column = t.column;
+            return;
         }
+        stack.pop_back();
     }
     if (!stack.empty()) {
         result.error = fmt::format("section '{}' is never closed", stack.back()->text);
         result.error_line = stack.back()->line;
         result.error_column = stack.back()->column;
     }
+}
+
+}  // namespace
+
+// Every tag in order (following set-delimiter tags), then the sections' nesting; the first
+// error stops the scan.
+ScanResult scan_template(std::string_view text) {
+    ScanResult result;
+    Delimiters delims;
+    Positions positions(text);
+    auto fail = [&](std::size_t at, std::string message) {
+        const Position p = positions.at(at);
+        result.error = std::move(message);
+        result.error_line = p.line;
+        result.error_column = p.column;
+    };
+    std::size_t pos = 0;
+    while (pos < text.size()) {
+        const std::size_t start = text.find(delims.open, pos);
+        if (start == std::string_view::npos) break;
+        const std::size_t contents = start + delims.open.size();
+        const bool triple = delims.open == "{{" && contents < text.size() && text[contents] == '{';
+        const std::string end_delim = triple ? "}}}" : delims.close;
+        const std::size_t end = text.find(end_delim, contents);
+        if (end == std::string_view::npos) {
+            fail(start, fmt::format("unclosed tag '{}'", std::string(text.substr(start, 20))));
+            return result;
+        }
+        TemplateTag tag;
+        const Position p = positions.at(start);
+        tag.line = p.line;
+        tag.column = p.column;
+        tag.text = std::string(text.substr(start, end + end_delim.size() - start));
+        tag.offset = start;
+        if (std::string error = read_tag(text.substr(contents, end - contents), triple, tag, delims); !error.empty()) {
+            fail(start, std::move(error));
+            return result;
+        }
+        result.tags.push_back(std::move(tag));
+        pos = end + end_delim.size();
+    }
+    check_nesting(result);
     return result;
 }
 

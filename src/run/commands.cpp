@@ -1,4 +1,5 @@
 // CommandRecorder: every external command of a run, kept as commands/NNN.json.
+#include "run/json_text.hpp"
 #include "run/time.hpp"
 
 #include <trainbench/run.hpp>
@@ -14,13 +15,6 @@ namespace fs = std::filesystem;
 using nlohmann::ordered_json;
 
 namespace trainbench::run {
-
-namespace {
-// Invalid UTF-8 in a command's output must not make the record unwritable.
-std::string dump(const ordered_json& j) {
-    return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
-}
-}  // namespace
 
 CommandRecorder::CommandRecorder(ProcessRunner& inner, std::optional<fs::path> commands_dir)
     : m_inner(inner), m_dir(std::move(commands_dir)) {}
@@ -102,7 +96,7 @@ void CommandRecorder::write_record(const fs::path& commands_dir, const ordered_j
     std::error_code ec;
     fs::create_directories(commands_dir, ec);
     fs::path tmp = commands_dir / fmt::format(".record-{}-{}.tmp", ::getpid(), random_short_id());
-    write_file_atomic(tmp, dump(record) + "\n");
+    write_file_atomic(tmp, dump(record, 2) + "\n");
     // link() never replaces: the first free number wins, even with several writers.
     int next = 1;
     for (const auto& e : fs::directory_iterator(commands_dir, ec)) {
