@@ -8,7 +8,7 @@
 // print exactly the value of their one pipeline call (the third test makes the same calls on a
 // Services built here and compares byte for byte), and start no process either.
 #include "cli_test_support.hpp"
-#include "unit/backend/fake_process_runner.hpp"
+#include "support/fake_process_runner.hpp"
 
 #include <trainbench/cli.hpp>
 #include <trainbench/pipeline.hpp>
