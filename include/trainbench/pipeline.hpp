@@ -325,6 +325,49 @@ struct ValidateResult {
 [[nodiscard]] ValidateResult validate_recipes(const Services& services, const ValidateRequest& request,
                                               const std::function<void(const RecipeCheck&)>& each = {});
 
+// ---------------------------------------------------------------- plan, show, parse, list
+// The values of the commands that look without running anything; each command prints one.
+struct PlanRequest {
+    std::string recipe;
+    std::vector<std::string> overrides;  // -s key=value
+    double assume_mfu = 0.4;             // (0, 1]
+    double tokens = 300e9;               // to train, for the days and GPU-hours
+    std::vector<double> fs_bandwidth;    // GB/s; empty: plan's tiers
+    bool search = false;                 // rank configurations instead (plan::search)
+    int top = 10;                        // --search: how many the JSON and the table show
+    double min_headroom = 0;             // --search: least free memory (fraction)
+};
+struct PlanResult {
+    recipe::Recipe recipe;
+    Diagnostics diagnostics;                  // the recipe's own rules: shown, a plan is made all the same
+    std::optional<plan::Plan> plan;           // without search
+    std::vector<plan::Candidate> candidates;  // with search, best first
+    nlohmann::ordered_json json;              // what --json prints (a plan with its "validation")
+};
+// UsageError for an option out of range; the recipe loaded and checked by its own rules only.
+[[nodiscard]] PlanResult plan_recipe(const Services& services, const PlanRequest& request);
+// The resolved recipe (loaded, not checked) as `show` prints it, with origins when asked.
+struct ShownRecipe {
+    std::string yaml;
+    nlohmann::ordered_json json;  // the resolved recipe, or {"recipe", "origins"}
+};
+[[nodiscard]] ShownRecipe show_recipe(const Services& services, const std::string& file,
+                                      const std::vector<std::string>& overrides, bool origins);
+struct ParseRequest {
+    std::vector<std::string> files;
+    std::string format = "auto";
+    std::vector<std::string> tags;  // each may list several, comma-separated
+    unsigned threads = 0;
+};
+struct ParsedLogs {
+    metrics::LogData data;              // long series wait in a temporary file (every point is shown)
+    std::vector<std::string> warnings;  // the parsers', and "no metrics found"
+};
+[[nodiscard]] ParsedLogs parse_logs(const ParseRequest& request);
+// `list WHAT` (targets, models, frameworks, recipes, gpus, conventions, references); UsageError
+// for another name. Conventions need no catalog.
+[[nodiscard]] report::Listing list_catalog(const Services& services, std::string_view what);
+
 // ---------------------------------------------------------------- report
 struct ReportRequest {
     std::vector<std::string> targets;  // a run (directory, run id or prefix) or log files of one run

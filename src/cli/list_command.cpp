@@ -28,20 +28,7 @@ int emit(const ListOptions& opts, Context& ctx, const report::Listing& listing) 
 }
 
 int run_list(const ListOptions& opts, Context& ctx) {
-    if (opts.what == "conventions") return emit(opts, ctx, report::convention_listing());
-    const catalog::Catalog& cat = ctx.catalog();
-    if (opts.what == "gpus") return emit(opts, ctx, report::gpu_listing(cat));
-    if (opts.what == "targets") return emit(opts, ctx, report::target_listing(cat));
-    if (opts.what == "models") return emit(opts, ctx, report::model_listing(cat));
-    if (opts.what == "frameworks") return emit(opts, ctx, report::framework_listing(cat));
-    if (opts.what == "references") {
-        const std::vector<catalog::Reference> rows = pipeline::published_references(ctx.services());
-        std::vector<analysis::ReferenceCheck> checks;
-        for (const catalog::Reference& r : rows)
-            checks.push_back(analysis::check_reference(r, *cat.find_model(r.model)));
-        return emit(opts, ctx, report::reference_listing(rows, checks));
-    }
-    return emit(opts, ctx, report::recipe_listing(cat, ctx.data_dirs().recipes));
+    return emit(opts, ctx, pipeline::list_catalog(ctx.services(), opts.what));
 }
 
 }  // namespace

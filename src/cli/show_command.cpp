@@ -3,8 +3,6 @@
 
 #include <trainbench/pipeline.hpp>
 
-#include <nlohmann/json.hpp>
-
 namespace trainbench::cli {
 
 namespace {
@@ -16,20 +14,11 @@ struct ShowOptions {
 };
 
 int run_show(const ShowOptions& opts, Context& ctx) {
-    recipe::LoadOptions load = pipeline::load_options(ctx.services(), opts.overrides);
-    recipe::Recipe r = recipe::load_recipe(opts.recipe, ctx.catalog(), load);
-    if (ctx.options.json) {
-        if (!opts.origin) {
-            print_json(ctx, r.resolved.dump(2));
-        } else {
-            nlohmann::ordered_json origins = nlohmann::ordered_json::object();
-            for (const auto& [k, where] : r.origins) origins[k] = where.to_string();
-            nlohmann::ordered_json j = {{"recipe", r.resolved}, {"origins", origins}};
-            print_json(ctx, j.dump(2));
-        }
-        return 0;
-    }
-    ctx.out << recipe::to_yaml(r, opts.origin);
+    const pipeline::ShownRecipe shown = pipeline::show_recipe(ctx.services(), opts.recipe, opts.overrides, opts.origin);
+    if (ctx.options.json)
+        print_json(ctx, shown.json.dump(2));
+    else
+        ctx.out << shown.yaml;
     return 0;
 }
 

@@ -2,7 +2,7 @@
 // canned JSON in tests/unit/backend/data/fake_kubectl_*.json; no live API
 // server was used). The "no cluster" messages are the real kubectl client's.
 #include "backend/parsers.hpp"
-#include "unit/backend/fake_process_runner.hpp"
+#include "support/fake_process_runner.hpp"
 
 #include <trainbench/backend.hpp>
 #include <trainbench/core.hpp>

@@ -1,7 +1,8 @@
 // The Slurm backend: parsers fed with text captured from the real local Slurm
 // (tests/unit/backend/data), and the command paths driven by a fake runner.
 #include "backend/parsers.hpp"
-#include "unit/backend/fake_process_runner.hpp"
+#include "support/fake_process_runner.hpp"
+#include "support/temp_dir.hpp"
 
 #include <trainbench/backend.hpp>
 
@@ -17,26 +18,13 @@ using namespace trainbench::backend;
 using trainbench::testing::fail;
 using trainbench::testing::FakeProcessRunner;
 using trainbench::testing::ok;
+using trainbench::testing::TempDir;
 
 namespace {
 
 std::string data(const std::string& name) {
     return read_file(fs::path(TRAINBENCH_SOURCE_DIR) / "tests/unit/backend/data" / name);
 }
-
-struct TempDir {
-    fs::path path;
-    TempDir() {
-        path =
-            fs::temp_directory_path() / ("tb-slurm-test-" + std::to_string(::getpid()) + "-" +
-                                         std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()));
-        fs::create_directories(path);
-    }
-    ~TempDir() {
-        std::error_code ec;
-        fs::remove_all(path, ec);
-    }
-};
 
 struct Harness {
     FakeProcessRunner fake;
@@ -164,16 +152,16 @@ TEST(SlurmBackend, SubmitRunsSbatchParsableFromTheRunDirectoryWithTheRunEnvironm
     Harness h;
     h.fake.on({"sbatch"}, ok("41\n"));
     auto b = h.make();
-    SubmitRequest r = request(tmp.path);
+    SubmitRequest r = request(tmp.path());
     SubmitResult res = b->submit(r);
     EXPECT_EQ(res.job_id, "41");
     ASSERT_EQ(h.fake.requests.size(), 1u);
     const ProcessRequest& p = h.fake.requests[0];
     EXPECT_EQ(p.argv, (std::vector<std::string>{"sbatch", "--parsable", "--job-name=trainbench-gpt-abc123-train",
-                                                (tmp.path / "rendered/train/job.sbatch").string()}));
-    EXPECT_EQ(p.cwd, tmp.path);
-    EXPECT_EQ(p.env_set.at("TRAINBENCH_RUN_DIR"), tmp.path.string());
-    EXPECT_TRUE(fs::is_directory(tmp.path / "logs/train")) << "sbatch --output needs the directory to exist";
+                                                (tmp.path() / "rendered/train/job.sbatch").string()}));
+    EXPECT_EQ(p.cwd, tmp.path());
+    EXPECT_EQ(p.env_set.at("TRAINBENCH_RUN_DIR"), tmp.path().string());
+    EXPECT_TRUE(fs::is_directory(tmp.path() / "logs/train")) << "sbatch --output needs the directory to exist";
 }
 
 TEST(SlurmBackend, AChainedStageDependsOnThePreviousJob) {
@@ -181,7 +169,7 @@ TEST(SlurmBackend, AChainedStageDependsOnThePreviousJob) {
     Harness h;
     h.fake.on({"sbatch"}, ok("42\n"));
     auto b = h.make();
-    SubmitRequest r = request(tmp.path);
+    SubmitRequest r = request(tmp.path());
     r.depends_on = "41";
     r.dependency = "afterany";
     (void)b->submit(r);
@@ -200,7 +188,7 @@ TEST(SlurmBackend, TransientSubmitErrorsAreRetriedWithExponentialBackoff) {
         .on({"sbatch"}, ok("43\n"));
     h.fake.on({"squeue"}, ok(""));  // the job did not reach the controller
     auto b = h.make();
-    EXPECT_EQ(b->submit(request(tmp.path)).job_id, "43");
+    EXPECT_EQ(b->submit(request(tmp.path())).job_id, "43");
     EXPECT_EQ(h.fake.calls("sbatch").size(), 3u);
     EXPECT_EQ(h.sleeps, (std::vector<std::chrono::milliseconds>{std::chrono::milliseconds(1000),
                                                                 std::chrono::milliseconds(2000)}));
@@ -217,7 +205,7 @@ TEST(SlurmBackend, AJobThatReachedTheControllerDespiteATimeoutIsNotSubmittedTwic
               fail(1, "sbatch: error: Batch job submission failed: Socket timed out on send/recv operation\n"));
     h.fake.on({"squeue"}, ok("77|trainbench-gpt-abc123-train\n"));
     auto b = h.make();
-    EXPECT_EQ(b->submit(request(tmp.path)).job_id, "77");
+    EXPECT_EQ(b->submit(request(tmp.path())).job_id, "77");
     EXPECT_EQ(h.fake.calls("sbatch").size(), 1u);
 }
 
@@ -228,7 +216,7 @@ TEST(SlurmBackend, RetriesAreBoundedAndTheLastMessageIsShown) {
     h.fake.on({"squeue"}, ok(""));
     auto b = h.make();
     try {
-        (void)b->submit(request(tmp.path));
+        (void)b->submit(request(tmp.path()));
         FAIL() << "expected an error";
     } catch (const RuntimeError& e) {
         EXPECT_NE(std::string(e.what()).find("Unable to contact slurm controller"), std::string::npos) << e.what();
@@ -245,7 +233,7 @@ TEST(SlurmBackend, PermanentErrorsFailAtOnceWithTheSchedulersMessage) {
     h.fake.on({"sbatch"}, fail(1, data("sbatch_invalid_partition.txt")));
     auto b = h.make();
     try {
-        (void)b->submit(request(tmp.path));
+        (void)b->submit(request(tmp.path()));
         FAIL() << "expected an error";
     } catch (const RuntimeError& e) {
         EXPECT_EQ(std::string(e.what()),
@@ -264,7 +252,8 @@ TEST(SlurmBackend, StatusAsksSqueueOnceForAllJobsAndScontrolForThoseThatEnded) {
               ok("JobId=7 JobName=x JobState=COMPLETED Reason=None ExitCode=0:0 NodeList=gpu-[1-2]\n"));
     h.fake.on({"scontrol", "-o", "show", "job", "8"}, ok(data("scontrol_failed.txt")));
     auto b = h.make();
-    std::vector<JobQuery> q = {{"7", tmp.path, "a"}, {"8", tmp.path, "b"}, {"9", tmp.path, "c"}, {"10", tmp.path, "d"}};
+    std::vector<JobQuery> q = {
+        {"7", tmp.path(), "a"}, {"8", tmp.path(), "b"}, {"9", tmp.path(), "c"}, {"10", tmp.path(), "d"}};
     std::vector<JobStatus> s = b->status(q);
     ASSERT_EQ(h.fake.calls("squeue").size(), 1u);
     EXPECT_EQ(h.fake.calls("squeue")[0], (std::vector<std::string>{"squeue", "-h", "--states=all", "-j", "7,8,9,10",
@@ -281,14 +270,14 @@ TEST(SlurmBackend, StatusAsksSqueueOnceForAllJobsAndScontrolForThoseThatEnded) {
 
 TEST(SlurmBackend, WithAccountingDisabledAForgottenJobIsReadFromItsStatusFiles) {
     TempDir tmp;
-    fs::create_directories(tmp.path / "status");
-    std::ofstream(tmp.path / "status/train.started") << "2026-11-22T02:36:05Z gpu-1 99\n";
-    std::ofstream(tmp.path / "status/train.exit") << "2 2026-11-22T02:36:09Z\n";
+    fs::create_directories(tmp.path() / "status");
+    std::ofstream(tmp.path() / "status/train.started") << "2026-11-22T02:36:05Z gpu-1 99\n";
+    std::ofstream(tmp.path() / "status/train.exit") << "2 2026-11-22T02:36:09Z\n";
     Harness h;
     h.fake.on({"squeue"}, fail(1, data("squeue_invalid_id.txt")));
     h.fake.on({"scontrol", "show", "config"}, ok(data("scontrol_show_config_accounting.txt")));
     auto b = h.make();
-    std::vector<JobStatus> s = b->status({{"99", tmp.path, "train"}});
+    std::vector<JobStatus> s = b->status({{"99", tmp.path(), "train"}});
     EXPECT_TRUE(h.fake.calls("sacct").empty()) << "sacct needs slurmdbd; it is not asked when accounting is off";
     ASSERT_EQ(s.size(), 1u);
     EXPECT_EQ(s[0].state, JobState::failed);
@@ -305,7 +294,7 @@ TEST(SlurmBackend, WithAccountingEnabledAForgottenJobIsAskedFromSacctInOneCall) 
     h.fake.on({"sacct"},
               ok("5|TIMEOUT|0:0|gpu-2|2026-11-22T02:36:04|2026-11-22T02:37:05\n6|COMPLETED|0:0|gpu-1|x|y\n"));
     auto b = h.make();
-    std::vector<JobStatus> s = b->status({{"5", tmp.path, "a"}, {"6", tmp.path, "b"}});
+    std::vector<JobStatus> s = b->status({{"5", tmp.path(), "a"}, {"6", tmp.path(), "b"}});
     ASSERT_EQ(h.fake.calls("sacct").size(), 1u);
     EXPECT_EQ(h.fake.calls("sacct")[0], (std::vector<std::string>{"sacct", "-n", "-P", "-X", "-j", "5,6", "-o",
                                                                   "JobID,State,ExitCode,NodeList,Start,End,JobName"}));
@@ -318,7 +307,7 @@ TEST(SlurmBackend, AControllerThatStaysDownIsAnErrorNotAnEmptyStatus) {
     Harness h;
     h.fake.on({"squeue"}, fail(1, "squeue: error: Unable to contact slurm controller (connect failure)\n"));
     auto b = h.make();
-    EXPECT_THROW((void)b->status({{"5", tmp.path, "a"}}), RuntimeError);
+    EXPECT_THROW((void)b->status({{"5", tmp.path(), "a"}}), RuntimeError);
     EXPECT_EQ(h.fake.calls("squeue").size(), 5u);
 }
 
@@ -328,7 +317,7 @@ TEST(SlurmBackend, CancelIsOneScancelForEveryJobAndFinishedJobsAreNotAnError) {
     h.fake.on({"scancel"},
               fail(1, "scancel: error: Kill job error on job id 5: Job/step already completing or completed\n"));
     auto b = h.make();
-    EXPECT_NO_THROW(b->cancel({{"5", tmp.path, "a"}, {"6", tmp.path, "b"}}));
+    EXPECT_NO_THROW(b->cancel({{"5", tmp.path(), "a"}, {"6", tmp.path(), "b"}}));
     EXPECT_EQ(h.fake.calls("scancel"), (std::vector<std::vector<std::string>>{{"scancel", "5", "6"}}));
 }
 
@@ -336,20 +325,20 @@ TEST(SlurmBackend, CancelIsOneScancelForEveryJobAndFinishedJobsAreNotAnError) {
 // lost its state, or an edited journal) is neither taken for the run's job nor cancelled.
 TEST(SlurmJobIdentity, StatusIgnoresAJobOfAnotherNameAndFallsBackToTheStatusFiles) {
     TempDir tmp;
-    fs::create_directories(tmp.path / "status");
-    std::ofstream(tmp.path / "status/train.started") << "2026-11-22T02:36:05Z gpu-1 41\n";
+    fs::create_directories(tmp.path() / "status");
+    std::ofstream(tmp.path() / "status/train.started") << "2026-11-22T02:36:05Z gpu-1 41\n";
     Harness h;
     h.fake.on({"squeue"},
               ok("41|PENDING|JobHeldUser|||N/A|someone-elses-job\n42|RUNNING|None|gpu-2|x|y|tb-x-abc123-eval\n"));
     auto b = h.make();
     std::vector<JobStatus> s =
-        b->status({{"41", tmp.path, "train", "tb-x-abc123-train"}, {"42", tmp.path, "eval", "tb-x-abc123-eval"}});
+        b->status({{"41", tmp.path(), "train", "tb-x-abc123-train"}, {"42", tmp.path(), "eval", "tb-x-abc123-eval"}});
     ASSERT_EQ(s.size(), 2u);
     EXPECT_EQ(s[0].state, JobState::unknown) << "not the foreign job's PENDING, and no longer RUNNING";
     EXPECT_NE(s[0].reason.find("someone-elses-job"), std::string::npos) << s[0].reason;
     EXPECT_EQ(s[1].state, JobState::running) << "a job whose name matches is the run's";
     // Without a name to compare (a journal from before names were kept), the id is trusted.
-    std::vector<JobStatus> legacy = b->status({{"41", tmp.path, "train"}});
+    std::vector<JobStatus> legacy = b->status({{"41", tmp.path(), "train"}});
     EXPECT_EQ(legacy[0].state, JobState::pending);
 }
 
@@ -360,7 +349,7 @@ TEST(SlurmJobIdentity, StatusChecksTheNameSacctGivesForAForgottenJob) {
     h.fake.on({"scontrol", "show", "config"}, ok("AccountingStorageType   = accounting_storage/slurmdbd\n"));
     h.fake.on({"sacct"}, ok("5|COMPLETED|0:0|gpu-2|x|y|other-users-job\n"));
     auto b = h.make();
-    std::vector<JobStatus> s = b->status({{"5", tmp.path, "train", "tb-x-abc123-train"}});
+    std::vector<JobStatus> s = b->status({{"5", tmp.path(), "train", "tb-x-abc123-train"}});
     EXPECT_EQ(s[0].state, JobState::unknown) << "another job's COMPLETED is not this run's";
 }
 
@@ -370,9 +359,9 @@ TEST(SlurmJobIdentity, CancelAsksSqueueForTheNamesAndCancelsOnlyTheRunsOwnJobs) 
     h.fake.on({"squeue"}, ok("5|tb-x-abc123-train\n6|someone-elses-job\n"));
     h.fake.on({"scancel"}, ok(""));
     auto b = h.make();
-    b->cancel({{"5", tmp.path, "train", "tb-x-abc123-train"},
-               {"6", tmp.path, "eval", "tb-x-abc123-eval"},
-               {"7", tmp.path, "post", "tb-x-abc123-post"}});
+    b->cancel({{"5", tmp.path(), "train", "tb-x-abc123-train"},
+               {"6", tmp.path(), "eval", "tb-x-abc123-eval"},
+               {"7", tmp.path(), "post", "tb-x-abc123-post"}});
     ASSERT_EQ(h.fake.calls("squeue").size(), 1u);
     EXPECT_EQ(h.fake.calls("squeue")[0],
               (std::vector<std::string>{"squeue", "-h", "--states=all", "-j", "5,6,7", "-o", "%i|%j"}));
@@ -386,12 +375,12 @@ TEST(SlurmJobIdentity, CancelOfJobsSqueueNoLongerKnowsRunsNoScancel) {
     Harness h;
     h.fake.on({"squeue"}, fail(1, data("squeue_invalid_id.txt")));
     auto b = h.make();
-    EXPECT_NO_THROW(b->cancel({{"5", tmp.path, "train", "tb-x-abc123-train"}}));
+    EXPECT_NO_THROW(b->cancel({{"5", tmp.path(), "train", "tb-x-abc123-train"}}));
     EXPECT_TRUE(h.fake.calls("scancel").empty());
     Harness down;
     down.fake.on({"squeue"}, fail(1, "squeue: error: Unable to contact slurm controller (connect failure)\n"));
     auto d = down.make();
-    EXPECT_THROW(d->cancel({{"5", tmp.path, "train", "tb-x-abc123-train"}}), RuntimeError) << "no scancel on a guess";
+    EXPECT_THROW(d->cancel({{"5", tmp.path(), "train", "tb-x-abc123-train"}}), RuntimeError) << "no scancel on a guess";
     EXPECT_TRUE(down.fake.calls("scancel").empty());
 }
 

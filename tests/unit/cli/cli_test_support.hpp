@@ -1,6 +1,9 @@
 // The CLI driven in-process through cli::run(args, out, err), as main() drives it.
 #pragma once
 
+#include "support/source_dir.hpp"
+#include "support/temp_dir.hpp"
+
 #include <trainbench/cli.hpp>
 #include <trainbench/core.hpp>
 
@@ -13,6 +16,9 @@
 #include <vector>
 
 namespace cli_test {
+
+using trainbench::testing::source_dir;
+using trainbench::testing::TempDir;
 
 struct Result {
     int code = 0;
@@ -28,30 +34,6 @@ inline Result run(const std::vector<std::string>& args) {
     r.err = err.str();
     return r;
 }
-
-inline std::filesystem::path source_dir() {
-    const char* s = std::getenv("TRAINBENCH_SOURCE_DIR");
-    return s ? std::filesystem::path(s) : std::filesystem::path(TRAINBENCH_SOURCE_DIR);
-}
-
-// A fresh directory under the system temp dir, removed when it goes out of scope.
-class TempDir {
-public:
-    TempDir() {
-        std::string tmpl = (std::filesystem::temp_directory_path() / "tb-cli-XXXXXX").string();
-        m_path = ::mkdtemp(tmpl.data());
-    }
-    ~TempDir() {
-        std::error_code ec;
-        std::filesystem::remove_all(m_path, ec);
-    }
-    TempDir(const TempDir&) = delete;
-    TempDir& operator=(const TempDir&) = delete;
-    [[nodiscard]] const std::filesystem::path& path() const { return m_path; }
-
-private:
-    std::filesystem::path m_path;
-};
 
 // Compares `actual` with the golden file, or writes it with TRAINBENCH_UPDATE_GOLDEN=1.
 inline void expect_golden(const std::filesystem::path& file, const std::string& actual) {

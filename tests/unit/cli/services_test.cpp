@@ -4,11 +4,15 @@
 // runner instead, the real sbatch here would fail (no cluster is up) and the fake would not
 // see the call. validate, report and wait make one pipeline call each: the second test runs
 // them on the same fakes, the results database being the one Services names (--results), and
-// report's --series reaches the JSON through pipeline::ReportRequest.
+// report's --series reaches the JSON through pipeline::ReportRequest. plan, show, parse and list
+// print exactly the value of their one pipeline call (the third test makes the same calls on a
+// Services built here and compares byte for byte), and start no process either.
 #include "cli_test_support.hpp"
-#include "unit/backend/fake_process_runner.hpp"
+#include "support/fake_process_runner.hpp"
 
 #include <trainbench/cli.hpp>
+#include <trainbench/pipeline.hpp>
+#include <trainbench/report.hpp>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -139,4 +143,51 @@ TEST(CommandServices, ValidateReportAndWaitGoThroughTheServicesAlone) {
     EXPECT_NE(history.out.find(run_id), std::string::npos) << history.out;
     EXPECT_FALSE(fs::exists(fs::path(runs) / "results.sqlite"));  // not the default location
     expect_only_scheduler_calls(fake);
+}
+
+TEST(CommandServices, PlanShowParseAndListPrintTheValueOfTheirPipelineCall) {
+    using namespace trainbench;
+    const std::string recipe = (cli_test::source_dir() / "recipes/aws-p4d/gpt3-126m.yaml").string();
+    const std::string log = (cli_test::source_dir() / "tests/data/logs/dllogger_nemo.json").string();
+    pipeline::Services services;
+    services.dirs = default_data_dirs();
+    const catalog::Catalog cat = catalog::Catalog::load(services.dirs.recipes);
+    services.catalog = [&cat]() -> const catalog::Catalog& { return cat; };
+    trainbench::testing::FakeProcessRunner fake;
+
+    pipeline::PlanRequest plan;
+    plan.recipe = recipe;
+    plan.overrides = {"nodes=2", "batch.global=7"};  // a plan of an invalid recipe carries its validation
+    cli_test::Result planned = run_on(fake, {"--json", "plan", recipe, "-s", "nodes=2", "-s", "batch.global=7"});
+    ASSERT_EQ(planned.code, 0) << planned.err;
+    const pipeline::PlanResult p = pipeline::plan_recipe(services, plan);
+    EXPECT_FALSE(p.json.at("validation").empty());
+    EXPECT_EQ(planned.out, p.json.dump(2) + "\n");
+    plan.search = true;
+    plan.top = 2;
+    cli_test::Result ranked =
+        run_on(fake, {"plan", recipe, "-s", "nodes=2", "-s", "batch.global=7", "--search", "--top", "2"});
+    const pipeline::PlanResult r = pipeline::plan_recipe(services, plan);
+    EXPECT_EQ(ranked.out, report::search_text(r.recipe, r.candidates, 2));
+
+    cli_test::Result shown = run_on(fake, {"--json", "show", recipe, "-s", "nodes=2", "--origin"});
+    ASSERT_EQ(shown.code, 0) << shown.err;
+    EXPECT_EQ(shown.out, pipeline::show_recipe(services, recipe, {"nodes=2"}, true).json.dump(2) + "\n");
+    EXPECT_EQ(run_on(fake, {"show", recipe}).out, pipeline::show_recipe(services, recipe, {}, false).yaml);
+
+    cli_test::Result parsed = run_on(fake, {"--json", "parse", log, "-t", "lr"});
+    ASSERT_EQ(parsed.code, 0) << parsed.err;
+    pipeline::ParseRequest parse;
+    parse.files = {log};
+    parse.tags = {"lr"};
+    std::ostringstream parsed_json;
+    report::write_log_data_json(parsed_json, pipeline::parse_logs(parse).data);
+    EXPECT_EQ(parsed.out, parsed_json.str());
+
+    for (const char* what : {"gpus", "conventions", "references"}) {
+        cli_test::Result listed = run_on(fake, {"--json", "list", what});
+        ASSERT_EQ(listed.code, 0) << listed.err;
+        EXPECT_EQ(listed.out, pipeline::list_catalog(services, what).json.dump(2) + "\n") << what;
+    }
+    EXPECT_TRUE(fake.requests.empty());
 }

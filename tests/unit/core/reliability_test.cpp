@@ -1,6 +1,8 @@
 // Issue #35's core pieces: lock files never followed through a link (nor a hard link, nor a
 // file that is not regular), the one UTC formatter and parser whatever TZ says, and text made
 // safe for CSV (formula cells) and terminals (control characters).
+#include "support/temp_dir.hpp"
+
 #include <trainbench/core.hpp>
 
 #include <gtest/gtest.h>
@@ -13,16 +15,9 @@
 
 namespace fs = std::filesystem;
 using namespace trainbench;
+using trainbench::testing::TempDir;
 
 namespace {
-struct TempDir {
-    fs::path path;
-    TempDir() {
-        std::string tmpl = (fs::temp_directory_path() / "tb-core-rel-XXXXXX").string();
-        path = ::mkdtemp(tmpl.data());
-    }
-    ~TempDir() { fs::remove_all(path); }
-};
 
 std::string content(const fs::path& p) {
     return read_file(p);
@@ -49,7 +44,7 @@ struct Zone {
 
 TEST(FileLockLinks, ASymlinkedLockIsRefusedAndItsTargetKeepsItsContent) {
     TempDir t;
-    const fs::path victim = t.path / "victim.txt", lock = t.path / "state.lock";
+    const fs::path victim = t.path() / "victim.txt", lock = t.path() / "state.lock";
     std::ofstream(victim) << "precious\n";
     fs::create_symlink(victim, lock);
     EXPECT_THROW((void)FileLock::try_lock(lock), RuntimeError);
@@ -58,14 +53,14 @@ TEST(FileLockLinks, ASymlinkedLockIsRefusedAndItsTargetKeepsItsContent) {
     EXPECT_EQ(FileLock::holder(lock), "another process") << "holder() does not read through the link either";
     // A dangling link is not followed to create its target.
     fs::remove(lock);
-    fs::create_symlink(t.path / "created-through-link", lock);
+    fs::create_symlink(t.path() / "created-through-link", lock);
     EXPECT_THROW((void)FileLock::try_lock(lock), RuntimeError);
-    EXPECT_FALSE(fs::exists(t.path / "created-through-link"));
+    EXPECT_FALSE(fs::exists(t.path() / "created-through-link"));
 }
 
 TEST(FileLockLinks, AHardLinkAFifoAndADirectoryAreRefused) {
     TempDir t;
-    const fs::path victim = t.path / "victim.txt", lock = t.path / "state.lock";
+    const fs::path victim = t.path() / "victim.txt", lock = t.path() / "state.lock";
     std::ofstream(victim) << "precious\n";
     fs::create_hard_link(victim, lock);
     EXPECT_THROW((void)FileLock::try_lock(lock), RuntimeError);
@@ -81,7 +76,7 @@ TEST(FileLockLinks, AHardLinkAFifoAndADirectoryAreRefused) {
 TEST(FileLockLinks, AnotherUsersLockFileIsLockedButNeverWritten) {
     if (::geteuid() != 0) GTEST_SKIP() << "needs root to give the file to another user";
     TempDir t;
-    const fs::path lock = t.path / "state.lock";
+    const fs::path lock = t.path() / "state.lock";
     std::ofstream(lock) << "theirs\n";
     ASSERT_EQ(::chown(lock.c_str(), 65534, 65534), 0);
     {
@@ -95,7 +90,7 @@ TEST(FileLockLinks, AnotherUsersLockFileIsLockedButNeverWritten) {
 
 TEST(AppendLineLinks, AJournalPlantedAsASymlinkIsNotAppendedThrough) {
     TempDir t;
-    const fs::path victim = t.path / "victim.txt", journal = t.path / "journal.jsonl";
+    const fs::path victim = t.path() / "victim.txt", journal = t.path() / "journal.jsonl";
     std::ofstream(victim) << "precious\n";
     fs::create_symlink(victim, journal);
     EXPECT_THROW(append_line(journal, "{}"), RuntimeError);

@@ -5,6 +5,7 @@
 
 #include "metrics/crc32c.hpp"
 #include "metrics/parsers.hpp"
+#include "support/temp_dir.hpp"
 
 #include <trainbench/metrics.hpp>
 
@@ -20,6 +21,8 @@
 #include <vector>
 
 namespace trainbench::metrics::testing {
+
+using ::trainbench::testing::TempDir;
 
 inline LogData parse_text(std::string_view format, std::string_view text, ParseOptions options = {},
                           std::size_t chunk = 1 << 20) {
@@ -63,30 +66,6 @@ inline void write_all(const std::filesystem::path& p, std::string_view data) {
     std::ofstream out(p, std::ios::binary | std::ios::trunc);
     out.write(data.data(), static_cast<std::streamsize>(data.size()));
 }
-
-// A temporary directory removed at the end of the test.
-class TempDir {
-public:
-    TempDir() {
-        auto base = std::filesystem::temp_directory_path() / "tb_metrics_tests";
-        std::filesystem::create_directories(base);
-        std::string name = "t-" + std::to_string(::getpid()) + "-" + std::to_string(s_counter++);
-        m_path = base / name;
-        std::filesystem::remove_all(m_path);
-        std::filesystem::create_directories(m_path);
-    }
-    ~TempDir() {
-        std::error_code ec;
-        std::filesystem::remove_all(m_path, ec);
-    }
-    TempDir(const TempDir&) = delete;
-    TempDir& operator=(const TempDir&) = delete;
-    [[nodiscard]] const std::filesystem::path& path() const { return m_path; }
-
-private:
-    std::filesystem::path m_path;
-    static inline int s_counter = 0;
-};
 
 // ---------------------------------------------------------------- protobuf encoder
 class Proto {

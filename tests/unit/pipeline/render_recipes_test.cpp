@@ -1,20 +1,20 @@
 // The render use case with a fake process runner: sbatch --test-only is asked
 // about every Slurm stage in a scratch copy of its files; its refusal makes
 // the outcome rejected with sbatch's first line; compare finds differences.
-#include "unit/backend/fake_process_runner.hpp"
+#include "support/fake_process_runner.hpp"
+#include "support/source_dir.hpp"
+#include "support/temp_dir.hpp"
 
 #include <trainbench/pipeline.hpp>
 
 #include <gtest/gtest.h>
-
-#include <unistd.h>
 
 namespace fs = std::filesystem;
 using namespace trainbench;
 
 namespace {
 
-const fs::path k_source = TRAINBENCH_SOURCE_DIR;
+const fs::path k_source = trainbench::testing::source_dir();
 
 const catalog::Catalog& shipped_catalog() {
     static const catalog::Catalog c = catalog::Catalog::load({k_source / "recipes"});
@@ -76,8 +76,8 @@ TEST(PipelineRender, ARefusalMakesTheRecipeRejectedWithSbatchsAnswer) {
 
 TEST(PipelineRender, CompareReportsEveryDifferingAndMissingFile) {
     trainbench::testing::FakeProcessRunner runner;
-    std::string tmpl = (fs::temp_directory_path() / "tb-pipeline-XXXXXX").string();
-    const fs::path dir = ::mkdtemp(tmpl.data());
+    const trainbench::testing::TempDir tmp;
+    const fs::path& dir = tmp.path();
     pipeline::RenderRequest rq = request_for("local/tinygpt.yaml");
     rq.output = dir;
     auto written = render_all(rq, runner);
@@ -92,5 +92,4 @@ TEST(PipelineRender, CompareReportsEveryDifferingAndMissingFile) {
     EXPECT_EQ(compared.front().differences.size(), 2u);
     EXPECT_FALSE(compared.front().ok());
     EXPECT_TRUE(runner.requests.empty()) << "render and compare run no process";
-    fs::remove_all(dir);
 }

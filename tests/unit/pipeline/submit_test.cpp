@@ -2,7 +2,7 @@
 // secrets of a target edit reach the scheduler's environment and no file, the
 // files are rendered with the run's own id, and a render that fails is journaled.
 // The scheduler is a fake process runner answering sbatch.
-#include "unit/backend/fake_process_runner.hpp"
+#include "support/fake_process_runner.hpp"
 #include "unit/sweep/sweep_test_support.hpp"
 
 #include <trainbench/pipeline.hpp>

@@ -2,7 +2,7 @@
 // run's logs go with its pods (the table's logs_go_with_jobs), so a wait collects them into
 // the run directory when the run ends; a Slurm run's logs are on the shared file system
 // already, so nothing is fetched. kubectl and squeue are a fake process runner.
-#include "unit/backend/fake_process_runner.hpp"
+#include "support/fake_process_runner.hpp"
 
 #include <trainbench/pipeline.hpp>
 

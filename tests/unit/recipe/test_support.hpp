@@ -1,6 +1,8 @@
 // Helpers shared by the recipe tests: the shipped catalog and the test data folders.
 #pragma once
 
+#include "support/source_dir.hpp"
+
 #include <trainbench/recipe.hpp>
 
 #include <filesystem>
@@ -8,9 +10,8 @@
 
 namespace trainbench::recipe::test {
 
-inline std::filesystem::path source_dir() {
-    return TRAINBENCH_SOURCE_DIR;
-}
+using ::trainbench::testing::source_dir;
+
 inline std::filesystem::path data_dir() {
     return source_dir() / "tests" / "data" / "recipes";
 }

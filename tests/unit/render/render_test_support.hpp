@@ -2,42 +2,22 @@
 // temporary directory, and running a rendered script under bash.
 #pragma once
 
+#include "support/source_dir.hpp"
+#include "support/temp_dir.hpp"
+
 #include <trainbench/catalog.hpp>
 #include <trainbench/core.hpp>
 #include <trainbench/recipe.hpp>
 
 #include <filesystem>
-#include <random>
 #include <string>
-#include <unistd.h>
 
 namespace render_test {
 
 namespace fs = std::filesystem;
+using trainbench::testing::source_dir;
+using trainbench::testing::TempDir;
 
-class TempDir {
-public:
-    TempDir() {
-        std::random_device rd;
-        m_path = fs::temp_directory_path() /
-                 ("tb-render-test-" + std::to_string(::getpid()) + "-" + std::to_string(rd() % 1000000));
-        fs::create_directories(m_path);
-    }
-    ~TempDir() {
-        std::error_code ec;
-        fs::remove_all(m_path, ec);
-    }
-    TempDir(const TempDir&) = delete;
-    TempDir& operator=(const TempDir&) = delete;
-    [[nodiscard]] const fs::path& path() const { return m_path; }
-
-private:
-    fs::path m_path;
-};
-
-inline fs::path source_dir() {
-    return TRAINBENCH_SOURCE_DIR;
-}
 inline fs::path shipped_templates() {
     return source_dir() / "templates";
 }

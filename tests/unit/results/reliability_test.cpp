@@ -5,6 +5,7 @@
 // refused.
 #include "results/database.hpp"
 #include "results/location.hpp"
+#include "support/temp_dir.hpp"
 
 #include <trainbench/results.hpp>
 
@@ -21,17 +22,9 @@
 namespace fs = std::filesystem;
 using namespace trainbench;
 using namespace trainbench::results;
+using trainbench::testing::TempDir;
 
 namespace {
-
-struct TempDir {
-    fs::path path;
-    TempDir() {
-        std::string tmpl = (fs::temp_directory_path() / "tb-results-rel-XXXXXX").string();
-        path = ::mkdtemp(tmpl.data());
-    }
-    ~TempDir() { fs::remove_all(path); }
-};
 
 // The algorithm regress used before issue #35, kept here as the reference: every pairwise
 // difference stored and sorted (O(m n) memory).
@@ -133,7 +126,7 @@ TEST(ExactDoubles, DenormalsAndExtremesReadBackExactly) {
     EXPECT_EQ(detail::parse_int("-9000000000"), -9000000000LL);
 
     TempDir t;
-    auto store = open_store((t.path / "r.sqlite").string());
+    auto store = open_store((t.path() / "r.sqlite").string());
     Result r = minimal("20260301T000000Z-aaaaaa", 2e-310);
     r.window_steps[1].seconds = 4e-320;
     ASSERT_TRUE(store->record(r));
@@ -145,7 +138,7 @@ TEST(ExactDoubles, DenormalsAndExtremesReadBackExactly) {
 
 TEST(ExactDoubles, OnlyFiniteFiguresAreStoredAndAForeignValueIsNamed) {
     TempDir t;
-    const std::string file = (t.path / "r.sqlite").string();
+    const std::string file = (t.path() / "r.sqlite").string();
     auto store = open_store(file);
     for (double bad : {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity()}) {
         try {
@@ -175,7 +168,7 @@ TEST(ExactDoubles, OnlyFiniteFiguresAreStoredAndAForeignValueIsNamed) {
 
 TEST(ReadOnlyOpen, AMissingFileIsAnEmptyStoreAndIsNotCreated) {
     TempDir t;
-    const fs::path file = t.path / "runs" / "results.sqlite";
+    const fs::path file = t.path() / "runs" / "results.sqlite";
     auto store = open_store(file.string(), Access::read);
     EXPECT_TRUE(store->history({}).empty());
     EXPECT_EQ(store->describe(), "sqlite:" + file.string());
@@ -186,7 +179,7 @@ TEST(ReadOnlyOpen, AMissingFileIsAnEmptyStoreAndIsNotCreated) {
 
 TEST(ReadOnlyOpen, NotADatabaseNamesTheFile) {
     TempDir t;
-    const fs::path file = t.path / "garbage.sqlite";
+    const fs::path file = t.path() / "garbage.sqlite";
     std::ofstream(file) << std::string(4096, 'x');
     try {
         (void)open_store(file.string(), Access::read);

@@ -1,6 +1,7 @@
 // The results module: the SQLite store (schema, migration, transactions,
 // lookups), the regression verdict, and following a growing log.
 #include "results/database.hpp"
+#include "support/temp_dir.hpp"
 
 #include <trainbench/results.hpp>
 
@@ -13,17 +14,9 @@
 namespace fs = std::filesystem;
 using namespace trainbench;
 using namespace trainbench::results;
+using trainbench::testing::TempDir;
 
 namespace {
-
-struct TempDir {
-    fs::path path;
-    TempDir() {
-        std::string tmpl = (fs::temp_directory_path() / "tb-results-XXXXXX").string();
-        path = ::mkdtemp(tmpl.data());
-    }
-    ~TempDir() { fs::remove_all(path); }
-};
 
 Result sample(const std::string& run_id, const std::string& ran_at, double base, unsigned seed) {
     Result r;
@@ -59,7 +52,7 @@ std::vector<double> seconds(const Result& r) {
 
 TEST(ResultsStore, RecordsAndReadsBackEveryField) {
     TempDir t;
-    auto store = open_store((t.path / "db" / "results.sqlite").string());
+    auto store = open_store((t.path() / "db" / "results.sqlite").string());
     EXPECT_EQ(store->schema_version(), k_schema_version);
     Result r = sample("20261101T100000Z-aaaaaa", "2026-11-01T10:00:00Z", 0.123456789012345678, 1);
     r.final_loss.reset();
@@ -73,7 +66,7 @@ TEST(ResultsStore, RecordsAndReadsBackEveryField) {
 
 TEST(ResultsStore, HistoryIsInRunOrderAndFiltered) {
     TempDir t;
-    auto store = open_store("sqlite:" + (t.path / "r.sqlite").string());
+    auto store = open_store("sqlite:" + (t.path() / "r.sqlite").string());
     store->record(sample("20261103T000000Z-cccccc", "2026-11-03T00:00:00Z", 1, 3));
     store->record(sample("20261101T000000Z-aaaaaa", "2026-11-01T00:00:00Z", 1, 1));
     Result other = sample("20261102T000000Z-bbbbbb", "2026-11-02T00:00:00Z", 1, 2);
@@ -90,7 +83,7 @@ TEST(ResultsStore, HistoryIsInRunOrderAndFiltered) {
 
 TEST(ResultsStore, FindsRunsByPrefixAndTagsThem) {
     TempDir t;
-    auto store = open_store((t.path / "r.sqlite").string());
+    auto store = open_store((t.path() / "r.sqlite").string());
     store->record(sample("20261101T000000Z-abc111", "2026-11-01T00:00:00Z", 1, 1));
     store->record(sample("20261102T000000Z-abc222", "2026-11-02T00:00:00Z", 1, 2));
     EXPECT_EQ(store->find_run("abc1").run_id, "20261101T000000Z-abc111");
@@ -104,7 +97,7 @@ TEST(ResultsStore, FindsRunsByPrefixAndTagsThem) {
 
 TEST(ResultsStore, RefusesANewerSchema) {
     TempDir t;
-    const std::string file = (t.path / "r.sqlite").string();
+    const std::string file = (t.path() / "r.sqlite").string();
     { auto store = open_store(file); }
     {
         auto db = detail::open_sqlite(file, true);
@@ -120,7 +113,7 @@ TEST(ResultsStore, RefusesANewerSchema) {
 
 TEST(ResultsStore, AFailedTransactionLeavesNothing) {
     TempDir t;
-    auto db = detail::open_sqlite((t.path / "r.sqlite").string(), true);
+    auto db = detail::open_sqlite((t.path() / "r.sqlite").string(), true);
     detail::migrate(*db);
     EXPECT_THROW(detail::in_transaction(*db,
                                         [&] {
@@ -165,7 +158,7 @@ TEST(Regression, HodgesLehmannAndTheMannWhitneyInterval) {
 
 TEST(Baseline, LastGoodTagOrRun) {
     TempDir t;
-    auto store = open_store((t.path / "r.sqlite").string());
+    auto store = open_store((t.path() / "r.sqlite").string());
     std::vector<Result> rs;
     for (int i = 1; i <= 4; ++i) {
         rs.push_back(sample("2026110" + std::to_string(i) + "T000000Z-00000" + std::to_string(i),
@@ -185,7 +178,7 @@ TEST(Baseline, LastGoodTagOrRun) {
 
 TEST(LogFollower, ReadsOnlyWhatWasAppendedUpToTheLastCompleteLine) {
     TempDir t;
-    const fs::path log = t.path / "dllogger.json";
+    const fs::path log = t.path() / "dllogger.json";
     auto line = [](int step, double s) {
         return "DLLL {\"type\": \"LOG\", \"step\": " + std::to_string(step) +
                ", \"data\": {\"train_step_timing in s\": " + std::to_string(s) + "}}\n";

@@ -1,6 +1,6 @@
 // The run store under concurrency and failure: locks, journal versions, failed attempts,
 // failed creation (docs/reliability.md).
-#include "unit/backend/fake_process_runner.hpp"
+#include "support/fake_process_runner.hpp"
 
 #include <trainbench/run.hpp>
 

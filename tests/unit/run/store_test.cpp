@@ -1,6 +1,6 @@
 // The run store: fresh directories, the journal and its replay after crashes,
 // resolving runs, submitting and refreshing through a fake backend.
-#include "unit/backend/fake_process_runner.hpp"
+#include "support/fake_process_runner.hpp"
 
 #include <trainbench/run.hpp>
 

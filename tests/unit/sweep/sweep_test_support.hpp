@@ -2,6 +2,9 @@
 // temporary directory, and a sweep expanded from text.
 #pragma once
 
+#include "support/source_dir.hpp"
+#include "support/temp_dir.hpp"
+
 #include <trainbench/sweep.hpp>
 
 #include <fmt/format.h>
@@ -9,41 +12,19 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
-#include <unistd.h>
 
 namespace sweep_test {
 
 namespace fs = std::filesystem;
 using namespace trainbench;
+using trainbench::testing::TempDir;
 
-inline const fs::path k_source = TRAINBENCH_SOURCE_DIR;
+inline const fs::path k_source = trainbench::testing::source_dir();
 
 inline const catalog::Catalog& shipped_catalog() {
     static const catalog::Catalog c = catalog::Catalog::load({k_source / "recipes"});
     return c;
 }
-
-class TempDir {
-public:
-    TempDir() {
-        m_path = fs::temp_directory_path() / fmt::format("tb-sweep-test-{}-{}", ::getpid(), s_counter++);
-        fs::create_directories(m_path);
-    }
-    ~TempDir() {
-        std::error_code ec;
-        fs::remove_all(m_path, ec);
-    }
-    [[nodiscard]] const fs::path& path() const { return m_path; }
-    fs::path write(const std::string& name, const std::string& text) const {
-        fs::path p = m_path / name;
-        std::ofstream(p) << text;
-        return p;
-    }
-
-private:
-    fs::path m_path;
-    static inline int s_counter = 0;
-};
 
 inline std::string p4d_5b() {
     return (k_source / "recipes/aws-p4d/gpt3-5b.yaml").string();
