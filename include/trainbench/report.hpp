@@ -176,7 +176,7 @@ struct Cell {
     NoteStyle note_style = NoteStyle::origin;
     bool number = false;  // HTML: class "num" (right-aligned figures)
     Cell() = default;
-    Cell(std::string t) : text(std::move(t)) {}  // NOLINT(google-explicit-constructor): rows of plain strings
+    Cell(std::string t) : text(std::move(t)) {}  // implicit: rows of plain strings
     Cell(std::string t, Tone k) : text(std::move(t)), tone(k) {}
 };
 // A table of marked cells. Terminal: no title, each row indented, cells two spaces apart,

@@ -123,7 +123,8 @@ std::optional<analysis::RunSummary> summarise_or_validation(const Services& serv
 
 std::string report_text(const RunReport& report, std::string_view format, bool colour) {
     std::string text = report::render_run(*report.summary, format, {colour});
-    return report.validation ? report::with_cluster_validation(format, std::move(text), *report.validation) : text;
+    if (!report.validation) return text;
+    return report::with_cluster_validation(format, std::move(text), *report.validation);
 }
 
 RunReport report_run(const Services& services, const ReportRequest& request) {

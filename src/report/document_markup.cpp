@@ -132,19 +132,29 @@ std::string html_block(const Document& d, const Block& b) {
 
 }  // namespace
 
+// (The pieces are joined once: a page with the plots of a long log is tens of MB.)
 std::string document_html(const Document& d) {
-    std::string out = html_head(d.title) + "<h1>" + html_escape(d.title) + "</h1>\n";
+    std::vector<std::string> pieces = {html_head(d.title) + "<h1>" + html_escape(d.title) + "</h1>\n"};
     bool findings_shown = false;
     Side side = Side::none;
     for (const Block& b : d.blocks) {
         if (!shown(b, Show::html)) continue;
-        out += html_side(side, b.side);
-        out += html_block(d, b);
+        pieces.push_back(html_side(side, b.side));
+        pieces.push_back(html_block(d, b));
         findings_shown = findings_shown || std::holds_alternative<FindingsHere>(b.content);
     }
-    out += html_side(side, Side::none);
-    if (!findings_shown) out += html_findings(d);
-    return out + "</body>\n</html>\n";
+    pieces.push_back(html_side(side, Side::none));
+    if (!findings_shown) pieces.push_back(html_findings(d));
+    pieces.emplace_back("</body>\n</html>\n");
+    std::size_t size = 0;
+    for (const std::string& p : pieces) size += p.size();
+    std::string out;
+    out.reserve(size);
+    for (std::string& p : pieces) {
+        out += p;
+        std::string().swap(p);
+    }
+    return out;
 }
 
 }  // namespace trainbench::report::detail

@@ -24,7 +24,7 @@ struct InputRow {
 // MFU against the measured peak when the run has one (a GPU run's calibration).
 [[nodiscard]] std::vector<FigureInfo> report_figures(const analysis::RunSummary& s);
 
-// A series over steps as a line plot's one series (tooltips "step N: V").
+// A series over steps as a line plot's one series (no tips: a line plot's are "step N: V").
 [[nodiscard]] PlotSeries step_series(const std::vector<analysis::SeriesPoint>& points);
 
 // report --conventions and --reference sections (conventions.cpp): rows with a header row first.

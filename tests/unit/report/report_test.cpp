@@ -146,6 +146,33 @@ TEST(EveryFormat, StatesTheConventionAndThePeak) {
     }
 }
 
+std::vector<const Plot*> plots(const Document& d) {
+    std::vector<const Plot*> out;
+    for (const Block& b : d.blocks)
+        if (const auto* p = std::get_if<Plot>(&b.content)) out.push_back(p);
+    return out;
+}
+
+// A run's document holds only what its format shows: the terminal's no JSON, records, tests
+// or plots (a large log's series are copied for the HTML page only).
+TEST(RunDocument, BuildsOnlyThePartsTheFormatShows) {
+    const analysis::RunSummary s = sample_summary();
+    const Document table = run_document(s, {}, reporter_info("table").parts);
+    EXPECT_FALSE(table.blocks.empty());
+    EXPECT_TRUE(table.data.is_null());
+    EXPECT_TRUE(table.records.keys.empty());
+    EXPECT_TRUE(table.tests.empty());
+    EXPECT_TRUE(plots(table).empty());
+    const Document html = run_document(s, {}, reporter_info("html").parts);
+    ASSERT_EQ(plots(html).size(), 2U);
+    EXPECT_EQ(plots(html)[0]->series.at(0).points.size(), s.step_times.size());
+    EXPECT_TRUE(html.data.is_null());
+    const Document json = run_document(s, {.series = true}, reporter_info("json").parts);
+    EXPECT_TRUE(json.blocks.empty());
+    EXPECT_TRUE(json.data.contains("series"));
+    EXPECT_EQ(render_run(s, "markdown"), render(run_document(s), "markdown"));
+}
+
 TEST(Json, HasTheContractFields) {
     const auto j = to_json(sample_summary());
     for (const char* key : {"step_time_s",
