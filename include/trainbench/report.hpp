@@ -35,31 +35,37 @@ struct ReportOptions {
 
 struct Document;
 
-// One reporter per format; each renders any Document, and a run's summary (alone or
-// several side by side).
+// One reporter per format; each renders any Document.
 class Reporter {
 public:
     virtual ~Reporter() = default;
-    // Any view: the sweep preview, status and report, history, the regression verdict.
     [[nodiscard]] virtual std::string render(const Document& document) const = 0;
-    // One run.
-    [[nodiscard]] virtual std::string render(const analysis::RunSummary& summary) const = 0;
-    // Several runs side by side; relative differences are to the first.
-    [[nodiscard]] virtual std::string render_compare(const std::vector<analysis::RunSummary>& runs) const = 0;
 };
 
 using ReporterFactory = std::unique_ptr<Reporter> (*)(const ReportOptions&);
+
+// The parts of a Document a format renders: a view builds only those (a run's document
+// for the terminal holds no JSON, plots or test suites).
+struct Parts {
+    bool blocks = true;   // the blocks and findings, for people
+    bool plots = true;    // the Plot blocks (the per-step series drawn)
+    bool data = true;     // JSON
+    bool records = true;  // CSV
+    bool tests = true;    // JUnit
+};
 
 struct ReporterInfo {
     std::string_view name;  // "table", "json", "csv", "markdown", "html", "junit"
     std::string_view description;
     ReporterFactory make;
+    Parts parts;  // what it renders of a document
 };
 
 [[nodiscard]] const std::vector<ReporterInfo>& reporters();
 [[nodiscard]] std::vector<std::string> reporter_names();
 // Throws UsageError for an unknown name (with did-you-mean).
 [[nodiscard]] std::unique_ptr<Reporter> make_reporter(std::string_view name, const ReportOptions& options = {});
+[[nodiscard]] const ReporterInfo& reporter_info(std::string_view name);
 
 // The JSON report of one run (what --json prints and report/summary.json holds); the
 // per-step series ("series": step_time_s and loss as [step, value] pairs) only with `series`.
@@ -138,9 +144,59 @@ struct Table {
     std::vector<Column> columns;
     std::vector<std::vector<std::string>> rows;  // cells as people read them
 };
+// How a piece of text is marked: terminal colour, HTML class, Markdown emphasis (fail).
+enum class Tone {
+    plain,
+    note,  // secondary: dim, class "origin"
+    pass,  // green, class "pass"
+    fail,  // red and bold, class "fail", **strong** in Markdown
+    warn,  // yellow, class "warning"
+};
 struct Text {
     std::string text;  // a paragraph; the terminal prints it as it is (lines end with '\n')
+    Tone tone = Tone::plain;
+    bool verbatim = false;  // shown character for character: HTML <pre> as it is, Markdown escaped
 };
+// A heading line: terminal bold (a blank line before, unless first) with its note dim after it;
+// Markdown a line of its own, "text (note)"; HTML <h2>.
+struct Heading {
+    std::string text;
+    std::string note;
+};
+// A cell of a Grid (or a Definitions value) with how it is marked, and a note.
+enum class NoteStyle {
+    origin,  // "(note)": terminal dim after two spaces, HTML <span class="origin">, Markdown after a space
+    detail,  // the reason: terminal and Markdown after the text, HTML after an em dash
+    below,   // HTML on its own line (<div class="origin">), elsewhere as `detail`
+};
+struct Cell {
+    std::string text;
+    Tone tone = Tone::plain;
+    std::string note;  // "" = none
+    NoteStyle note_style = NoteStyle::origin;
+    bool number = false;  // HTML: class "num" (right-aligned figures)
+    Cell() = default;
+    Cell(std::string t) : text(std::move(t)) {}  // implicit: rows of plain strings
+    Cell(std::string t, Tone k) : text(std::move(t)), tone(k) {}
+};
+// A table of marked cells. Terminal: no title, each row indented, cells two spaces apart,
+// every column but the last padded (to `width`, or its widest cell), trailing spaces dropped;
+// the header row (bold) only with `header`. Markdown: always a header row ("" headers are
+// empty). HTML: <table>, a header row only with `header`.
+struct Grid {
+    std::vector<Column> columns;  // header, align (terminal padding, Markdown rule), width (terminal)
+    std::vector<std::vector<Cell>> rows;
+    bool header = true;
+    std::string indent = "  ";  // terminal
+};
+// Terms and their values. HTML: a <dl> (or, as a callout, one <p class="conv"> of
+// "<b>term:</b> value" lines); terminal: "  term  value" lines; Markdown: "- **term:** value".
+struct Definitions {
+    std::vector<std::pair<std::string, Cell>> items;
+    bool callout = false;
+};
+// Where the document's findings show (without one: after the last block).
+struct FindingsHere {};
 
 // ---- the one SVG plot helper (src/report/svg_plot.cpp)
 struct PlotPoint {
@@ -189,11 +245,17 @@ struct TestSuite {
 // A whole file: <testsuites name=...> with the totals of every suite.
 [[nodiscard]] std::string junit_xml(const std::string& name, const std::vector<TestSuite>& suites);
 
-// Where a block shows: everywhere, only in the terminal table, or only in Markdown and HTML.
-enum class Show { everywhere, terminal, markup };
+// Where a block shows: everywhere, only in the terminal table, only in Markdown and HTML, or
+// only in one of them (a view laid out differently for each).
+enum class Show { everywhere, terminal, markup, markdown, html };
+// HTML: a block that starts a column of a two-column row (<div class="grid2">; the row ends
+// with the first block that is in neither).
+enum class Side { none, left, right };
 struct Block {
-    std::variant<Table, Plot, Text> content;
+    using Content = std::variant<Table, Plot, Text, Heading, Grid, Definitions, FindingsHere>;
+    Content content;
     Show show = Show::everywhere;
+    Side side = Side::none;
 };
 // CSV: one header line of keys, then the rows; `text[i]` marks a column of free text
 // (neutralised and quoted by csv_field); other cells are written as they are.
@@ -203,7 +265,8 @@ struct Records {
     std::vector<std::vector<std::string>> rows;
 };
 struct Document {
-    std::string title;  // Markdown heading, HTML <title> and <h1>
+    std::string title;    // Markdown heading, HTML <title> and <h1>
+    int title_level = 1;  // Markdown: "#" (1) or "##" (2)
     std::vector<Block> blocks;
     std::vector<analysis::Finding> findings;
     Records records;
@@ -213,6 +276,22 @@ struct Document {
 };
 // `document` in one of reporter_names(). Throws UsageError for an unknown format.
 [[nodiscard]] std::string render(const Document& document, std::string_view format, const ReportOptions& options = {});
+
+// ---- a run's report and the comparison of runs, as documents (src/report/run_document.cpp,
+// compare_document.cpp): every format renders them through the reporters above.
+// One run: inputs with their origins, figures, the conventions and the reference (when the
+// summary has them), expectations, the cross-check, findings; HTML adds the step-time and loss
+// plots, the resolved recipe and the provenance. `data` is to_json(summary, options.series).
+// Only the `parts` asked for are built (the plots copy every step).
+[[nodiscard]] Document run_document(const analysis::RunSummary& summary, const ReportOptions& options = {},
+                                    const Parts& parts = {});
+// Several runs side by side, relative differences to the first; `data` is compare_json(runs).
+[[nodiscard]] Document compare_document(const std::vector<analysis::RunSummary>& runs, const Parts& parts = {});
+// run_document / compare_document with the parts `format` renders, rendered in it.
+[[nodiscard]] std::string render_run(const analysis::RunSummary& summary, std::string_view format,
+                                     const ReportOptions& options = {});
+[[nodiscard]] std::string render_compare(const std::vector<analysis::RunSummary>& runs, std::string_view format,
+                                         const ReportOptions& options = {});
 
 // ---------------------------------------------------------------- catalog listings
 // `trainbench list`: one row per entry (header names the columns; the first

@@ -23,7 +23,7 @@ int run_compare(const CompareOptions& o, Context& ctx) {
         else
             runs.push_back(pipeline::summarise_logs(ctx.services(), {t}, o.flags));
     }
-    if (!o.flags.html.empty()) write_file_atomic(o.flags.html, report::make_reporter("html")->render_compare(runs));
+    if (!o.flags.html.empty()) write_file_atomic(o.flags.html, report::render_compare(runs, "html"));
     std::string name = "table";
     if (ctx.options.json)
         name = "json";
@@ -31,7 +31,7 @@ int run_compare(const CompareOptions& o, Context& ctx) {
         name = "csv";
     else if (o.flags.markdown)
         name = "markdown";
-    ctx.out << report::make_reporter(name, {ctx.out_colour()})->render_compare(runs);
+    ctx.out << report::render_compare(runs, name, {ctx.out_colour()});
     return 0;
 }
 

@@ -30,11 +30,11 @@ void print_report(const ReportOptions& o, Context& ctx, const pipeline::RunRepor
         ctx.out << (o.flags.markdown ? report::cluster_validation_markdown(*r.validation)
                                      : report::render_cluster_validation(*r.validation));
     } else if (o.flags.csv) {
-        ctx.out << report::make_reporter("csv")->render(*r.summary);
+        ctx.out << report::render_run(*r.summary, "csv");
     } else if (o.flags.markdown) {
         ctx.out << pipeline::report_text(r, "markdown");
     } else {
-        ctx.out << report::make_reporter("table", {ctx.out_colour()})->render(*r.summary);
+        ctx.out << report::render_run(*r.summary, "table", {ctx.out_colour()});
     }
     if (r.summary && r.validation && !ctx.options.json)
         ctx.out << "\n" << report::render_cluster_validation(*r.validation);

@@ -122,8 +122,9 @@ std::optional<analysis::RunSummary> summarise_or_validation(const Services& serv
 }  // namespace
 
 std::string report_text(const RunReport& report, std::string_view format, bool colour) {
-    std::string text = report::make_reporter(format, {colour})->render(*report.summary);
-    return report.validation ? report::with_cluster_validation(format, std::move(text), *report.validation) : text;
+    std::string text = report::render_run(*report.summary, format, {colour});
+    if (!report.validation) return text;
+    return report::with_cluster_validation(format, std::move(text), *report.validation);
 }
 
 RunReport report_run(const Services& services, const ReportRequest& request) {

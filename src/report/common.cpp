@@ -1,4 +1,5 @@
-// The reporter table, the JSON model of a report and shared formatting.
+// The reporters (one per format, each renders any Document), the JSON model of a report and
+// shared formatting.
 #include "report/format_util.hpp"
 
 #include <fmt/format.h>
@@ -9,17 +10,72 @@ namespace trainbench::report {
 
 using analysis::RunSummary;
 
+namespace {
+
+// The reporters: each renders any document in its format (the parts it shows).
+class TableReporter final : public Reporter {
+public:
+    explicit TableReporter(const ReportOptions& o) : m_colour(o.color) {}
+    std::string render(const Document& d) const override { return detail::document_terminal(d, m_colour); }
+
+private:
+    bool m_colour = false;
+};
+class JsonReporter final : public Reporter {
+public:
+    std::string render(const Document& d) const override { return detail::document_json(d); }
+};
+class CsvReporter final : public Reporter {
+public:
+    std::string render(const Document& d) const override { return detail::document_csv(d); }
+};
+class MarkdownReporter final : public Reporter {
+public:
+    std::string render(const Document& d) const override { return detail::document_markdown(d); }
+};
+class HtmlReporter final : public Reporter {
+public:
+    std::string render(const Document& d) const override { return detail::document_html(d); }
+};
+class JunitReporter final : public Reporter {
+public:
+    std::string render(const Document& d) const override { return junit_xml(d.tests_name, d.tests); }
+};
+
+template <typename R>
+std::unique_ptr<Reporter> make(const ReportOptions&) {
+    return std::make_unique<R>();
+}
+std::unique_ptr<Reporter> make_table(const ReportOptions& o) {
+    return std::make_unique<TableReporter>(o);
+}
+
+constexpr Parts k_blocks{true, false, false, false, false};
+constexpr Parts k_data{false, false, true, false, false};
+constexpr Parts k_records{false, false, false, true, false};
+constexpr Parts k_tests{false, false, false, false, true};
+constexpr Parts k_page{true, true, false, false, false};
+
+}  // namespace
+
 const std::vector<ReporterInfo>& reporters() {
     static const std::vector<ReporterInfo> table = {
-        {"table", "aligned text for a terminal (colour only on a TTY, never with NO_COLOR)", detail::make_table},
-        {"json", "the full report as JSON (also written to the run's report/summary.json)", detail::make_json},
-        {"csv", "one row per run with every figure (RFC 4180)", detail::make_csv},
-        {"markdown", "tables for a pull request or a wiki page", detail::make_markdown},
+        {"table", "aligned text for a terminal (colour only on a TTY, never with NO_COLOR)", make_table, k_blocks},
+        {"json", "the full report as JSON (also written to the run's report/summary.json)", make<JsonReporter>, k_data},
+        {"csv", "one row per run with every figure (RFC 4180)", make<CsvReporter>, k_records},
+        {"markdown", "tables for a pull request or a wiki page", make<MarkdownReporter>, k_blocks},
         {"html", "one self-contained page: summary, step-time and loss plots (SVG), recipe, provenance",
-         detail::make_html},
-        {"junit", "expectations as JUnit test cases, for CI", detail::make_junit},
+         make<HtmlReporter>, k_page},
+        {"junit", "expectations as JUnit test cases, for CI", make<JunitReporter>, k_tests},
     };
     return table;
+}
+
+const ReporterInfo& reporter_info(std::string_view name) {
+    for (const auto& r : reporters())
+        if (r.name == name) return r;
+    throw UsageError(fmt::format("unknown report format '{}'; known: {}", name, quoted_list(reporter_names(), " and ")),
+                     did_you_mean(name, reporter_names()));
 }
 
 std::vector<std::string> reporter_names() {
@@ -29,10 +85,7 @@ std::vector<std::string> reporter_names() {
 }
 
 std::unique_ptr<Reporter> make_reporter(std::string_view name, const ReportOptions& options) {
-    for (const auto& r : reporters())
-        if (r.name == name) return r.make(options);
-    throw UsageError(fmt::format("unknown report format '{}'; known: {}", name, quoted_list(reporter_names(), " and ")),
-                     did_you_mean(name, reporter_names()));
+    return reporter_info(name).make(options);
 }
 
 std::string render(const Document& document, std::string_view format, const ReportOptions& options) {

@@ -9,10 +9,6 @@ namespace trainbench::report::detail {
 
 namespace {
 
-bool shown(const Block& b, Show where) {
-    return b.show == Show::everywhere || b.show == where;
-}
-
 // Columns as wide as their widest cell, two spaces apart, trailing spaces dropped.
 std::string fitted_lines(const std::vector<Column>& columns, const std::vector<std::vector<std::string>>& rows) {
     std::vector<std::size_t> width(columns.size(), 0);
@@ -52,17 +48,44 @@ std::string terminal_table(const Table& t) {
 
 }  // namespace
 
-std::string document_terminal(const Document& d) {
+namespace {
+
+std::string terminal_findings(const Document& d, const Style& style) {
+    std::string out = d.findings.empty() ? "" : "\n";
+    for (const analysis::Finding& f : d.findings) {
+        const std::string_view severity = severity_name(f.severity);
+        out += (f.severity == Severity::note ? style.dim(severity) : style.tone(Tone::warn, severity)) + ": " +
+               terminal_safe(f.message) + "\n";
+    }
+    return out;
+}
+
+// A heading: bold, a blank line before it unless it is the first thing shown.
+std::string terminal_heading(const Heading& h, const Style& style, bool first) {
+    std::string out = (first ? "" : "\n") + style.bold(terminal_safe(h.text));
+    if (!h.note.empty()) out += "  " + style.dim(terminal_safe(h.note));
+    return out + "\n";
+}
+
+}  // namespace
+
+std::string document_terminal(const Document& d, bool colour) {
+    const Style style{colour};
     std::string out;
+    bool findings_shown = false;
     for (const Block& b : d.blocks) {
         if (!shown(b, Show::terminal)) continue;
         if (const auto* t = std::get_if<Table>(&b.content)) out += terminal_table(*t);
         if (const auto* p = std::get_if<Text>(&b.content)) out += p->text;
+        if (const auto* h = std::get_if<Heading>(&b.content)) out += terminal_heading(*h, style, out.empty());
+        if (const auto* g = std::get_if<Grid>(&b.content)) out += grid_terminal(*g, style);
+        if (const auto* l = std::get_if<Definitions>(&b.content)) out += grid_terminal(definitions_grid(*l), style);
+        if (std::holds_alternative<FindingsHere>(b.content)) {
+            out += terminal_findings(d, style);
+            findings_shown = true;
+        }
     }
-    if (!d.findings.empty()) out += "\n";
-    for (const analysis::Finding& f : d.findings)
-        out += fmt::format("{}: {}\n", severity_name(f.severity), terminal_safe(f.message));
-    return out;
+    return findings_shown ? out : out + terminal_findings(d, style);
 }
 
 std::string document_csv(const Document& d) {

@@ -24,7 +24,7 @@ struct InputRow {
 // MFU against the measured peak when the run has one (a GPU run's calibration).
 [[nodiscard]] std::vector<FigureInfo> report_figures(const analysis::RunSummary& s);
 
-// A series over steps as a line plot's one series (tooltips "step N: V").
+// A series over steps as a line plot's one series (no tips: a line plot's are "step N: V").
 [[nodiscard]] PlotSeries step_series(const std::vector<analysis::SeriesPoint>& points);
 
 // report --conventions and --reference sections (conventions.cpp): rows with a header row first.
@@ -34,8 +34,38 @@ struct InputRow {
 [[nodiscard]] nlohmann::ordered_json conventions_json(const analysis::RunSummary& s);
 [[nodiscard]] nlohmann::ordered_json reference_json(const analysis::ReferenceComparison& c);
 
+// ANSI styling that is a no-op without colour.
+struct Style {
+    bool on = false;
+    [[nodiscard]] std::string wrap(std::string_view code, std::string_view text) const;
+    [[nodiscard]] std::string bold(std::string_view t) const { return wrap("1", t); }
+    [[nodiscard]] std::string dim(std::string_view t) const { return wrap("2", t); }
+    [[nodiscard]] std::string tone(Tone tone, std::string_view t) const;  // pass green, fail red, warn yellow, note dim
+};
+// Display width (UTF-8 code points) and padding to it.
+[[nodiscard]] std::size_t display_width(std::string_view s);
+[[nodiscard]] std::string pad(std::string_view s, std::size_t width);
+
+// Where a block shows.
+[[nodiscard]] bool shown(const Block& b, Show format);
+// A figure of a run for people: with its unit, MFU with its percentage ("0.3539 (35.39%)").
+[[nodiscard]] std::string figure_with_unit(const analysis::RunSummary& s, const FigureInfo& f);
+// The CSV records of runs (one row each) and their JUnit suites (one per run: its expectations).
+[[nodiscard]] Records summary_records(const std::vector<const analysis::RunSummary*>& runs);
+[[nodiscard]] TestSuite expectation_suite(const analysis::RunSummary& r);
+
+// A Grid in each format (document_grid.cpp); the terminal's with colour when `style` is on.
+[[nodiscard]] std::string grid_terminal(const Grid& g, const Style& style);
+[[nodiscard]] std::string grid_markdown(const Grid& g);
+[[nodiscard]] std::string grid_html(const Grid& g);
+// A cell's content in Markdown and HTML (no <td>), a definition list in HTML.
+[[nodiscard]] std::string cell_markdown(const Cell& c);
+[[nodiscard]] std::string cell_html(const Cell& c);
+[[nodiscard]] std::string definitions_html(const Definitions& d);
+[[nodiscard]] Grid definitions_grid(const Definitions& d);  // terminal and Markdown: a two-column grid
+
 // A Document in each format (document_text.cpp, document_markup.cpp).
-[[nodiscard]] std::string document_terminal(const Document& d);
+[[nodiscard]] std::string document_terminal(const Document& d, bool colour = false);
 [[nodiscard]] std::string document_csv(const Document& d);
 [[nodiscard]] std::string document_json(const Document& d);
 [[nodiscard]] std::string document_markdown(const Document& d);
@@ -44,12 +74,5 @@ struct InputRow {
 [[nodiscard]] std::string html_head(const std::string& title);
 // One <testsuite> element (junit.cpp: the one JUnit writer).
 [[nodiscard]] std::string junit_suite(const TestSuite& suite);
-
-std::unique_ptr<Reporter> make_table(const ReportOptions& o);
-std::unique_ptr<Reporter> make_json(const ReportOptions& o);
-std::unique_ptr<Reporter> make_csv(const ReportOptions& o);
-std::unique_ptr<Reporter> make_markdown(const ReportOptions& o);
-std::unique_ptr<Reporter> make_html(const ReportOptions& o);
-std::unique_ptr<Reporter> make_junit(const ReportOptions& o);
 
 }  // namespace trainbench::report::detail

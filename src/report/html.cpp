@@ -1,12 +1,10 @@
-// The HTML report: one self-contained file (inline CSS and SVG, no scripts,
-// nothing fetched), summary, plots over steps, recipe, provenance.
+// The head of every HTML page: one self-contained file (inline CSS, SVG plots, no scripts,
+// nothing fetched), whatever the document.
 #include "report/format_util.hpp"
 
 #include <fmt/format.h>
 
 namespace trainbench::report::detail {
-
-using analysis::RunSummary;
 
 namespace {
 
@@ -31,161 +29,6 @@ std::string html_head(const std::string& title) {
     return "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" "
            "content=\"width=device-width, initial-scale=1\">\n<title>" +
            html_escape(title) + "</title>\n<style>\n" + k_css + "\n</style>\n</head>\n<body>\n";
-}
-
-namespace {
-
-std::string conv_box(const RunSummary& s) {
-    return fmt::format("<p class=\"conv\"><b>FLOPs convention:</b> {}{} &mdash; {}<br><b>Peak:</b> {}</p>\n",
-                       html_escape(s.convention), s.hardware_flops_like ? " (hardware-FLOPs-like)" : "",
-                       html_escape(s.convention_description), html_escape(describe_peak(s.peak)));
-}
-
-std::string figure_cell(const RunSummary& s, const FigureInfo& f) {
-    std::string v = format_figure(f.key, s.figure(f.key));
-    if (f.key == "mfu" && s.figure("mfu"))
-        v += fmt::format(" ({:.2f}%)", *s.figure("mfu") * 100);
-    else if (!f.unit.empty() && v != "-")
-        v += " " + std::string(f.unit);
-    return html_escape(v);
-}
-
-// Step time and loss over steps, through the one plot helper.
-std::string plots_html(const RunSummary& s) {
-    const double clip = s.stats.steady_state_median > 0 ? s.stats.steady_state_median * 1.6 : 0;
-    auto plot = [&s](const std::vector<analysis::SeriesPoint>& points, std::string title, std::string unit,
-                     double clip_above) {
-        return svg_plot({PlotKind::line,
-                         std::move(title),
-                         "step",
-                         std::move(unit),
-                         {step_series(points)},
-                         s.stats.window,
-                         s.stats.warmup_steps,
-                         clip_above});
-    };
-    return "<h2>Step time and loss over steps</h2>\n" + plot(s.step_times, "step time (s)", "seconds", clip) +
-           plot(s.loss, "loss", "loss", 0);
-}
-
-// Where the numbers come from, as a definition list (its closing tag is the caller's).
-std::string provenance_html(const analysis::Provenance& p) {
-    std::string out = "<h2>Provenance</h2>\n<dl>\n";
-    auto item = [&](const char* k, const std::string& v) {
-        if (!v.empty()) out += fmt::format("<dt>{}</dt><dd>{}</dd>\n", k, html_escape(v));
-    };
-    item("tool", "trainbench " + p.tool_version);
-    item("run", p.run_id);
-    item("run directory", p.run_dir);
-    item("recipe", p.recipe_name);
-    item("recipe file", p.recipe_file);
-    item("git commit", p.git_commit);
-    item("created", p.created);
-    item("log format", p.log_format);
-    std::string files;
-    for (const auto& f : p.log_files) files += (files.empty() ? "" : ", ") + f;
-    item("log files", files);
-    item("records", fmt::format("{} read, {} skipped, {} corrupt; step times from {}", p.records, p.skipped, p.corrupt,
-                                p.step_source));
-    return out;
-}
-
-class HtmlReporter final : public Reporter {
-public:
-    std::string render(const Document& d) const override { return document_html(d); }
-    std::string render(const RunSummary& s) const override {
-        std::string out = html_head("trainbench report: " + s.inputs.label);
-        out += "<h1>trainbench report: " + html_escape(s.inputs.label) + "</h1>\n";
-        out += conv_box(s);
-        out += "<div class=\"grid2\">\n<div>\n<h2>Figures</h2>\n<table>\n";
-        for (const auto& f : summary_figures())
-            out += "<tr><td>" + html_escape(figure_label(s, f)) + "</td><td class=\"num\">" + figure_cell(s, f) +
-                   "</td></tr>\n";
-        out += "</table>\n</div>\n<div>\n<h2>Inputs</h2>\n<table>\n";
-        for (const auto& r : input_rows(s)) {
-            if (r.label == "FLOPs per sample") {
-                out += "<tr><td>FLOPs per sample</td><td>" + html_escape(fmt::format("{:.6e}", s.flops.per_sample)) +
-                       "<div class=\"origin\">" + html_escape(s.flops.formula) + "</div></td></tr>\n";
-                continue;
-            }
-            out += "<tr><td>" + html_escape(r.label) + "</td><td>" + html_escape(r.value);
-            if (!r.origin.empty()) out += " <span class=\"origin\">(" + html_escape(r.origin) + ")</span>";
-            out += "</td></tr>\n";
-        }
-        out += "</table>\n";
-        if (!s.flops.note.empty()) out += "<p class=\"origin\">" + html_escape(s.flops.note) + "</p>\n";
-        out += "</div>\n</div>\n";
-
-        if (!s.expectations.empty()) {
-            out +=
-                "<h2>Expectations</h2>\n<table>\n<tr><th>figure</th><th>result</th><th>actual</th><th>rule</th></tr>\n";
-            for (const auto& e : s.expectations)
-                out += "<tr><td>" + html_escape(e.figure) + "</td><td class=\"" +
-                       (e.passed ? "pass\">pass" : "fail\">FAIL") +
-                       (e.message.empty() ? "" : " &mdash; " + html_escape(e.message)) + "</td><td class=\"num\">" +
-                       html_escape(format_figure(e.figure, e.actual)) + "</td><td>" + html_escape(e.rule) +
-                       "</td></tr>\n";
-            out += "</table>\n";
-        }
-        if (!s.findings.empty()) {
-            out += "<h2>Findings</h2>\n<ul>\n";
-            for (const auto& f : s.findings)
-                out +=
-                    fmt::format("<li class=\"{0}\">{0}: {1}</li>\n", severity_name(f.severity), html_escape(f.message));
-            out += "</ul>\n";
-        }
-        out += plots_html(s);
-        if (!s.cross_checks.empty()) {
-            out +=
-                "<h2>Cross-check: what the log declares</h2>\n<table>\n<tr><th>log "
-                "key</th><th>logged</th><th>given</th>"
-                "<th>from</th><th></th></tr>\n";
-            for (const auto& c : s.cross_checks)
-                out += "<tr><td>" + html_escape(c.log_key) + "</td><td class=\"num\">" + html_escape(c.logged) +
-                       "</td><td class=\"num\">" + html_escape(c.given) + "</td><td>" + html_escape(c.origin) +
-                       "</td><td class=\"" + (c.match ? "pass\">ok" : "fail\">mismatch") + "</td></tr>\n";
-            out += "</table>\n";
-        }
-        if (!s.resolved_recipe.empty())
-            out += "<h2>Resolved recipe</h2>\n<pre>" + html_escape(s.resolved_recipe) + "</pre>\n";
-        out += provenance_html(s.provenance);
-        out += "</dl>\n</body>\n</html>\n";
-        return out;
-    }
-
-    std::string render_compare(const std::vector<RunSummary>& runs) const override {
-        std::string out = html_head("trainbench compare");
-        out += "<h1>trainbench compare</h1>\n<table>\n<tr><th>figure</th>";
-        for (std::size_t i = 0; i < runs.size(); ++i) {
-            out += "<th>" + html_escape(runs[i].inputs.label) + "</th>";
-            if (i > 0) out += "<th>vs first</th>";
-        }
-        out += "</tr>\n<tr><td>FLOPs convention</td>";
-        for (std::size_t i = 0; i < runs.size(); ++i)
-            out += "<td>" + html_escape(runs[i].convention) + "</td>" + (i ? "<td></td>" : "");
-        out += "</tr>\n<tr><td>peak</td>";
-        for (std::size_t i = 0; i < runs.size(); ++i)
-            out += "<td>" + html_escape(describe_peak(runs[i].peak)) + "</td>" + (i ? "<td></td>" : "");
-        out += "</tr>\n";
-        for (const auto& f : summary_figures()) {
-            out += "<tr><td>" + html_escape(f.label) + "</td>";
-            for (std::size_t i = 0; i < runs.size(); ++i) {
-                out += "<td class=\"num\">" + figure_cell(runs[i], f) + "</td>";
-                if (i > 0)
-                    out += "<td class=\"num\">" + relative_difference(runs[0].figure(f.key), runs[i].figure(f.key)) +
-                           "</td>";
-            }
-            out += "</tr>\n";
-        }
-        out += "</table>\n</body>\n</html>\n";
-        return out;
-    }
-};
-
-}  // namespace
-
-std::unique_ptr<Reporter> make_html(const ReportOptions&) {
-    return std::make_unique<HtmlReporter>();
 }
 
 }  // namespace trainbench::report::detail

@@ -159,7 +159,8 @@ std::string line_series(const Frame& f, const Plot& plot, const PlotSeries& seri
         } else {
             svg +=
                 fmt::format("<circle class=\"{}\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"2.5\"><title>{}</title></circle>\n",
-                            warmup ? "pt warm" : "pt", x, f.py(p.y), html_escape(p.tip));
+                            warmup ? "pt warm" : "pt", x, f.py(p.y),
+                            p.tip.empty() ? fmt::format("step {}: {:.6g}", step, p.y) : html_escape(p.tip));
         }
     }
     return svg;
@@ -228,7 +229,7 @@ PlotSeries step_series(const std::vector<analysis::SeriesPoint>& points) {
     PlotSeries s;
     s.points.reserve(points.size());
     for (const analysis::SeriesPoint& p : points)
-        s.points.push_back({static_cast<double>(p.step), p.value, fmt::format("step {}: {:.6g}", p.step, p.value)});
+        s.points.push_back({static_cast<double>(p.step), p.value, {}});  // (the tip: "step N: V", drawn then)
     return s;
 }
 

@@ -200,3 +200,64 @@ TEST(RegressionView, TextJsonAndJunitOfASlowerRun) {
     EXPECT_NE(xml.find("<testsuites name=\"trainbench regress\" tests=\"1\" failures=\"1\">"), std::string::npos);
     EXPECT_NE(xml.find("<failure message=\"slower by +6.67%\">run       "), std::string::npos) << xml;
 }
+
+namespace {
+
+// A grid of marked cells under a heading: what the run report is made of.
+Document grid_document() {
+    Document d;
+    d.title = "grid";
+    Cell value("1");
+    value.note = "from here";
+    Cell reason("x|y");
+    reason.note = "why";
+    reason.note_style = NoteStyle::detail;
+    Grid g{{{"", Align::left, 4}, {"key"}, {"value"}}, {}, false};
+    g.rows = {{Cell("ok", Tone::pass), Cell("a"), value}, {Cell("FAIL", Tone::fail), Cell("long-key"), reason}};
+    d.blocks.push_back({Heading{"checks", "note"}});
+    d.blocks.push_back({std::move(g)});
+    return d;
+}
+
+}  // namespace
+
+TEST(Grid, TerminalPadsEveryColumnButTheLastAndMarksCellsOnlyInColour) {
+    EXPECT_EQ(render(grid_document(), "table"),
+              "checks  note\n"
+              "  ok    a         1  (from here)\n"
+              "  FAIL  long-key  x|y  why\n");
+    EXPECT_EQ(render(grid_document(), "table", {.color = true}),
+              "\033[1mchecks\033[0m  \033[2mnote\033[0m\n"
+              "  \033[32mok  \033[0m  a         1  \033[2m(from here)\033[0m\n"
+              "  \033[1;31mFAIL\033[0m  long-key  x|y  why\n");
+}
+
+TEST(Grid, MarkdownAndHtmlCarryTheToneAndTheNote) {
+    EXPECT_EQ(render(grid_document(), "markdown"),
+              "# grid\n\nchecks (note)\n\n| | key | value |\n|---|---|---|\n| ok | a | 1 (from here) |\n"
+              "| **FAIL** | long-key | x\\|y why |\n");
+    const std::string html = render(grid_document(), "html");
+    EXPECT_NE(html.find("<h2>checks</h2>\n<table>\n<tr><td class=\"pass\">ok</td><td>a</td><td>1 <span "
+                        "class=\"origin\">(from here)</span></td></tr>\n<tr><td class=\"fail\">FAIL</td><td>long-key</"
+                        "td><td>x|y &mdash; why</td></tr>\n</table>\n</body>"),
+              std::string::npos)
+        << html;
+}
+
+TEST(Document, HtmlSidesMakeTwoColumnsAndFindingsShowWhereTheyArePut) {
+    Document d;
+    d.title = "sides";
+    d.blocks.push_back({Text{"a\n"}, Show::everywhere, Side::left});
+    d.blocks.push_back({Text{"b\n"}, Show::everywhere, Side::right});
+    d.blocks.push_back({FindingsHere{}});
+    d.blocks.push_back({Text{"c\n"}});
+    d.findings.push_back({Severity::warning, "w"});
+    const std::string html = render(d, "html");
+    EXPECT_NE(html.find("<h1>sides</h1>\n<div class=\"grid2\">\n<div>\n<p>a</p>\n</div>\n<div>\n<p>b</p>\n</div>\n"
+                        "</div>\n<h2>Findings</h2>\n<ul>\n<li class=\"warning\">warning: w</li>\n</ul>\n<p>c</p>\n"
+                        "</body>"),
+              std::string::npos)
+        << html;
+    EXPECT_EQ(render(d, "table"), "a\nb\n\nwarning: w\nc\n");
+    EXPECT_EQ(render(d, "markdown"), "# sides\n\na\n\nb\n\n- warning: w\n\nc\n");
+}

@@ -96,54 +96,81 @@ void check_golden(const std::string& name, const std::string& actual) {
 }
 
 TEST(Golden, TableMatches) {
-    check_golden("summary.txt", make_reporter("table")->render(sample_summary()));
+    check_golden("summary.txt", render_run(sample_summary(), "table"));
 }
 TEST(Golden, JsonMatches) {
-    check_golden("summary.json", make_reporter("json")->render(sample_summary()));
+    check_golden("summary.json", render_run(sample_summary(), "json"));
 }
 // Per-step series only on demand: the JSON of a long log is the figures, not every step.
 TEST(Json, CarriesTheSeriesOnlyWhenAsked) {
     const analysis::RunSummary s = sample_summary();
     ASSERT_FALSE(s.step_times.empty());
     EXPECT_FALSE(to_json(s).contains("series"));
-    const auto with = nlohmann::json::parse(make_reporter("json", {.series = true})->render(s));
+    const auto with = nlohmann::json::parse(render_run(s, "json", {.series = true}));
     ASSERT_TRUE(with.contains("series"));
     EXPECT_EQ(with["series"]["step_time_s"].size(), s.step_times.size());
     EXPECT_EQ(with["series"]["loss"].size(), s.loss.size());
     EXPECT_EQ(with["series"]["step_time_s"][0], nlohmann::json({s.step_times[0].step, s.step_times[0].value}));
 }
 TEST(Golden, CsvMatches) {
-    check_golden("summary.csv", make_reporter("csv")->render(sample_summary()));
+    check_golden("summary.csv", render_run(sample_summary(), "csv"));
 }
 TEST(Golden, MarkdownMatches) {
-    check_golden("summary.md", make_reporter("markdown")->render(sample_summary()));
+    check_golden("summary.md", render_run(sample_summary(), "markdown"));
 }
 TEST(Golden, HtmlMatches) {
-    check_golden("summary.html", make_reporter("html")->render(sample_summary()));
+    check_golden("summary.html", render_run(sample_summary(), "html"));
 }
 TEST(Golden, JunitMatches) {
-    check_golden("junit.xml", make_reporter("junit")->render(sample_summary()));
+    check_golden("junit.xml", render_run(sample_summary(), "junit"));
 }
 TEST(Golden, CompareTableMatches) {
     auto b = sample_summary("second");
     b.stats.mean *= 1.1;
     b.derived.tflops_per_gpu /= 1.1;
     b.derived.mfu /= 1.1;
-    check_golden("compare.txt", make_reporter("table")->render_compare({sample_summary(), b}));
+    check_golden("compare.txt", render_compare({sample_summary(), b}, "table"));
 }
 
 TEST(EveryFormat, StatesTheConventionAndThePeak) {
     const auto s = sample_summary();
     for (const std::string& name : reporter_names()) {
-        const std::string text = make_reporter(name)->render(s);
+        const std::string text = render_run(s, name);
         EXPECT_NE(text.find("gpu-recipes"), std::string::npos) << name;
         EXPECT_NE(text.find("1978"), std::string::npos) << name;
         EXPECT_NE(text.find("h100"), std::string::npos) << name;
         EXPECT_NE(text.find("fp8"), std::string::npos) << name;
-        const std::string cmp = make_reporter(name)->render_compare({s, s});
+        const std::string cmp = render_compare({s, s}, name);
         EXPECT_NE(cmp.find("gpu-recipes"), std::string::npos) << name;
         EXPECT_NE(cmp.find("1978"), std::string::npos) << name;
     }
+}
+
+std::vector<const Plot*> plots(const Document& d) {
+    std::vector<const Plot*> out;
+    for (const Block& b : d.blocks)
+        if (const auto* p = std::get_if<Plot>(&b.content)) out.push_back(p);
+    return out;
+}
+
+// A run's document holds only what its format shows: the terminal's no JSON, records, tests
+// or plots (a large log's series are copied for the HTML page only).
+TEST(RunDocument, BuildsOnlyThePartsTheFormatShows) {
+    const analysis::RunSummary s = sample_summary();
+    const Document table = run_document(s, {}, reporter_info("table").parts);
+    EXPECT_FALSE(table.blocks.empty());
+    EXPECT_TRUE(table.data.is_null());
+    EXPECT_TRUE(table.records.keys.empty());
+    EXPECT_TRUE(table.tests.empty());
+    EXPECT_TRUE(plots(table).empty());
+    const Document html = run_document(s, {}, reporter_info("html").parts);
+    ASSERT_EQ(plots(html).size(), 2U);
+    EXPECT_EQ(plots(html)[0]->series.at(0).points.size(), s.step_times.size());
+    EXPECT_TRUE(html.data.is_null());
+    const Document json = run_document(s, {.series = true}, reporter_info("json").parts);
+    EXPECT_TRUE(json.blocks.empty());
+    EXPECT_TRUE(json.data.contains("series"));
+    EXPECT_EQ(render_run(s, "markdown"), render(run_document(s), "markdown"));
 }
 
 TEST(Json, HasTheContractFields) {
@@ -183,12 +210,12 @@ TEST(Json, HasTheContractFields) {
 
 TEST(Table, UsesColourOnlyWhenAsked) {
     const auto s = sample_summary();
-    EXPECT_EQ(make_reporter("table")->render(s).find('\033'), std::string::npos);
-    EXPECT_NE(make_reporter("table", {true})->render(s).find("\033[1;31mFAIL"), std::string::npos);
+    EXPECT_EQ(render_run(s, "table").find('\033'), std::string::npos);
+    EXPECT_NE(render_run(s, "table", {true}).find("\033[1;31mFAIL"), std::string::npos);
 }
 
 TEST(Html, IsSelfContainedAndEscapesWhatItShows) {
-    const std::string html = make_reporter("html")->render(sample_summary());
+    const std::string html = render_run(sample_summary(), "html");
     EXPECT_EQ(html.find("<script"), std::string::npos);
     EXPECT_NE(html.find("&lt;script&gt;alert(1)&lt;/script&gt;"), std::string::npos);
     EXPECT_EQ(html.find("http://"), html.find("http://www.w3.org/2000/svg"));  // only the SVG namespace
@@ -201,12 +228,12 @@ TEST(Html, IsSelfContainedAndEscapesWhatItShows) {
 
 TEST(Csv, QuotesFieldsThatNeedIt) {
     auto s = sample_summary("a,\"b\"");
-    const std::string csv = make_reporter("csv")->render(s);
+    const std::string csv = render_run(s, "csv");
     EXPECT_NE(csv.find("\"a,\"\"b\"\"\""), std::string::npos);
 }
 
 TEST(Junit, HasOneTestCasePerExpectationAndCountsFailures) {
-    const std::string xml = make_reporter("junit")->render(sample_summary());
+    const std::string xml = render_run(sample_summary(), "junit");
     EXPECT_NE(xml.find("tests=\"2\" failures=\"1\""), std::string::npos);
     EXPECT_NE(xml.find("<testcase name=\"mfu\""), std::string::npos);
     EXPECT_NE(xml.find("<failure message="), std::string::npos);
