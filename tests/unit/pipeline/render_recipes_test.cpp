@@ -2,6 +2,7 @@
 // about every Slurm stage in a scratch copy of its files; its refusal makes
 // the outcome rejected with sbatch's first line; compare finds differences.
 #include "support/fake_process_runner.hpp"
+#include "support/shipped_catalog.hpp"
 #include "support/source_dir.hpp"
 #include "support/temp_dir.hpp"
 
@@ -11,15 +12,11 @@
 
 namespace fs = std::filesystem;
 using namespace trainbench;
+using trainbench::testing::shipped_catalog;
 
 namespace {
 
 const fs::path k_source = trainbench::testing::source_dir();
-
-const catalog::Catalog& shipped_catalog() {
-    static const catalog::Catalog c = catalog::Catalog::load({k_source / "recipes"});
-    return c;
-}
 
 pipeline::RenderRequest request_for(const std::string& recipe) {
     pipeline::RenderRequest rq;

@@ -1,6 +1,7 @@
 // Helpers shared by the recipe tests: the shipped catalog and the test data folders.
 #pragma once
 
+#include "support/shipped_catalog.hpp"
 #include "support/source_dir.hpp"
 
 #include <trainbench/recipe.hpp>
@@ -16,10 +17,7 @@ inline std::filesystem::path data_dir() {
     return source_dir() / "tests" / "data" / "recipes";
 }
 
-inline const catalog::Catalog& shipped_catalog() {
-    static const catalog::Catalog cat = catalog::Catalog::load({source_dir() / "recipes"});
-    return cat;
-}
+using trainbench::testing::shipped_catalog;
 
 // Loads a test recipe with overrides ("k=v" each).
 inline Recipe load(const std::filesystem::path& file, const std::vector<std::string>& overrides = {}) {

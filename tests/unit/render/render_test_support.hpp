@@ -2,6 +2,7 @@
 // temporary directory, and running a rendered script under bash.
 #pragma once
 
+#include "support/shipped_catalog.hpp"
 #include "support/source_dir.hpp"
 #include "support/temp_dir.hpp"
 
@@ -22,11 +23,7 @@ inline fs::path shipped_templates() {
     return source_dir() / "templates";
 }
 
-// The shipped catalog (framework profiles among it), loaded once.
-inline const trainbench::catalog::Catalog& shipped_catalog() {
-    static const trainbench::catalog::Catalog cat = trainbench::catalog::Catalog::load({source_dir() / "recipes"});
-    return cat;
-}
+using trainbench::testing::shipped_catalog;
 
 inline trainbench::catalog::Target slurm_target() {
     trainbench::catalog::Target t;

@@ -2,6 +2,7 @@
 // temporary directory, and a sweep expanded from text.
 #pragma once
 
+#include "support/shipped_catalog.hpp"
 #include "support/source_dir.hpp"
 #include "support/temp_dir.hpp"
 
@@ -21,10 +22,7 @@ using trainbench::testing::TempDir;
 
 inline const fs::path k_source = trainbench::testing::source_dir();
 
-inline const catalog::Catalog& shipped_catalog() {
-    static const catalog::Catalog c = catalog::Catalog::load({k_source / "recipes"});
-    return c;
-}
+using trainbench::testing::shipped_catalog;
 
 inline std::string p4d_5b() {
     return (k_source / "recipes/aws-p4d/gpt3-5b.yaml").string();
