@@ -25,10 +25,16 @@ void each_record(const metrics::Series& series, F&& f) {
         if (!f(StepSample{p.step, p.value}, i)) return;
 }
 
-// The k-th smallest (0-based) order key of records [first, first + n): radix passes, each
-// counting the next 11 bits of the keys that share the bits found so far, until at most
-// k_collect keys are left to select among in memory.
-std::uint64_t select_key_streamed(const metrics::Series& series, std::size_t first, std::size_t n, std::size_t k) {
+// The k-th and (k+1)-th smallest (0-based) order keys of records [first, first + n).
+struct OrderPair {
+    std::uint64_t low = 0, high = 0;
+    bool high_known = false;  // false: the (k+1)-th is past the keys selected among (another pass)
+};
+
+// Radix passes, each counting the next 11 bits of the keys that share the bits found so far,
+// until at most k_collect keys are left to select among in memory; the (k+1)-th comes with the
+// k-th when it is among them.
+OrderPair select_keys_streamed(const metrics::Series& series, std::size_t first, std::size_t n, std::size_t k) {
     constexpr int k_bits = 11;
     constexpr std::size_t k_collect = std::size_t{1} << 16;
     int known = 0;  // leading bits found
@@ -50,7 +56,7 @@ std::uint64_t select_key_streamed(const metrics::Series& series, std::size_t fir
         known += width;
         n = count[bucket];
     }
-    if (known == 64) return prefix;  // every key left is this one
+    if (known == 64) return {prefix, prefix, k + 1 < n};  // every key left is this one
     std::vector<std::uint64_t> keys;
     keys.reserve(n);
     each_record(series, [&](const StepSample& r, std::size_t i) {
@@ -59,7 +65,8 @@ std::uint64_t select_key_streamed(const metrics::Series& series, std::size_t fir
     });
     const auto nth = keys.begin() + static_cast<std::ptrdiff_t>(k);
     std::nth_element(keys.begin(), nth, keys.end());
-    return *nth;
+    if (nth + 1 == keys.end()) return {*nth, *nth, false};
+    return {*nth, *std::min_element(nth + 1, keys.end()), true};
 }
 
 // The median of the second half of the records, as stats.cpp's tail_median gives it.
@@ -68,11 +75,13 @@ double tail_median_streamed(const metrics::Series& series, std::size_t total) {
     if (n == 0) return 0;
     const double pos = 0.5 * static_cast<double>(n - 1);
     const auto lo = static_cast<std::size_t>(std::floor(pos));
-    const std::uint64_t low = select_key_streamed(series, first, n, lo);
-    std::uint64_t high = low;
-    if (lo + 1 < n) {
+    OrderPair keys = select_keys_streamed(series, first, n, lo);
+    if (lo + 1 >= n) {
+        keys.high = keys.low;
+    } else if (!keys.high_known) {
         // the next order statistic: `low` again when it occurs past position lo, else the
         // smallest key above it
+        const std::uint64_t low = keys.low;
         std::size_t at_most_low = 0;
         std::uint64_t above = ~std::uint64_t{0};
         each_record(series, [&](const StepSample& r, std::size_t i) {
@@ -82,9 +91,9 @@ double tail_median_streamed(const metrics::Series& series, std::size_t total) {
             above = std::min(above, x > low ? x : above);
             return true;
         });
-        high = at_most_low > lo + 1 ? low : above;
+        keys.high = at_most_low > lo + 1 ? low : above;
     }
-    const double l = detail::from_order_key(low), h = detail::from_order_key(high);
+    const double l = detail::from_order_key(keys.low), h = detail::from_order_key(keys.high);
     return l + (h - l) * (pos - static_cast<double>(lo));
 }
 
