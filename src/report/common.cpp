@@ -21,30 +21,19 @@ public:
 private:
     bool m_colour = false;
 };
-class JsonReporter final : public Reporter {
+// Every other format: one function of the document.
+template <std::string (*Render)(const Document&)>
+class DocumentReporter final : public Reporter {
 public:
-    std::string render(const Document& d) const override { return detail::document_json(d); }
+    std::string render(const Document& d) const override { return Render(d); }
 };
-class CsvReporter final : public Reporter {
-public:
-    std::string render(const Document& d) const override { return detail::document_csv(d); }
-};
-class MarkdownReporter final : public Reporter {
-public:
-    std::string render(const Document& d) const override { return detail::document_markdown(d); }
-};
-class HtmlReporter final : public Reporter {
-public:
-    std::string render(const Document& d) const override { return detail::document_html(d); }
-};
-class JunitReporter final : public Reporter {
-public:
-    std::string render(const Document& d) const override { return junit_xml(d.tests_name, d.tests); }
-};
+std::string document_junit(const Document& d) {
+    return junit_xml(d.tests_name, d.tests);
+}
 
-template <typename R>
+template <std::string (*Render)(const Document&)>
 std::unique_ptr<Reporter> make(const ReportOptions&) {
-    return std::make_unique<R>();
+    return std::make_unique<DocumentReporter<Render>>();
 }
 std::unique_ptr<Reporter> make_table(const ReportOptions& o) {
     return std::make_unique<TableReporter>(o);
@@ -61,12 +50,13 @@ constexpr Parts k_page{true, true, false, false, false};
 const std::vector<ReporterInfo>& reporters() {
     static const std::vector<ReporterInfo> table = {
         {"table", "aligned text for a terminal (colour only on a TTY, never with NO_COLOR)", make_table, k_blocks},
-        {"json", "the full report as JSON (also written to the run's report/summary.json)", make<JsonReporter>, k_data},
-        {"csv", "one row per run with every figure (RFC 4180)", make<CsvReporter>, k_records},
-        {"markdown", "tables for a pull request or a wiki page", make<MarkdownReporter>, k_blocks},
+        {"json", "the full report as JSON (also written to the run's report/summary.json)", make<detail::document_json>,
+         k_data},
+        {"csv", "one row per run with every figure (RFC 4180)", make<detail::document_csv>, k_records},
+        {"markdown", "tables for a pull request or a wiki page", make<detail::document_markdown>, k_blocks},
         {"html", "one self-contained page: summary, step-time and loss plots (SVG), recipe, provenance",
-         make<HtmlReporter>, k_page},
-        {"junit", "expectations as JUnit test cases, for CI", make<JunitReporter>, k_tests},
+         make<detail::document_html>, k_page},
+        {"junit", "expectations as JUnit test cases, for CI", make<document_junit>, k_tests},
     };
     return table;
 }

@@ -82,6 +82,21 @@ Cell number(std::string text) {
     return c;
 }
 
+// A section shown as lines on a terminal and as a table in Markdown and HTML (HTML names the
+// first column `html_key`).
+struct LinesAndTable {
+    std::string_view terminal_heading, html_heading, html_key;
+};
+void add_lines_and_table(Document& d, const LinesAndTable& names, Grid lines, Grid table) {
+    Grid markdown = table;
+    table.columns[0].header = std::string(names.html_key);
+    add(d, Heading{std::string(names.terminal_heading), {}}, Show::terminal);
+    add(d, std::move(lines), Show::terminal);
+    add(d, std::move(markdown), Show::markdown);
+    add(d, Heading{std::string(names.html_heading), {}}, Show::html);
+    add(d, std::move(table), Show::html);
+}
+
 // Expectations: terminal PASS/FAIL lines; Markdown and HTML a table.
 void add_expectations(Document& d, const RunSummary& s) {
     if (s.expectations.empty()) return;
@@ -95,13 +110,7 @@ void add_expectations(Document& d, const RunSummary& s) {
         table.rows.push_back({Cell(e.figure), with_note(e.passed ? "pass" : "FAIL", tone, e.message, NoteStyle::detail),
                               number(actual), Cell(e.rule)});
     }
-    Grid markdown = table;
-    table.columns[0].header = "figure";
-    add(d, Heading{"expectations", {}}, Show::terminal);
-    add(d, std::move(lines), Show::terminal);
-    add(d, std::move(markdown), Show::markdown);
-    add(d, Heading{"Expectations", {}}, Show::html);
-    add(d, std::move(table), Show::html);
+    add_lines_and_table(d, {"expectations", "Expectations", "figure"}, std::move(lines), std::move(table));
 }
 
 // What the log declares against what was given: terminal lines; Markdown and HTML a table.
@@ -116,13 +125,8 @@ void add_cross_checks(Document& d, const RunSummary& s) {
         table.rows.push_back({Cell(c.log_key), number(c.logged), number(c.given), Cell(c.origin),
                               Cell(c.match ? "ok" : "mismatch", tone)});
     }
-    Grid markdown = table;
-    table.columns[0].header = "log key";
-    add(d, Heading{"cross-check (log declares / given)", {}}, Show::terminal);
-    add(d, std::move(lines), Show::terminal);
-    add(d, std::move(markdown), Show::markdown);
-    add(d, Heading{"Cross-check: what the log declares", {}}, Show::html);
-    add(d, std::move(table), Show::html);
+    add_lines_and_table(d, {"cross-check (log declares / given)", "Cross-check: what the log declares", "log key"},
+                        std::move(lines), std::move(table));
 }
 
 // The HTML page's top: the convention and peak, then figures and inputs side by side.
