@@ -1,5 +1,7 @@
 // The values of `show` (a resolved recipe), `parse` (what the log parsers decoded) and `list`
 // (the catalog, the shipped recipes, the FLOPs conventions and the published references).
+#include "pipeline/points_in_memory.hpp"
+
 #include <trainbench/pipeline.hpp>
 
 #include <fmt/format.h>
@@ -8,13 +10,6 @@
 #include <sstream>
 
 namespace trainbench::pipeline {
-
-namespace {
-
-// `parse` writes every point out, so a long series waits in a temporary file, not in memory.
-constexpr std::size_t k_points_in_memory = 1 << 16;  // per series: 1.5 MiB
-
-}  // namespace
 
 ShownRecipe show_recipe(const Services& services, const std::string& file, const std::vector<std::string>& overrides,
                         bool origins) {
@@ -33,7 +28,7 @@ ParsedLogs parse_logs(const ParseRequest& q) {
     metrics::ParseOptions po;
     po.format = q.format;
     po.threads = q.threads;
-    po.spill_after = k_points_in_memory;
+    po.spill_after = detail::k_points_in_memory;  // `parse` writes every point out
     for (const std::string& t : q.tags) {
         std::stringstream ss(t);
         std::string item;

@@ -1,6 +1,8 @@
 // Summarise a run or logs: a RunSummary from a run directory (its resolved
 // recipe, its logs) or from bare log files, with the options that give what a
 // bare log lacks. `report`, `compare` and `sweep report` share it.
+#include "pipeline/points_in_memory.hpp"
+
 #include <trainbench/metrics.hpp>
 #include <trainbench/pipeline.hpp>
 #include <trainbench/recipe.hpp>
@@ -201,8 +203,7 @@ metrics::ParseOptions report_parse_options(const std::string& format, const LogR
     // 2.6 M steps): their series wait in temporary files past this many points, and the step
     // statistics read them in passes (analysis::step_statistics_streamed), so the report's
     // memory does not grow with the log.
-    constexpr std::size_t k_points_in_memory = std::size_t{1} << 16;  // per series: 1.5 MiB
-    if (format == "megatron-bridge" || format == "torchtitan") po.spill_after = k_points_in_memory;
+    if (format == "megatron-bridge" || format == "torchtitan") po.spill_after = detail::k_points_in_memory;
     return po;
 }
 
