@@ -266,6 +266,10 @@ inline constexpr double k_warmup_threshold = 0.2;  // 20% above the steady-state
 [[nodiscard]] std::vector<StepSample> step_samples(const metrics::LogData& log);
 // Same, releasing the series from `log` as it goes (a large log's memory is not held twice).
 [[nodiscard]] std::vector<StepSample> take_step_samples(metrics::LogData& log);
+// An MLPerf log times blocks of training, not steps: one record per block, its mean step time
+// (block_time_s over block_samples / global_batch), at the block's stop as the log indexes it
+// (its samples_count). Empty when no block has both series.
+[[nodiscard]] std::vector<StepSample> block_step_samples(const metrics::LogData& log, int global_batch);
 
 // ---------------------------------------------------------------- inputs
 // A configuration value and where it came from ("--gpus", "recipe", "log

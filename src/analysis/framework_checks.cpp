@@ -15,10 +15,11 @@ namespace {
 struct Framework {
     std::string_view format;
     std::string_view name;
-    std::string_view family;           // a report convention of this prefix is the framework's own
-    std::string_view convention;       // else this one (the current release's)
-    std::string_view tflops_series;    // the series of its printed TFLOPS/GPU
-    std::string_view mfu_series = {};  // the series of its printed MFU in percent; empty: it prints none
+    std::string_view family;                  // a report convention of this prefix is the framework's own
+    std::string_view convention;              // else this one (the current release's)
+    std::string_view tflops_series = {};      // the series of its printed TFLOPS/GPU; empty: it prints none
+    std::string_view mfu_series = {};         // the series of its printed MFU in percent; empty: it prints none
+    std::string_view throughput_series = {};  // its printed samples/s (or tokens/s); empty: it prints none
 };
 
 const std::vector<Framework>& frameworks() {
@@ -34,6 +35,8 @@ const std::vector<Framework>& frameworks() {
          .convention = "torchtitan-2026-08",
          .tflops_series = metrics::names::tflops_per_gpu,
          .mfu_series = "mfu_pct"},
+        // MLPerf's tracked_stats throughput: samples/s in most benchmarks, tokens/s in some
+        {.format = "mlperf", .name = "MLPerf", .family = {}, .convention = {}, .throughput_series = "throughput"},
     };
     return table;
 }
@@ -49,10 +52,9 @@ const Framework* framework_of(std::string_view format) {
 const std::vector<std::string>& framework_figure_series(std::string_view format) {
     static const std::map<std::string_view, std::vector<std::string>> series = [] {
         std::map<std::string_view, std::vector<std::string>> out;
-        for (const Framework& f : frameworks()) {
-            out[f.format].emplace_back(f.tflops_series);
-            if (!f.mfu_series.empty()) out[f.format].emplace_back(f.mfu_series);
-        }
+        for (const Framework& f : frameworks())
+            for (std::string_view name : {f.tflops_series, f.mfu_series, f.throughput_series})
+                if (!name.empty()) out[f.format].emplace_back(name);
         return out;
     }();
     static const std::vector<std::string> none;
@@ -97,6 +99,26 @@ void add_row(RunSummary& s, std::string key, std::string log_key, double logged,
     s.cross_checks.push_back(std::move(c));
 }
 
+// The framework's printed throughput against trainbench's samples/s (the global batch over the
+// window's mean step time); a throughput seq_len times as large is the tokens/s the framework
+// printed, compared as that.
+void throughput_row(const metrics::LogData& log, const Framework& fw, const Inputs& in, RunSummary& s,
+                    const std::string& window) {
+    const std::optional<double> logged = window_mean(log, fw.throughput_series, s.stats.window);
+    if (!logged) {
+        s.findings.push_back({Severity::note, fmt::format("{} printed no throughput in the {}: nothing to cross-check",
+                                                          fw.name, window)});
+        return;
+    }
+    const double samples = s.derived.samples_per_s;
+    const bool tokens = in.seq_len > 0 && samples > 0 &&
+                        std::fabs(*logged / (samples * in.seq_len) - 1) < std::fabs(*logged / samples - 1);
+    add_row(s, tokens ? "framework_tokens_per_s" : "framework_samples_per_s", std::string(fw.throughput_series),
+            *logged, tokens ? s.derived.tokens_per_s : samples,
+            fmt::format("trainbench, global batch {} over the mean step time, {}", in.global_batch, window),
+            tokens ? "throughput (tokens/s)" : "throughput (samples/s)", fw.name);
+}
+
 }  // namespace
 
 void framework_cross_checks(const AnalysisRequest& request, const Inputs& in, RunSummary& s) {
@@ -104,6 +126,15 @@ void framework_cross_checks(const AnalysisRequest& request, const Inputs& in, Ru
     const metrics::LogData& log = *request.log;
     const Framework* fw = framework_of(log.format);
     if (!fw) return;
+    if (!fw->throughput_series.empty())
+        throughput_row(log, *fw, in, s, fmt::format("window {}..{}", s.stats.window.start, s.stats.window.end));
+    // MLPerf's own result, as it scores it: run_start to run_stop.
+    if (auto ttt = log.summary.find("time_to_train_min"); ttt != log.summary.end())
+        s.findings.push_back(
+            {Severity::note, fmt::format("{} result: time to train {:.3f} min (run_start to run_stop), "
+                                         "status {}",
+                                         fw->name, ttt->second, log.parameter_text("status").value_or("not logged"))});
+    if (fw->tflops_series.empty()) return;
     const std::string conv_name = s.convention.rfind(fw->family, 0) == 0 ? s.convention : std::string(fw->convention);
     const FlopsConvention& conv = find_flops_convention(conv_name);
     FlopsInput fi;

@@ -229,4 +229,23 @@ std::vector<StepSample> take_step_samples(metrics::LogData& log) {
     return out;
 }
 
+std::vector<StepSample> block_step_samples(const metrics::LogData& log, int global_batch) {
+    std::vector<StepSample> out;
+    const metrics::Series* times = log.find("block_time_s");
+    const metrics::Series* samples = log.find("block_samples");
+    if (!times || !samples || global_batch <= 0) return out;
+    // The parser adds a block's samples right after its time, and only to a block it timed: the
+    // two series pair up in order, a time with no samples (no samples_count) left out.
+    metrics::PointReader read_times(*times);
+    metrics::PointReader read_samples(*samples);
+    metrics::Point n;
+    bool have_n = read_samples.next(n);
+    for (metrics::Point t; have_n && read_times.next(t);) {
+        if (t.step != n.step) continue;
+        if (n.value > 0 && std::isfinite(t.value)) out.push_back({t.step, t.value * global_batch / n.value});
+        have_n = read_samples.next(n);
+    }
+    return out;
+}
+
 }  // namespace trainbench::analysis

@@ -3,7 +3,8 @@
 //             "key": "block_start", "value": null, "metadata": {"samples_count": 2688, ...}}
 // anywhere in a line (srun -l's "0: ", a logger's prefix), among any other output. Read:
 // run_start / run_stop (the first start, the last stop, its metadata status), block and epoch
-// intervals (block_time_s, epoch_time_s at the stop's samples_count / epoch_num), eval_accuracy,
+// intervals (block_time_s, epoch_time_s at the stop's samples_count / epoch_num; block_samples,
+// the samples between a block's start and stop), eval_accuracy,
 // tracked_stats (each number of its value: throughput, loss, lr, train_step_time ->
 // step_time_s) and a bare "throughput" key, as series at the metadata's step (step, else
 // samples_count, else epoch_num, else first_epoch_num, else the last step seen). Other keys
@@ -84,8 +85,11 @@ bool skip_value(od::value v) {
             od::array a;
             return !v.get_array().get(a) && !a.raw_json().get(raw);
         }
-        case od::json_type::string:
-            return !v.get_string().get(raw);
+        case od::json_type::string: {
+            // (stage 1 has checked its bytes; not unescaping a string nobody reads saves a copy)
+            od::raw_json_string s;
+            return !v.get_raw_json_string().get(s);
+        }
         case od::json_type::number: {
             double d = 0;
             return read_number(v, d);
@@ -118,6 +122,7 @@ private:
     bool read_metadata(od::value v);
     void apply();
     void interval(std::string_view name, std::optional<double> start, double at, std::optional<double> step);
+    void block_samples();
     std::int64_t step_of();
     void note_interval(bool block, bool stop);
 
@@ -128,6 +133,7 @@ private:
     Event m_e;
     std::int64_t m_last_step = 0;
     std::optional<double> m_block_start, m_epoch_start, m_run_start, m_run_stop;
+    std::optional<double> m_block_start_samples;  // the samples_count of the open block's start
     bool m_first = true, m_order_dependent = false;
     // A later part: whether its own events settled the last step, the block and the epoch.
     bool m_step_known = false, m_block_known = false, m_epoch_known = false;
@@ -274,6 +280,18 @@ void MlperfParser::interval(std::string_view name, std::optional<double> start, 
     m_sink.add(m_sink.resolve_as(name, name), Point{s.value_or(step_of()), (at - *start) / 1000.0, at / 1000.0});
 }
 
+// The samples a block trained on (its stop's samples_count less its start's), beside its
+// block_time_s: the report's step time is block_time_s over block_samples / global_batch_size.
+void MlperfParser::block_samples() {
+    if (!m_block_start || !m_block_start_samples || !m_e.samples_count || std::isnan(m_e.time_ms) ||
+        m_e.time_ms < *m_block_start || *m_e.samples_count <= *m_block_start_samples)
+        return;
+    std::optional<std::int64_t> s = integral(*m_e.samples_count);
+    if (!s) return;
+    m_sink.add(m_sink.resolve_as("block_samples", "block_samples"),
+               Point{*s, *m_e.samples_count - *m_block_start_samples, m_e.time_ms / 1000.0});
+}
+
 void MlperfParser::apply() {
     const std::string& key = m_e.key;
     const double t = m_e.time_ms;
@@ -288,10 +306,13 @@ void MlperfParser::apply() {
     } else if (key == "block_start" || key == "epoch_start") {
         note_interval(key == "block_start", false);
         (key == "block_start" ? m_block_start : m_epoch_start) = std::isnan(t) ? std::nullopt : std::optional(t);
+        if (key == "block_start") m_block_start_samples = m_e.samples_count;
     } else if (key == "block_stop") {
         note_interval(true, true);
         interval("block_time_s", m_block_start, t, m_e.samples_count ? m_e.samples_count : m_e.first_epoch_num);
+        block_samples();
         m_block_start.reset();
+        m_block_start_samples.reset();
     } else if (key == "epoch_stop") {
         note_interval(false, true);
         interval("epoch_time_s", m_epoch_start, t, m_e.epoch_num ? m_e.epoch_num : m_e.samples_count);

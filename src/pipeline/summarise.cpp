@@ -1,6 +1,7 @@
 // Summarise a run or logs: a RunSummary from a run directory (its resolved
 // recipe, its logs) or from bare log files, with the options that give what a
 // bare log lacks. `report`, `compare` and `sweep report` share it.
+#include "pipeline/mlperf_steps.hpp"
 #include "pipeline/points_in_memory.hpp"
 
 #include <trainbench/metrics.hpp>
@@ -127,6 +128,18 @@ void apply_log_device(const Services& services, const metrics::LogData& log, con
     in.catalog_gpu = g;
 }
 
+// An MLPerf log's benchmark, when it is a catalog model and nothing else named one.
+void apply_log_benchmark(const Services& services, const metrics::LogData& log, analysis::Inputs& in) {
+    if (!in.model.name.empty()) return;
+    const std::optional<std::string> name = detail::mlperf_model(log);
+    if (!name) return;
+    if (const catalog::Model* m = figures_catalog(services, *name).find_model(*name)) {
+        in.model = *m;
+        in.model_origin =
+            fmt::format("the log's submission_benchmark '{}'", log.parameter_text("submission_benchmark").value_or(""));
+    }
+}
+
 catalog::Precision parse_precision_flag(const std::string& text) {
     if (auto p = catalog::parse_precision(text)) return *p;
     throw UsageError(fmt::format("unknown precision '{}'", text), did_you_mean(text, catalog::precision_names()));
@@ -204,6 +217,9 @@ metrics::ParseOptions report_parse_options(const std::string& format, const LogR
     // statistics read them in passes (analysis::step_statistics_streamed), so the report's
     // memory does not grow with the log.
     if (format == "megatron-bridge" || format == "torchtitan") po.spill_after = detail::k_points_in_memory;
+    // MLPerf's step time comes from its blocks (take_steps).
+    if (format == "mlperf")
+        for (const char* s : {"block_time_s", "block_samples"}) po.tags.emplace_back(s);
     return po;
 }
 
@@ -216,8 +232,9 @@ void take_steps(metrics::LogData& log, const LogReading& reading, analysis::Anal
         req.step_records = std::move(log.step_records);
         return;
     }
-    source = "parsed series step_time_s (one value per step)";
     auto it = log.series.find(std::string(metrics::names::step_time_s));
+    if (it == log.series.end() && detail::take_mlperf_steps(log, req)) return;
+    source = "parsed series step_time_s (one value per step)";
     if (it != log.series.end() && it->second.spill)
         req.step_series = &it->second;
     else
@@ -270,7 +287,8 @@ std::vector<fs::path> run_log_files(const fs::path& log_dir, const recipe::Metri
         format = m.source;
         return files;
     }
-    static const std::vector<std::string> preference = {"dllogger", "tensorboard", "nemo", "megatron", "metaseq"};
+    static const std::vector<std::string> preference = {"dllogger", "tensorboard",     "nemo",       "megatron",
+                                                        "metaseq",  "megatron-bridge", "torchtitan", "mlperf"};
     std::map<std::string, std::vector<fs::path>> by_format;
     for (auto it = fs::recursive_directory_iterator(log_dir, ec); it != fs::recursive_directory_iterator(); ++it) {
         if (!it->is_regular_file()) continue;
@@ -428,6 +446,7 @@ analysis::RunSummary summarise_logs(const Services& services, const std::vector<
     metrics::LogData log = parse.take();
     req.plot_series = !flags.figures_only;
     apply_log_device(services, log, flags, in);
+    apply_log_benchmark(services, log, in);
     if (in.gpu_family.empty()) {
         // A log from the local workload declares its measured peak: that is a CPU run.
         if (log.parameters.count("peak_tflops_measured")) apply_gpu(services, "cpu", in, "log peak_tflops_measured");

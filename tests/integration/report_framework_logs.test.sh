@@ -107,6 +107,52 @@ json_get "$tmp/titan_fp8.json" '[f["message"] for f in j["findings"]]' | grep -q
     fail "no finding for mfu N/A"
 echo "cross-check rows: ok and DIFF for Megatron-Bridge and TorchTitan"
 
+# MLPerf (the real llama31_8b result excerpt): the step time is each block's time over its
+# samples / global_batch_size, here computed independently with Python's json module from the
+# same lines; MLPerf's own throughput (samples/s) is the cross-check row; the model comes from
+# submission_benchmark; time to train is said as MLPerf scores it.
+mlperf=$here/../data/logs/real/mlperf_v5.1_amd_mi355x_llama31_8b_result_0_excerpt.txt
+want=$(python3 - "$mlperf" <<'PY'
+import json, sys
+start, times, gbs = {}, [], None
+for line in open(sys.argv[1]):
+    e = json.loads(line[line.index("{"):])
+    if e["key"] == "global_batch_size": gbs = e["value"]
+    if e["key"] == "block_start": start = e
+    if e["key"] == "block_stop":
+        n = e["metadata"]["samples_count"] - start["metadata"]["samples_count"]
+        times.append((e["time_ms"] - start["time_ms"]) / 1000 / (n / gbs))
+print(f"{sum(times) / len(times):.9f}")
+PY
+)
+mflags=(--gpus 8 --gpu b200)
+"$bin" report "$mlperf" "${mflags[@]}" --json > "$tmp/mlperf.json" || fail "report mlperf"
+got=$(json_get "$tmp/mlperf.json" '"%.9f" % j["step_time_s"]')
+[ "$got" = "$want" ] || fail "MLPerf step time $got, the blocks give $want"
+[ "$(json_get "$tmp/mlperf.json" 'j["model"]')" = "llama3.1-8b" ] || fail "the model is not the log's benchmark"
+rows=$(json_get "$tmp/mlperf.json" '{c["key"]: c["match"] for c in j["cross_checks"]}')
+grep -q "'framework_samples_per_s': True" <<<"$rows" || fail "MLPerf throughput row: $rows"
+json_get "$tmp/mlperf.json" '[f["message"] for f in j["findings"]]' | grep -q "time to train 95.969 min" ||
+    fail "no MLPerf time to train"
+# Told a global batch twice the log's: the step time doubles (samples/s stays what the blocks
+# say) and the global_batch row disagrees with the log.
+"$bin" report "$mlperf" "${mflags[@]}" --global-batch 64 --json > "$tmp/mlperf64.json" || fail "report mlperf 64"
+rows=$(json_get "$tmp/mlperf64.json" '{c["key"]: c["match"] for c in j["cross_checks"]}')
+grep -q "'global_batch': False" <<<"$rows" || fail "a wrong global batch is not a DIFF: $rows"
+[ "$(json_get "$tmp/mlperf64.json" '"%.9f" % (j["step_time_s"] / 2)')" = "$want" ] || fail "the step time did not double"
+# A log whose printed throughput is 10% above what its blocks took: a DIFF row and a finding.
+sed -E 's/"throughput": ([0-9.]+)/"throughput": 33.5/' "$mlperf" > "$tmp/mlperf_high.txt"
+"$bin" report "$tmp/mlperf_high.txt" "${mflags[@]}" --json > "$tmp/mlperf_high.json" || fail "report mlperf high"
+rows=$(json_get "$tmp/mlperf_high.json" '{c["key"]: c["match"] for c in j["cross_checks"]}')
+grep -q "'framework_samples_per_s': False" <<<"$rows" || fail "a 10% high throughput is not a DIFF: $rows"
+json_get "$tmp/mlperf_high.json" '[f["message"] for f in j["findings"]]' | grep -q "MLPerf's own throughput" ||
+    fail "no finding for the throughput"
+# Without global_batch_size a block cannot be turned into steps: exit 3 and the flag to give.
+grep -v '"global_batch_size"' "$mlperf" > "$tmp/nogbs.txt"
+set +e; err=$("$bin" report "$tmp/nogbs.txt" "${mflags[@]}" 2>&1); rc=$?; set -e
+[ "$rc" = 3 ] && grep -q -- "--global-batch" <<<"$err" || fail "MLPerf log without a global batch: exit $rc: $err"
+echo "MLPerf: step time from blocks, throughput row ok and DIFF, time to train"
+
 [ -d "$dgxc/llmb_run" ] || { echo "skip: no dgxc-benchmarking oracle at $dgxc (shared/reference is absent)"; exit 125; }
 # dgxc's own parser on the same log: its status, mean step time and mean TFLOPS over 35..44.
 oracle=$(python3 -B - "$dgxc" "$tmp/bridge.log" <<'PY'

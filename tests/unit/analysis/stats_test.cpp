@@ -221,3 +221,25 @@ TEST(StepSamples, TakeReleasesTheSeries) {
 
 }  // namespace
 }  // namespace trainbench::analysis
+
+namespace trainbench::analysis {
+
+// MLPerf blocks: each block's time over its samples / the global batch, paired in order; a
+// block timed without a samples count (its step is another index) is left out.
+TEST(BlockStepSamples, EachBlockIsItsMeanStepTime) {
+    metrics::LogData log;
+    log.format = "mlperf";
+    log.series["block_time_s"].points = {{12288, 400.0, 0}, {7, 50.0, 0}, {24576, 384.0, 0}};
+    log.series["block_samples"].points = {{12288, 12288, 0}, {24576, 12288, 0}};
+    const std::vector<StepSample> r = block_step_samples(log, 32);
+    ASSERT_EQ(r.size(), 2u);
+    EXPECT_EQ(r[0].step, 12288);
+    EXPECT_DOUBLE_EQ(r[0].seconds, 400.0 * 32 / 12288);
+    EXPECT_EQ(r[1].step, 24576);
+    EXPECT_DOUBLE_EQ(r[1].seconds, 1.0);
+    EXPECT_TRUE(block_step_samples(log, 0).empty());
+    log.series.erase("block_samples");
+    EXPECT_TRUE(block_step_samples(log, 32).empty());
+}
+
+}  // namespace trainbench::analysis

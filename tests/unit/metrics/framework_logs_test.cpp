@@ -210,6 +210,10 @@ TEST(Mlperf, RealResultLogGivesTimeToTrainAndStatus) {
     EXPECT_EQ(d.series.count("throughput"), 1u);  // samples/s here: no TFLOPS series
     EXPECT_EQ(d.series.count("tflops_per_gpu"), 0u);
     EXPECT_DOUBLE_EQ(at(d, "block_time_s", 12288), (1759966614209.0 - 1759966206549.0) / 1000);
+    // the samples between each block's start and stop, beside its time (the report's step time)
+    EXPECT_DOUBLE_EQ(at(d, "block_samples", 12288), 12288);
+    EXPECT_DOUBLE_EQ(at(d, "block_samples", 172032), 172032 - 159744);
+    EXPECT_EQ(d.series.at("block_samples").points.size(), 3u);
     EXPECT_DOUBLE_EQ(at(d, "eval_accuracy", 12256), 5.595030307769775);
     EXPECT_DOUBLE_EQ(at(d, "epoch_time_s", 172032), (1759971964685.0 - 1759966206549.0) / 1000);
     EXPECT_EQ(d.stats.corrupt, 0u);
