@@ -466,7 +466,7 @@ struct RunSummary {
                                                                 const std::vector<recipe::Expectation>& expectations);
 
 // The series of a log format that hold the framework's own printed figures (Megatron-Bridge:
-// tflops_per_gpu; TorchTitan: tflops_per_gpu, mfu_pct), which a report cross-checks against
+// tflops_per_gpu; TorchTitan: tflops_per_gpu, mfu_pct; MLPerf: throughput), which a report cross-checks against
 // its own; empty for other formats.
 [[nodiscard]] const std::vector<std::string>& framework_figure_series(std::string_view format);
 

@@ -45,10 +45,10 @@ bool take_mlperf_steps(const metrics::LogData& log, analysis::AnalysisRequest& r
     if (log.format != "mlperf") return false;
     const int batch = global_batch(log, req.inputs);
     if (batch <= 0)
-        throw InputError(
-            "an MLPerf log times blocks of training, not steps, and this one does not give the global "
-            "batch size (global_batch_size) that turns a block into steps",
-            "give it with --global-batch");
+        throw InputError(fmt::format("an MLPerf log times blocks of training, not steps, and this one gives no "
+                                     "usable global batch size to turn a block into steps (global_batch_size: {})",
+                                     log.parameter_text("global_batch_size").value_or("not logged")),
+                         "give it with --global-batch N (a positive integer)");
     req.provenance.step_source = fmt::format(
         "MLPerf blocks: block_stop - block_start over (samples in the block / global batch {}), one record per "
         "block, at the log's samples_count",
