@@ -1,6 +1,7 @@
 // The framework table: one row per framework (to add one, see framework.hpp).
 #include "render/frameworks/framework.hpp"
 
+#include <algorithm>
 #include <array>
 
 namespace trainbench::render {
@@ -60,7 +61,7 @@ constexpr std::array k_frameworks{std::to_array<Framework>({
      .python = "python3",
      .torchrun_per_node = true,
      .torchrun_on_kubernetes = true,
-     .toml = true,
+     .tyro_flags = true,
      .block_scaled = true,
      .model_problems = &torchtitan_problems,
      .env = &torchtitan_env,
@@ -69,15 +70,27 @@ constexpr std::array k_frameworks{std::to_array<Framework>({
 
 }  // namespace
 
-const Framework* find_framework(std::string_view name) {
-    for (const Framework& f : k_frameworks)
-        if (f.name == name) return &f;
-    return nullptr;
+const Framework* find_framework(std::string_view name, std::string_view version) {
+    const Framework* any_version = nullptr;
+    for (const Framework& f : k_frameworks) {
+        if (f.name != name) continue;
+        if (std::find(f.versions.begin(), f.versions.end(), version) != f.versions.end()) return &f;
+        if (f.versions.empty()) any_version = &f;
+    }
+    return any_version;
 }
 
 std::vector<std::string> framework_names() {
     std::vector<std::string> out;
-    for (const Framework& f : k_frameworks) out.emplace_back(f.name);
+    for (const Framework& f : k_frameworks)
+        if (std::find(out.begin(), out.end(), f.name) == out.end()) out.emplace_back(f.name);
+    return out;
+}
+
+std::vector<std::string> framework_template_keys() {
+    std::vector<std::string> out;
+    for (const Framework& f : k_frameworks)
+        if (std::find(out.begin(), out.end(), f.template_key) == out.end()) out.emplace_back(f.template_key);
     return out;
 }
 
