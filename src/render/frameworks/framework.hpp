@@ -10,7 +10,7 @@
 //  3. one row in the table in table.cpp (the Framework fields below say how it is
 //     started, which precisions and model keys it can express); build_context (context.cpp)
 //     and model_support.cpp read only this table, never a name. A version whose launch differs
-//     is one more row of the same name with `.versions`;
+//     (TorchTitan b5bcd76c) is one more row of the same name with `.versions`;
 //  4. a partial template templates/frameworks/<name>.sh, included through
 //     {{#framework_is.<template_key>}};
 //  5. a profile under recipes/catalog/frameworks/ when the framework has versions
@@ -155,6 +155,13 @@ struct TorchtitanFlavor {
 
 // TorchTitan's: the shape against the flavour, and what the version cannot express (torchtitan_model.cpp).
 void torchtitan_problems(const recipe::Recipe& r, std::vector<ModelProblem>& out);
+// The recipe's model against the flavour TorchTitan defines for it (either version).
+void torchtitan_shape_problems(const recipe::Recipe& r, std::vector<ModelProblem>& out);
+// TorchTitan main (b5bcd76c, config functions; torchtitan_main.cpp): the registry function of the
+// model and precision, the shape, what no flag of the version can set.
+void torchtitan_main_problems(const recipe::Recipe& r, std::vector<ModelProblem>& out);
+[[nodiscard]] FrameworkLaunch torchtitan_main_launch(const Facts& f);
+[[nodiscard]] catalog::EnvList torchtitan_main_env(const recipe::Recipe& r);
 [[nodiscard]] std::vector<ModelProblem> model_support_problems(const recipe::Recipe& r);
 // Megatron-Bridge: a model without a performance recipe, a GPU or precision its flags cannot name.
 void megatron_bridge_problems(const recipe::Recipe& r, std::vector<ModelProblem>& out);

@@ -8,6 +8,8 @@ namespace trainbench::render {
 
 namespace {
 
+constexpr std::array<std::string_view, 1> k_torchtitan_main{"b5bcd76c"};
+
 // Each row names its fields (framework.hpp says what each means); a field left out is false,
 // empty or null. A new framework is one more row here, never a branch elsewhere.
 constexpr std::array k_frameworks{std::to_array<Framework>({
@@ -66,6 +68,18 @@ constexpr std::array k_frameworks{std::to_array<Framework>({
      .model_problems = &torchtitan_problems,
      .env = &torchtitan_env,
      .launch = &torchtitan_launch},
+    // main after TOML: a registry function and `--section.option` flags (torchtitan_main.cpp)
+    {.name = "torchtitan",
+     .versions = k_torchtitan_main,
+     .template_key = "torchtitan",
+     .python = "python3",
+     .torchrun_per_node = true,
+     .torchrun_on_kubernetes = true,
+     .tyro_flags = true,
+     .block_scaled = true,
+     .model_problems = &torchtitan_main_problems,
+     .env = &torchtitan_main_env,
+     .launch = &torchtitan_main_launch},
 })};
 
 }  // namespace
