@@ -23,6 +23,7 @@ namespace {
 
 const fs::path k_8b = render_test::source_dir() / "recipes/aws-p5/llama3.1-8b-torchtitan-main.yaml";
 const fs::path k_70b = render_test::source_dir() / "recipes/aws-p5/llama3.1-70b-torchtitan-main.yaml";
+const fs::path k_8b_mx = render_test::source_dir() / "recipes/gcp-a4/llama3.1-8b-torchtitan-main-mxfp8.yaml";
 
 recipe::Recipe load(const fs::path& file, const std::vector<std::string>& overrides = {}) {
     recipe::LoadOptions o;
@@ -87,6 +88,7 @@ TEST(TorchtitanMain, TheVersionPicksItsRowAndNoOtherVersionDoes) {
 TEST(TorchtitanMain, TheShippedRecipesValidate) {
     EXPECT_EQ(validate(load(k_8b)), "");
     EXPECT_EQ(validate(load(k_70b)), "");
+    EXPECT_EQ(validate(load(k_8b_mx)), "");
 }
 
 TEST(TorchtitanMain, TheLaunchIsTheRegistryFunctionThenTheRecipesFlags) {
@@ -110,7 +112,7 @@ TEST(TorchtitanMain, TheLaunchIsTheRegistryFunctionThenTheRecipesFlags) {
     EXPECT_EQ(value_of(b, "--parallelism.data-parallel-shard-degree"), "32");
     EXPECT_TRUE(has(b, "--parallelism.enable-sequence-parallel"));
     // the precision picks the function (its converters are the function's model_spec)
-    EXPECT_EQ(value_of(argv_of(load(k_8b, {"precision=mxfp8"})), "--config"), "llama3_8b_mxfp8");
+    EXPECT_EQ(value_of(argv_of(load(k_8b_mx)), "--config"), "llama3_8b_mxfp8");
     // framework_config keys are flags as tyro reads them: a bool a flag, a list one A,B word
     std::vector<std::string> c =
         argv_of(load(k_8b, {"framework_config.compile.enable=true", "framework_config.compile.components=[model]",
