@@ -397,6 +397,8 @@ EOF
               "precision": "bf16", "recompute": {"granularity": "selective"}}
     hf = ["--hf-assets-path", "/w/assets/hf/Llama-3.1-8B"]
     expect(tm.problems(ref, base + hf, recipe) == [], "llama3_8b is the 8B bf16 selective recipe")
+    r = tm.problems(ref, base + hf + ["--training.max_norm", "0.5"], recipe)
+    expect(r and "--training.max-norm" in r[0], f"--training.max_norm is not tyro's help spelling: {r}")
     r = tm.problems(ref, ["--module", "llama3", "--config", "llama3_70b"] + hf, recipe)
     expect(any("layers 80" in m for m in r) and any("FullAC" in m for m in r) and any("Llama-3.1-70B" in m for m in r),
            f"llama3_70b is not the 8B recipe: {r}")

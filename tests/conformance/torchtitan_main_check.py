@@ -15,6 +15,8 @@ so this check runs what those files can run, unmodified, their other imports sta
   (configs.py's sections, metrics.py's MetricsProcessor.Config, the str fields), each section's
   default what the function's `Trainer.Config(...)` call gives it. A flag of another section, an
   unknown flag or a value of the wrong type is refused as tyro refuses it;
+- every flag is spelled as tyro's help spells it (tyro's own parser lists them; it reads
+  underscores alike, trainbench renders the help's spelling);
 - what no flag sets is read from the function with `ast` and compared with the recipe: the model
   flavour (model_registry("8B") -> the `_8b` builder of llama3/__init__.py: layers, dim, heads,
   kv heads, vocab, the FFN size compute_ffn_hidden_dim gives), the converters (precision) and the
@@ -214,6 +216,19 @@ def parse(ref: Path, argv: list[str]) -> tuple[object | None, str, str]:
         return None, function, " ".join(str(e).split())
 
 
+def tyro_spellings(ref: Path) -> set[str]:
+    """Every option as tyro's help spells it (hyphens, --a.no-b), from tyro's own parser."""
+    import warnings
+
+    import tyro  # noqa: PLC0415
+
+    mods = _load(ref)
+    with _stand_ins(), warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # get_parser: still in tyro 1.0
+        parser = tyro.extras.get_parser(root_class(ref, mods), registry=mods["torchtitan.config.manager"].custom_registry)
+    return {o for a in parser._actions for o in a.option_strings} | {"--module", "--config"}
+
+
 def _ffn(dim: int, multiple_of: int, multiplier: float | None) -> int:
     """The Llama FFN size (2/3 of 4*dim, times the multiplier, rounded up to multiple_of): the
     formula the flavour's compute_ffn_hidden_dim call names; its module is not in the reference."""
@@ -251,7 +266,10 @@ def problems(ref: Path, argv: list[str], recipe: dict) -> list[str]:
     config, function, why = parse(ref, argv)
     if config is None:
         return [f"TorchTitan {VERSION} refuses it: {why}"]
-    out = []
+    spelled = tyro_spellings(ref)
+    out = [f"{w.split('=', 1)[0]} is spelled {w.split('=', 1)[0].replace('_', '-')} in tyro's help (tyro reads "
+           "both; trainbench renders tyro's spelling)" for w in argv
+           if w.startswith("--") and w.split("=", 1)[0] not in spelled]
     facts = function_facts(ref, function)
     model = recipe.get("model", {})
     shape = flavor_shape(ref, facts["flavor"])
