@@ -144,10 +144,11 @@ public:
         }
     }
 
-    // TorchTitan: every key and value of the delivered TOML (the recipe's framework_config keys are
-    // validate's, at their own lines), then the `--section.key[=value]` overrides after it, as tyro
-    // reads them (a bool is a flag, `--section.no_key` its negation; '-' and '_' alike).
-    void toml() {
+    // TorchTitan: every key and value of the delivered TOML, if any (the recipe's framework_config
+    // keys are validate's, at their own lines), then the `--section.key[=value]` flags, as tyro
+    // reads them (a bool is a flag, `--section.no_key` its negation; '-' and '_' alike; `None` for a
+    // nullable option).
+    void tyro_flags() {
         for (const auto& [key, value] : m_cmd.config_values.items()) {
             if (m_r.framework_config.contains(key)) continue;
             if (!m_p.knows(key)) {
@@ -194,6 +195,7 @@ public:
                 }
                 value = shown = argv[++i];
             }
+            if (value == "None" && rule && rule->nullable) continue;
             if (auto bad = m_p.check_word(key, value))
                 problem(shown, fmt::format("--{} {}: {}", key, value, bad->message), bad->hint, bad->expected);
         }
@@ -362,13 +364,13 @@ void check_launch(const recipe::Recipe& recipe, const catalog::Catalog& catalog,
         }
         if (!profile || cmd.argv.empty()) continue;
         Checker check(recipe, cmd, *profile, diagnostics);
-        const Framework* framework = find_framework(cmd.program);
+        const Framework* framework = find_framework(cmd.program, cmd.version);
         if (framework && framework->hydra)
             check.hydra();
         else if (framework && framework->cli_overrides)
             check.options_and_overrides();
-        else if (framework && framework->toml)
-            check.toml();
+        else if (framework && framework->tyro_flags)
+            check.tyro_flags();
         else
             check.options();
     }

@@ -27,7 +27,7 @@ constexpr const char* k_k8s_config_dir = "/etc/trainbench";  // the ConfigMap's 
 // The framework a train stage runs (an unknown name cannot be rendered); null for other stages.
 const Framework* stage_framework(const recipe::Recipe& r, const recipe::Stage& stage) {
     if (stage.kind != "train") return nullptr;
-    const Framework* fw = find_framework(r.framework);
+    const Framework* fw = find_framework(r.framework, r.framework_version);
     if (!fw)
         throw InputError(fmt::format("framework '{}' cannot be rendered", r.framework),
                          did_you_mean(r.framework, framework_names()));
@@ -182,8 +182,9 @@ ordered_json framework_is(const Facts& f, const StageShape& s) {
     const bool train = f.stage.kind == "train";
     const bool prepare_data = s.slurm_prepare && !prepare_is_custom(f.stage);
     ordered_json is = ordered_json::object();
-    for (const std::string& name : framework_names())
-        is[std::string(find_framework(name)->template_key)] = train && f.r.framework == name;
+    for (const std::string& key : framework_template_keys()) is[key] = false;
+    if (const Framework* fw = find_framework(f.r.framework, f.r.framework_version); fw && train)
+        is[std::string(fw->template_key)] = true;
     is["command"] = !train && !s.slurm_validate && !s.k8s_validate && !prepare_data;
     is["validate"] = s.slurm_validate;
     is["validate_k8s"] = s.k8s_validate;

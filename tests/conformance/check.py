@@ -23,7 +23,11 @@ run time):
   torchtitan           TorchTitan 0.2.2's own ConfigManager.parse_args (the torchtitan==0.2.2 wheel's
                        manager.py over the reference's job_config.py, tyro for the overrides) on the
                        delivered TOML and the command line; each TOML value against its field's type;
-                       the model flavour's shape (the wheel's flavour tables) against the recipe's model
+                       the model flavour's shape (the wheel's flavour tables) against the recipe's model;
+                       at b5bcd76c (main, config functions) the registry function and the flags through
+                       tyro with manager.py's rules over the reference's dataclasses, and what the
+                       function sets that no flag changes (flavour, converters, activation
+                       checkpointing) against the recipe (torchtitan_main_check.py)
 
 Prints one line per rejected argument or key,
   REJECTED <recipe> <stage> <program>: '<arg>' is not an argument of ... (why)
@@ -52,6 +56,7 @@ import nemo_hydra  # noqa: E402
 import nemo_profile  # noqa: E402
 import oracles  # noqa: E402
 import torchtitan_check  # noqa: E402
+import torchtitan_main_check  # noqa: E402
 
 # The binary and -s overrides of this run (the TorchTitan check reads the recipe's model with `show`).
 RUN = {"binary": "", "sets": []}
@@ -481,23 +486,28 @@ def _schema_verdict(sub: str, schema: dict[str, oracles.SchemaField]) -> str:
 
 # --- TorchTitan ---------------------------------------------------------------------------------
 
-def _recipe_model(stage: launches.Stage) -> dict:
-    """The recipe's model as trainbench resolves it (`show --json`, with this run's -s overrides)."""
+def _recipe_shown(stage: launches.Stage) -> dict:
+    """The recipe as trainbench resolves it (`show --json`, with this run's -s overrides)."""
     import json
     import subprocess
 
     sets = [w for s in RUN["sets"] for w in ("-s", s)]
     res = subprocess.run([RUN["binary"], "--json", "show", stage.file, *sets], capture_output=True, text=True,
                          check=False)
-    if res.returncode != 0:
-        return {}
-    return json.loads(res.stdout).get("model", {})
+    return json.loads(res.stdout) if res.returncode == 0 else {}
+
+
+def _recipe_model(stage: launches.Stage) -> dict:
+    return _recipe_shown(stage).get("model", {})
 
 
 def check_torchtitan_command(report: Report, stage: launches.Stage, cmd: launches.Command, reference: Path) -> None:
     import tomllib
 
     program = f"torchtitan {cmd.version or stage.framework_version}"
+    if (cmd.version or stage.framework_version) == torchtitan_main_check.VERSION:
+        check_torchtitan_main_command(report, stage, cmd, reference)
+        return
     if (cmd.version or stage.framework_version) != torchtitan_check.VERSION:
         report.reject(stage, program, f"no TorchTitan oracle for version {cmd.version!r}")
         return
@@ -530,6 +540,19 @@ def check_torchtitan_command(report: Report, stage: launches.Stage, cmd: launche
             report.reject(stage, program, f"flavour {config.model.name} {config.model.flavor} against model "
                                           f"{model.get('name', '?')!r}: {problem}")
     except torchtitan_check.SetupError as e:
+        report.reject(stage, program, f"cannot run TorchTitan's parser: {e}")
+
+
+def check_torchtitan_main_command(report: Report, stage: launches.Stage, cmd: launches.Command,
+                                  reference: Path) -> None:
+    program = f"torchtitan {torchtitan_main_check.VERSION}"
+    argv = list(cmd.argv)
+    if argv[:2] == ["-m", "torchtitan.train"]:
+        argv = argv[2:]
+    try:
+        for problem in torchtitan_main_check.problems(reference, argv, _recipe_shown(stage)):
+            report.reject(stage, program, problem)
+    except torchtitan_main_check.SetupError as e:
         report.reject(stage, program, f"cannot run TorchTitan's parser: {e}")
 
 

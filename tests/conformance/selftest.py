@@ -374,6 +374,34 @@ EOF
         r = tt.shape_problems(shape, {"layers": 40, "hidden": 4096, "heads": 32, "kv_heads": 8, "ffn": 14336,
                                       "vocab": 128256, "rope_theta": 500000})
         expect(r == ["layers: the flavour has 32, the model 40"], f"a 40-layer model is not llama3 8B: {r}")
+    # --- TorchTitan b5bcd76c: the registry function, tyro with manager.py's rules, the function's facts
+    import torchtitan_main_check as tm
+    base = ["--module", "llama3", "--config", "llama3_8b"]
+    cfg, fn, why = tm.parse(ref, base + ["--compile.enable", "--compile.components", "model,loss",
+                                         "--training.steps", "5", "--debug.seed", "None"])
+    expect(cfg is not None and fn == "llama3_8b" and cfg.compile.components == ["model", "loss"]
+           and cfg.training.steps == 5 and cfg.training.max_context_length == 8192,
+           f"TorchTitan b5bcd76c: flags parse over llama3_8b's config (A,B a list): {why}")
+    for words, needle in ((["--training.stepz", "5"], "--training.stepz"),
+                          (["--training.gc-freq", "banana"], "banana"),
+                          (["--checkpoint.interval", "5"], "--checkpoint.interval")):
+        cfg, _, why = tm.parse(ref, base + words)
+        expect(cfg is None and needle in why, f"TorchTitan b5bcd76c (tyro) refuses {words}: {why}")
+    cfg, _, why = tm.parse(ref, ["--module", "llama3", "--config", "llama3_7b"])
+    expect(cfg is None and "llama3_7b" in why, f"TorchTitan b5bcd76c refuses --config llama3_7b: {why}")
+    facts = tm.function_facts(ref, "llama3_8b_mxfp8")
+    expect(facts["flavor"] == "8B" and facts["converters"] == ["MXFP8LinearConverter"] and facts["ac"] == "SelectiveAC",
+           f"llama3_8b_mxfp8 derives from llama3_8b, with MXFP8: {facts}")
+    expect(tm.flavor_shape(ref, "70B")["ffn"] == 28672, "llama3 70B's FFN from compute_ffn_hidden_dim's arguments")
+    recipe = {"model": {"layers": 32, "hidden": 4096, "heads": 32, "kv_heads": 8, "vocab": 128256, "ffn": 14336},
+              "precision": "bf16", "recompute": {"granularity": "selective"}}
+    hf = ["--hf-assets-path", "/w/assets/hf/Llama-3.1-8B"]
+    expect(tm.problems(ref, base + hf, recipe) == [], "llama3_8b is the 8B bf16 selective recipe")
+    r = tm.problems(ref, base + hf + ["--training.max_norm", "0.5"], recipe)
+    expect(r and "--training.max-norm" in r[0], f"--training.max_norm is not tyro's help spelling: {r}")
+    r = tm.problems(ref, ["--module", "llama3", "--config", "llama3_70b"] + hf, recipe)
+    expect(any("layers 80" in m for m in r) and any("FullAC" in m for m in r) and any("Llama-3.1-70B" in m for m in r),
+           f"llama3_70b is not the 8B recipe: {r}")
     print(f"selftest: {passed} passed, {failed} failed")
     return 1 if failed else 0
 

@@ -116,6 +116,10 @@ def key_rules(version: str, reference: Path | None = None) -> tuple[dict[str, Ke
 
 def profile_yaml(version: str, reference: Path | None = None) -> str:
     ref = reference or oracles.reference_dir()
+    if version == "b5bcd76c":  # main after TOML: command-line options, not TOML keys
+        import torchtitan_main_profile  # noqa: PLC0415 (it imports this module)
+
+        return torchtitan_main_profile.profile_yaml(ref)
     rules, tables = key_rules(version, ref)
     repo, at = UPSTREAM
     wrap = lambda text, first="#   ", rest="#            ": textwrap.wrap(  # noqa: E731

@@ -134,6 +134,38 @@ bad_config() {
 bad_config titan-toml-key recipes/aws-p5/llama3.1-8b-torchtitan-smoke.yaml "stepz" "training.stepz: 5"
 bad_config titan-toml-value recipes/aws-p5/llama3.1-8b-torchtitan-smoke.yaml "max_norm" "training.max_norm: big"
 bad_config titan-toml-section recipes/aws-p5/llama3.1-8b-torchtitan-smoke.yaml "trainin" "trainin.gc_freq: 5"
+# TorchTitan b5bcd76c (main, config functions): a flag, a value and a section as tyro refuses them
+# over the reference's dataclasses with manager.py's rules; a function that is not the recipe's
+main=recipes/aws-p5/llama3.1-8b-torchtitan-main-smoke.yaml
+bad titan-main-flag "$main" torchtitan "--training.max-nrom" --training.max-nrom 0.5
+bad titan-main-value "$main" torchtitan "banana" --training.gc-freq banana
+bad titan-main-section "$main" torchtitan "--checkpoint.interval" --checkpoint.interval 5
+# a function other than the recipe's: the suite compares what the function sets (flavour,
+# activation checkpointing) with the recipe; validate refuses --config in launch.extra_args
+rc=0
+out=$("$python" tests/conformance/check.py --inject torchtitan=--config --inject torchtitan=llama3_70b "$main" 2>&1) ||
+    rc=$?
+if (( rc != 1 )) || ! grep '^REJECTED' <<<"$out" | grep -q -F "checkpoints activations with FullAC"; then
+    echo "FAIL: titan-main-function: check.py (exit $rc) accepted --config llama3_70b for the 8B recipe:"
+    printf '    %s\n' "${out//$'\n'/$'\n'    }"
+    fail=1
+else
+    echo "ok: titan-main-function: $(grep '^REJECTED' <<<"$out" | grep -F FullAC | head -n 1 | cut -c1-220)"
+fi
+printf 'version: 1\nname: conformance-titan-main-function\nextends: [%s]\nlaunch:\n  extra_args: [--config, llama3_70b]\n' \
+    "$src/$main" >"$tmp/titan-main-function.yaml"
+rc=0
+out=$("$bin" validate "$tmp/titan-main-function.yaml" 2>&1) || rc=$?
+if (( rc != 3 )) || ! grep -q "^$tmp/titan-main-function.yaml:5:[0-9]*: error: .*'--config' comes from the recipe" <<<"$out"; then
+    echo "FAIL: titan-main-function: validate exited $rc without a located error at --config:"
+    printf '    %s\n' "${out//$'\n'/$'\n'    }"
+    fail=1
+else
+    echo "ok: titan-main-function: validate: $(grep -F -- "--config" <<<"$out" | head -n 1 | cut -c1-200)"
+fi
+# ... and through framework_config (its keys become flags)
+bad_config titan-main-key "$main" "trainin" "trainin.gc_freq: 5"
+bad_config titan-main-config-value "$main" "big" "training.max_norm: big"
 
 # nccl-tests: a recipe cannot give -g a word (nccl.gpus_per_rank is an integer: validate refuses
 # it), so the words are appended to the rendered validate command (check.py --inject).

@@ -9,7 +9,8 @@
 //     start-up checks), and, when it needs one, a function giving its environment;
 //  3. one row in the table in table.cpp (the Framework fields below say how it is
 //     started, which precisions and model keys it can express); build_context (context.cpp)
-//     and model_support.cpp read only this table, never a name;
+//     and model_support.cpp read only this table, never a name. A version whose launch differs
+//     (TorchTitan b5bcd76c) is one more row of the same name with `.versions`;
 //  4. a partial template templates/frameworks/<name>.sh, included through
 //     {{#framework_is.<template_key>}};
 //  5. a profile under recipes/catalog/frameworks/ when the framework has versions
@@ -21,6 +22,7 @@
 #include <trainbench/render.hpp>
 
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -67,7 +69,9 @@ struct ModelProblem {
 };
 
 struct Framework {
-    std::string_view name;          // as recipes name it (the catalog's framework table)
+    std::string_view name;  // as recipes name it (the catalog's framework table)
+    // The framework_versions this row serves; empty: every version no other row of the name lists.
+    std::span<const std::string_view> versions = {};
     std::string_view template_key;  // framework_is.<key>: the partial the templates include
     // Started once per GPU by the scheduler (srun tasks, the local rank loop),
     // rather than once per node by torchrun.
@@ -81,7 +85,9 @@ struct Framework {
     bool nsys = false;                    // profiling.nsys runs it under `nsys profile`
     bool hydra = false;                   // takes Hydra overrides (check_launch checks keys, not options)
     bool cli_overrides = false;           // options, then key=value config overrides (check_launch checks both)
-    bool toml = false;  // reads a delivered TOML config and `--section.key` overrides (check_launch checks both)
+    // `--section.key` flags read by tyro, after a delivered TOML config when there is one
+    // (TorchTitan; check_launch checks the TOML's keys and values, then the flags)
+    bool tyro_flags = false;
     // Trains in the block-scaled precisions (MXFP8, NVFP4) when the GPU has them.
     bool block_scaled = false;
     // The model keys its version cannot express (model_support.cpp); null: it takes any model.
@@ -91,9 +97,13 @@ struct Framework {
     FrameworkLaunch (*launch)(const Facts& facts) = nullptr;
 };
 
-// The framework table (table.cpp); nullptr for an unknown name.
-[[nodiscard]] const Framework* find_framework(std::string_view name);
+// The framework table (table.cpp): the row of `name` that lists `version`, else its row that
+// lists none; nullptr for an unknown name. The one place a version picks a row.
+[[nodiscard]] const Framework* find_framework(std::string_view name, std::string_view version);
+// Each name once, in table order.
 [[nodiscard]] std::vector<std::string> framework_names();
+// Each template key once, in table order (rows of one name may share a partial).
+[[nodiscard]] std::vector<std::string> framework_template_keys();
 
 // Per-framework launch builders (one file each).
 [[nodiscard]] FrameworkLaunch nemo_launch(const Facts& f);
@@ -145,6 +155,13 @@ struct TorchtitanFlavor {
 
 // TorchTitan's: the shape against the flavour, and what the version cannot express (torchtitan_model.cpp).
 void torchtitan_problems(const recipe::Recipe& r, std::vector<ModelProblem>& out);
+// The recipe's model against the flavour TorchTitan defines for it (either version).
+void torchtitan_shape_problems(const recipe::Recipe& r, std::vector<ModelProblem>& out);
+// TorchTitan main (b5bcd76c, config functions; torchtitan_main.cpp): the registry function of the
+// model and precision, the shape, what no flag of the version can set.
+void torchtitan_main_problems(const recipe::Recipe& r, std::vector<ModelProblem>& out);
+[[nodiscard]] FrameworkLaunch torchtitan_main_launch(const Facts& f);
+[[nodiscard]] catalog::EnvList torchtitan_main_env(const recipe::Recipe& r);
 [[nodiscard]] std::vector<ModelProblem> model_support_problems(const recipe::Recipe& r);
 // Megatron-Bridge: a model without a performance recipe, a GPU or precision its flags cannot name.
 void megatron_bridge_problems(const recipe::Recipe& r, std::vector<ModelProblem>& out);

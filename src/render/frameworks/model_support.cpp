@@ -130,7 +130,7 @@ void gpt_only_model_problems(const recipe::Recipe& r, std::vector<ModelProblem>&
 
 std::vector<ModelProblem> model_support_problems(const recipe::Recipe& r) {
     std::vector<ModelProblem> out;
-    const Framework* f = find_framework(r.framework);
+    const Framework* f = find_framework(r.framework, r.framework_version);
     if (!f) return out;
     const bool block_scaled = r.precision == catalog::Precision::mxfp8 || r.precision == catalog::Precision::nvfp4;
     if (block_scaled && !f->block_scaled)

@@ -1,11 +1,14 @@
 // The framework table: one row per framework (to add one, see framework.hpp).
 #include "render/frameworks/framework.hpp"
 
+#include <algorithm>
 #include <array>
 
 namespace trainbench::render {
 
 namespace {
+
+constexpr std::array<std::string_view, 1> k_torchtitan_main{"b5bcd76c"};
 
 // Each row names its fields (framework.hpp says what each means); a field left out is false,
 // empty or null. A new framework is one more row here, never a branch elsewhere.
@@ -60,24 +63,48 @@ constexpr std::array k_frameworks{std::to_array<Framework>({
      .python = "python3",
      .torchrun_per_node = true,
      .torchrun_on_kubernetes = true,
-     .toml = true,
+     .tyro_flags = true,
      .block_scaled = true,
      .model_problems = &torchtitan_problems,
      .env = &torchtitan_env,
      .launch = &torchtitan_launch},
+    // main after TOML: a registry function and `--section.option` flags (torchtitan_main.cpp)
+    {.name = "torchtitan",
+     .versions = k_torchtitan_main,
+     .template_key = "torchtitan",
+     .python = "python3",
+     .torchrun_per_node = true,
+     .torchrun_on_kubernetes = true,
+     .tyro_flags = true,
+     .block_scaled = true,
+     .model_problems = &torchtitan_main_problems,
+     .env = &torchtitan_main_env,
+     .launch = &torchtitan_main_launch},
 })};
 
 }  // namespace
 
-const Framework* find_framework(std::string_view name) {
-    for (const Framework& f : k_frameworks)
-        if (f.name == name) return &f;
-    return nullptr;
+const Framework* find_framework(std::string_view name, std::string_view version) {
+    const Framework* any_version = nullptr;
+    for (const Framework& f : k_frameworks) {
+        if (f.name != name) continue;
+        if (std::find(f.versions.begin(), f.versions.end(), version) != f.versions.end()) return &f;
+        if (f.versions.empty()) any_version = &f;
+    }
+    return any_version;
 }
 
 std::vector<std::string> framework_names() {
     std::vector<std::string> out;
-    for (const Framework& f : k_frameworks) out.emplace_back(f.name);
+    for (const Framework& f : k_frameworks)
+        if (std::find(out.begin(), out.end(), f.name) == out.end()) out.emplace_back(f.name);
+    return out;
+}
+
+std::vector<std::string> framework_template_keys() {
+    std::vector<std::string> out;
+    for (const Framework& f : k_frameworks)
+        if (std::find(out.begin(), out.end(), f.template_key) == out.end()) out.emplace_back(f.template_key);
     return out;
 }
 

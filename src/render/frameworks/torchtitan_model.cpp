@@ -162,6 +162,12 @@ const TorchtitanFlavor* torchtitan_flavor(const recipe::Recipe& r) {
 }
 
 void torchtitan_problems(const recipe::Recipe& r, std::vector<ModelProblem>& out) {
+    torchtitan_shape_problems(r, out);
+    parallel_problems(r, torchtitan_flavor(r), out);
+    recipe_problems(r, out);
+}
+
+void torchtitan_shape_problems(const recipe::Recipe& r, std::vector<ModelProblem>& out) {
     const TorchtitanFlavor* fl = torchtitan_flavor(r);
     if (!fl) {
         std::vector<std::string> names;
@@ -177,8 +183,6 @@ void torchtitan_problems(const recipe::Recipe& r, std::vector<ModelProblem>& out
     } else {
         shape_problems(r, *fl, out);
     }
-    parallel_problems(r, fl, out);
-    recipe_problems(r, out);
 }
 
 }  // namespace trainbench::render

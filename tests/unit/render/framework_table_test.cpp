@@ -17,7 +17,7 @@ TEST(FrameworkTable, HasOneRowPerFrameworkOfTheCatalog) {
 TEST(FrameworkTable, TemplateKeysAreDistinctIdentifiers) {
     std::vector<std::string> keys;
     for (const std::string& name : framework_names()) {
-        const Framework* fw = find_framework(name);
+        const Framework* fw = find_framework(name, "");
         ASSERT_NE(fw, nullptr) << name;
         std::string key(fw->template_key);
         EXPECT_EQ(key.find_first_not_of("abcdefghijklmnopqrstuvwxyz_"), std::string::npos) << key;

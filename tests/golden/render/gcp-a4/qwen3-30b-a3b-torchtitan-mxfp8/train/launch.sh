@@ -54,10 +54,10 @@ if [ "${NNODES:-1}" -gt 1 ]; then
     { echo "trainbench: ${MASTER_ADDR} did not resolve within 600 s (headless Service DNS)" >&2; exit 4; }
 fi
 
-# TorchTitan: torchrun starts torchtitan.train on every GPU of the node (as its run_train.sh does),
-# which reads the TOML job config delivered with the job (torchtitan.toml: the recipe's model
-# flavour, parallelism, batch, precision and steps); the dump folder is the run's own. Its step
-# lines (loss, memory, tps, tflops, mfu) go to the job's standard output.
+# TorchTitan: torchrun starts torchtitan.train on every GPU of the node (as its run_train.sh does)
+# on the job the recipe describes: a TOML job config delivered with the job (0.2.2), or a function
+# of TorchTitan's config registry then --section.option flags (main); the dump folder is the run's
+# own. Its step lines (loss, memory, tps, tflops, mfu) go to the job's standard output.
 MASTER_ADDR="${MASTER_ADDR:-$(hostname)}"
 export MASTER_ADDR
 torchrun --nproc-per-node="${GPUS_PER_NODE}" --nnodes="${NNODES}" --node-rank="${NODE_RANK}" --rdzv-id="${JOB_IDENTIFIER}" --master-addr="${MASTER_ADDR}" --master-port="${MASTER_PORT}" -m \
