@@ -402,8 +402,10 @@ struct RunReport {
 // cluster validation), writes report/summary.json of a run and the --html and --junit files,
 // records the result (a run always, logs with `record`) and decides the verdict.
 [[nodiscard]] RunReport report_run(const Services& services, const ReportRequest& request);
-// The report in one of report::make_reporter's formats, with the cluster validation's section.
-[[nodiscard]] std::string report_text(const RunReport& report, std::string_view format, bool colour = false);
+// The report in one of report::reporter_names()' formats: one document, the summary's with the
+// cluster validation's blocks after it (or the validation's alone), rendered once.
+[[nodiscard]] std::string report_text(const RunReport& report, std::string_view format,
+                                      const report::ReportOptions& options = {});
 
 // ---------------------------------------------------------------- results
 // The result of a summary: for a run, with its resolved recipe and its text.

@@ -88,22 +88,6 @@ struct FigureInfo {
 // "h100 fp8 1978 TFLOPS (gpu-recipes data_defs.py MAX_TFLOPS)".
 [[nodiscard]] std::string describe_peak(const analysis::Peak& peak);
 
-// The validate stage's result (src/report/cluster_validation.cpp): a text
-// section (DCGM per node, bus bandwidth per size and per node pair against
-// the threshold, bad nodes) and its JSON form ("validation" in summary.json).
-[[nodiscard]] std::string render_cluster_validation(const analysis::ClusterValidation& validation);
-[[nodiscard]] nlohmann::ordered_json cluster_validation_json(const analysis::ClusterValidation& validation);
-// The same result as a Markdown section, an HTML <section> and a JUnit test suite
-// (src/report/cluster_validation_formats.cpp): every check, and the bad nodes by name.
-[[nodiscard]] std::string cluster_validation_markdown(const analysis::ClusterValidation& validation);
-[[nodiscard]] std::string cluster_validation_html(const analysis::ClusterValidation& validation);
-struct TestSuite;
-[[nodiscard]] TestSuite cluster_validation_suite(const analysis::ClusterValidation& validation);
-// A report rendered in `format` ("markdown", "html", "junit"; others unchanged) with the
-// validation section added where that format keeps it (appended, before </body>, before </testsuites>).
-[[nodiscard]] std::string with_cluster_validation(std::string_view format, std::string rendered,
-                                                  const analysis::ClusterValidation& validation);
-
 // ---------------------------------------------------------------- text tables
 // The one text-table helper: a header line and one line per row, each cell
 // padded to its column's width (left or right aligned) and preceded by the
@@ -158,10 +142,11 @@ struct Text {
     bool verbatim = false;  // shown character for character: HTML <pre> as it is, Markdown escaped
 };
 // A heading line: terminal bold (a blank line before, unless first) with its note dim after it;
-// Markdown a line of its own, "text (note)"; HTML <h2>.
+// Markdown a line of its own, "text (note)"; HTML <h2> (<h2 id="..."> with an `id`).
 struct Heading {
     std::string text;
     std::string note;
+    std::string id = {};  // HTML: the anchor ("" = none)
 };
 // A cell of a Grid (or a Definitions value) with how it is marked, and a note.
 enum class NoteStyle {
@@ -189,11 +174,11 @@ struct Grid {
     bool header = true;
     std::string indent = "  ";  // terminal
 };
-// Terms and their values. HTML: a <dl> (or, as a callout, one <p class="conv"> of
+// Terms and their values. HTML: a <dl> (or, as a callout, one <p class="CALLOUT"> of
 // "<b>term:</b> value" lines); terminal: "  term  value" lines; Markdown: "- **term:** value".
 struct Definitions {
     std::vector<std::pair<std::string, Cell>> items;
-    bool callout = false;
+    std::string callout = {};  // "" = a <dl>; else the callout's class ("conv": the run's convention and peak)
 };
 // Where the document's findings show (without one: after the last block).
 struct FindingsHere {};
@@ -266,7 +251,7 @@ struct Records {
 };
 struct Document {
     std::string title;    // Markdown heading, HTML <title> and <h1>
-    int title_level = 1;  // Markdown: "#" (1) or "##" (2)
+    int title_level = 1;  // Markdown: "#" (1) or "##" (2); 0 = none (the title is the HTML page's only)
     std::vector<Block> blocks;
     std::vector<analysis::Finding> findings;
     Records records;
@@ -287,6 +272,14 @@ struct Document {
                                     const Parts& parts = {});
 // Several runs side by side, relative differences to the first; `data` is compare_json(runs).
 [[nodiscard]] Document compare_document(const std::vector<analysis::RunSummary>& runs, const Parts& parts = {});
+// The validate stage's result (src/report/cluster_validation.cpp: DCGM per node, bus bandwidth
+// per size and per run against the threshold, bad and suspect nodes) added to a document, after
+// its blocks (a run's findings before it): the `parts` asked for of lines (terminal), a section
+// with a table of every check (Markdown, HTML), "validation" in `data` and a JUnit suite.
+void add_cluster_validation(Document& document, const analysis::ClusterValidation& validation, const Parts& parts = {});
+// A run without training figures: its validation alone, and one CSV record per check.
+[[nodiscard]] Document cluster_validation_document(const analysis::ClusterValidation& validation,
+                                                   const Parts& parts = {});
 // run_document / compare_document with the parts `format` renders, rendered in it.
 [[nodiscard]] std::string render_run(const analysis::RunSummary& summary, std::string_view format,
                                      const ReportOptions& options = {});

@@ -22,22 +22,14 @@ struct ReportOptions {
     results::ResultLabels labels;  // bare logs: name, target, container to record under
 };
 
-// Prints the report in the chosen format (a run with only a cluster validation: that).
+// Prints the report in the chosen format (the summary, its cluster validation, or both: one document).
 void print_report(const ReportOptions& o, Context& ctx, const pipeline::RunReport& r) {
     if (ctx.options.json) {
         ctx.out << r.json;
-    } else if (!r.summary) {
-        ctx.out << (o.flags.markdown ? report::cluster_validation_markdown(*r.validation)
-                                     : report::render_cluster_validation(*r.validation));
-    } else if (o.flags.csv) {
-        ctx.out << report::render_run(*r.summary, "csv");
-    } else if (o.flags.markdown) {
-        ctx.out << pipeline::report_text(r, "markdown");
-    } else {
-        ctx.out << report::render_run(*r.summary, "table", {ctx.out_colour()});
+        return;
     }
-    if (r.summary && r.validation && !ctx.options.json)
-        ctx.out << "\n" << report::render_cluster_validation(*r.validation);
+    const std::string_view format = o.flags.csv ? "csv" : (o.flags.markdown ? "markdown" : "table");
+    ctx.out << pipeline::report_text(r, format, {ctx.out_colour()});
 }
 
 int run_report(ReportOptions o, Context& ctx) {

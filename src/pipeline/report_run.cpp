@@ -46,25 +46,6 @@ std::string validation_failure(const analysis::ClusterValidation& v) {
     return v.bad_nodes.empty() ? std::string("failed") : "failed; bad nodes: " + quoted_list(v.bad_nodes, " and ");
 }
 
-// A run with no training figures (e.g. training was cancelled after a failed validation):
-// the validation stage's result is the report.
-void validation_only(const ReportRequest& request, RunReport& out) {
-    const analysis::ClusterValidation& v = *out.validation;
-    out.json = nlohmann::ordered_json{{"validation", report::cluster_validation_json(v)}}.dump(2) + "\n";
-    write_file_atomic(*out.run_dir / "report" / "summary.json", out.json);
-    if (!request.html.empty())
-        write_file_atomic(request.html, report::with_cluster_validation(
-                                            "html",
-                                            "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">"
-                                            "<title>Cluster validation</title></head><body>\n</body></html>\n",
-                                            v));
-    if (!request.junit.empty()) write_file_atomic(request.junit, report::with_cluster_validation("junit", "", v));
-    if (!v.passed)
-        out.failure = ExpectationError(
-            "cluster validation failed" +
-            (v.bad_nodes.empty() ? std::string() : "; bad nodes: " + quoted_list(v.bad_nodes, " and ")));
-}
-
 // Records the result (after the files are written): a database that cannot be reached fails
 // the command (exit 4), not the report. For a run, the hint says where the report is.
 void record(const Services& services, const ReportRequest& request, RunReport& out) {
@@ -87,12 +68,13 @@ void record(const Services& services, const ReportRequest& request, RunReport& o
 
 // Warnings, and the failure (exit 5) when an expectation or the cluster validation failed.
 void decide(RunReport& out) {
-    const analysis::RunSummary& summary = *out.summary;
-    for (const auto& f : summary.findings)
-        if (f.severity == Severity::warning) out.warnings.push_back(f.message);
     std::vector<std::string> names;
-    for (const auto& e : summary.expectations)
-        if (!e.passed) names.push_back(e.figure);
+    if (out.summary) {
+        for (const auto& f : out.summary->findings)
+            if (f.severity == Severity::warning) out.warnings.push_back(f.message);
+        for (const auto& e : out.summary->expectations)
+            if (!e.passed) names.push_back(e.figure);
+    }
     if (out.validation && !out.validation->passed) {
         const std::string what = "cluster validation " + validation_failure(*out.validation);
         if (names.empty()) {
@@ -103,7 +85,7 @@ void decide(RunReport& out) {
     }
     if (!names.empty())
         out.failure = ExpectationError(fmt::format("{} of {} expectations failed: {}", names.size(),
-                                                   summary.expectations.size(), quoted_list(names, " and ")));
+                                                   out.summary->expectations.size(), quoted_list(names, " and ")));
 }
 
 // The summary of the run, or nullopt when it has none but its validate stage has results.
@@ -121,10 +103,12 @@ std::optional<analysis::RunSummary> summarise_or_validation(const Services& serv
 
 }  // namespace
 
-std::string report_text(const RunReport& report, std::string_view format, bool colour) {
-    std::string text = report::render_run(*report.summary, format, {colour});
-    if (!report.validation) return text;
-    return report::with_cluster_validation(format, std::move(text), *report.validation);
+std::string report_text(const RunReport& report, std::string_view format, const report::ReportOptions& options) {
+    const report::ReporterInfo& info = report::reporter_info(format);
+    report::Document document = report.summary ? report::run_document(*report.summary, options, info.parts)
+                                               : report::cluster_validation_document(*report.validation, info.parts);
+    if (report.summary && report.validation) report::add_cluster_validation(document, *report.validation, info.parts);
+    return info.make(options)->render(document);
 }
 
 RunReport report_run(const Services& services, const ReportRequest& request) {
@@ -136,22 +120,16 @@ RunReport report_run(const Services& services, const ReportRequest& request) {
             throw UsageError("report takes one run (or several log files of one run)",
                              "to put runs side by side use 'trainbench compare RUN_A RUN_B'");
         out.summary = summarise_or_validation(services, request, out);
-        if (!out.summary) {
-            validation_only(request, out);
-            return out;
-        }
-        out.validation = cluster_validation_of(services, *out.run_dir);
+        if (out.summary) out.validation = cluster_validation_of(services, *out.run_dir);
     } else {
         out.summary = summarise_logs(services, request.targets, request.options);
     }
-    nlohmann::ordered_json json = report::to_json(*out.summary, request.series);
-    if (out.validation) json["validation"] = report::cluster_validation_json(*out.validation);
-    out.json = json.dump(2) + "\n";
+    // One document (the summary, the validation, or both) in every format written.
+    out.json = report_text(out, "json", {false, request.series});
     if (out.run_dir) write_file_atomic(*out.run_dir / "report" / "summary.json", out.json);
-    // HTML and JUnit carry the validation section too (bad nodes by name).
     if (!request.html.empty()) write_file_atomic(request.html, report_text(out, "html"));
     if (!request.junit.empty()) write_file_atomic(request.junit, report_text(out, "junit"));
-    if (out.run_dir || request.record) record(services, request, out);
+    if (out.summary && (out.run_dir || request.record)) record(services, request, out);
     decide(out);
     return out;
 }

@@ -171,10 +171,10 @@ std::string grid_html(const Grid& g) {
 
 std::string definitions_html(const Definitions& d) {
     std::string out;
-    if (d.callout) {
+    if (!d.callout.empty()) {
         for (const auto& [term, value] : d.items)
-            out += (out.empty() ? "<p class=\"conv\">" : "<br>") + ("<b>" + html_escape(term) + ":</b> ") +
-                   cell_html(value);
+            out += (out.empty() ? "<p class=\"" + html_escape(d.callout) + "\">" : std::string("<br>")) +
+                   ("<b>" + html_escape(term) + ":</b> ") + cell_html(value);
         return out.empty() ? out : out + "</p>\n";
     }
     out = "<dl>\n";

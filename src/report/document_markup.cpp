@@ -71,8 +71,8 @@ std::string markdown_definitions(const Definitions& l) {
 
 std::string document_markdown(const Document& d) {
     std::string out;
-    if (!d.title.empty())
-        out = std::string(static_cast<std::size_t>(std::max(d.title_level, 1)), '#') + " " + md_escape(d.title) + "\n";
+    if (!d.title.empty() && d.title_level > 0)
+        out = std::string(static_cast<std::size_t>(d.title_level), '#') + " " + md_escape(d.title) + "\n";
     bool findings_shown = false;
     for (const Block& b : d.blocks) {
         if (!shown(b, Show::markdown)) continue;
@@ -124,7 +124,8 @@ std::string html_block(const Document& d, const Block& b) {
     if (const auto* t = std::get_if<Table>(&b.content)) return html_table(*t);
     if (const auto* p = std::get_if<Plot>(&b.content)) return svg_plot(*p);
     if (const auto* x = std::get_if<Text>(&b.content)) return html_text(*x);
-    if (const auto* h = std::get_if<Heading>(&b.content)) return "<h2>" + html_escape(h->text) + "</h2>\n";
+    if (const auto* h = std::get_if<Heading>(&b.content))
+        return (h->id.empty() ? "<h2>" : "<h2 id=\"" + html_escape(h->id) + "\">") + html_escape(h->text) + "</h2>\n";
     if (const auto* g = std::get_if<Grid>(&b.content)) return grid_html(*g);
     if (const auto* l = std::get_if<Definitions>(&b.content)) return definitions_html(*l);
     return html_findings(d);  // FindingsHere

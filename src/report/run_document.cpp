@@ -133,7 +133,7 @@ void add_cross_checks(Document& d, const RunSummary& s) {
 void add_html_summary(Document& d, const RunSummary& s) {
     Cell convention = with_note(s.convention + (s.hardware_flops_like ? " (hardware-FLOPs-like)" : ""), Tone::plain,
                                 s.convention_description, NoteStyle::detail);
-    add(d, Definitions{{{"FLOPs convention", std::move(convention)}, {"Peak", Cell(describe_peak(s.peak))}}, true},
+    add(d, Definitions{{{"FLOPs convention", std::move(convention)}, {"Peak", Cell(describe_peak(s.peak))}}, "conv"},
         Show::html);
     Grid figures{{{"figure"}, {"value", Align::right}}, {}, false};
     for (const FigureInfo& f : summary_figures()) {
