@@ -132,11 +132,12 @@ Series* SeriesSink::resolve(std::string_view source_name) {
 }
 
 Series* SeriesSink::resolve_as(std::string_view name, std::string_view source_name) {
-    std::string key = std::string("\x01") + std::string(name);  // cache key that no source name uses
+    // cache key "\x01<name>", which no source name uses (compared in place: this runs once a line)
     for (const Entry& e : m_cache)
-        if (e.source == key) return e.series;
+        if (e.source.size() == name.size() + 1 && e.source[0] == '\x01' && std::string_view(e.source).substr(1) == name)
+            return e.series;
     Series* s = create(name, source_name);
-    m_cache.push_back({std::move(key), s});
+    m_cache.push_back({std::string("\x01") + std::string(name), s});
     return s;
 }
 

@@ -61,6 +61,13 @@ double timestamp_before(std::string_view line, std::size_t pos) {
     return t ? *t : k_nan;
 }
 
+// Whether `s` starts with a digit after spaces (leading_number then reads a number).
+bool starts_with_digit(std::string_view s) {
+    std::size_t i = 0;
+    while (i < s.size() && s[i] == ' ') ++i;
+    return i < s.size() && s[i] >= '0' && s[i] <= '9';
+}
+
 }  // namespace
 
 IterationLine stage_iteration_line(std::string_view t, bool complete, SeriesSink& sink) {
@@ -80,14 +87,29 @@ IterationLine stage_iteration_line(std::string_view t, bool complete, SeriesSink
         std::size_t colon = seg.rfind(':');
         if (seg.empty() || colon == std::string_view::npos) continue;
         std::string_view key = trim(seg.substr(0, colon));
-        auto value = leading_number(seg.substr(colon + 1));
-        if (key.empty() || !value) continue;
+        if (key.empty()) continue;
+        const std::string_view text = seg.substr(colon + 1);
+        const bool elapsed = key == k_elapsed;
+        // (a series is made when its first value is read: a value that is no number resolves none)
+        const bool digit = starts_with_digit(text);  // leading_number reads any value that starts so
+        Series* target = nullptr;
+        if (digit) {
+            target = elapsed ? sink.resolve_as(names::step_time_s, key) : sink.resolve(key);
+            if (!target) {  // a value --tags leaves out: counted, not converted
+                ++r.fields;
+                r.has_elapsed = r.has_elapsed || elapsed;
+                continue;
+            }
+        }
+        auto value = leading_number(text);
+        if (!value) continue;
         ++r.fields;
-        if (key == k_elapsed) {
+        if (!digit) target = elapsed ? sink.resolve_as(names::step_time_s, key) : sink.resolve(key);
+        if (elapsed) {
             r.has_elapsed = true;
-            sink.stage(sink.resolve_as(names::step_time_s, key), Point{r.iteration, *value / 1000.0, r.wall});
+            sink.stage(target, Point{r.iteration, *value / 1000.0, r.wall});
         } else {
-            sink.stage(sink.resolve(key), Point{r.iteration, *value, r.wall});
+            sink.stage(target, Point{r.iteration, *value, r.wall});
         }
     }
     return r;
