@@ -205,7 +205,15 @@ private:
             if (key.empty()) continue;
             // (a series is made when its first value is read, never for a key without one)
             Series* target = nullptr;
-            const bool number = key != "memory" && digit_after_spaces(rest);
+            const bool memory = key == "memory";
+            if (memory && digit_after_spaces(rest) && !series_of(validate, key) && !series_of(validate, "memory(%)")) {
+                // neither memory series is kept (--tags): the "45.67GiB(57.72%)" is skipped unread
+                std::size_t n = 0;
+                rest = rest.substr(scan_grouped(rest, nullptr, n));
+                ++values;
+                continue;
+            }
+            const bool number = !memory && digit_after_spaces(rest);
             if (number && !(target = series_of(validate, key))) {
                 // a value that --tags leaves out: a number for sure (it starts with a digit), taken
                 // as grouped_number() takes it, not converted
