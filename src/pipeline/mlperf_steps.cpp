@@ -6,7 +6,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <charconv>
+#include <cmath>
+#include <limits>
 #include <map>
 
 namespace trainbench::pipeline::detail {
@@ -14,15 +15,12 @@ namespace trainbench::pipeline::detail {
 namespace {
 
 // The run's global batch: the request's (flags, recipe), else the log's global_batch_size (a key
-// every MLPerf Training log gives before run_start); 0 when neither.
+// every MLPerf Training log gives before run_start) when it is a positive integer; 0 when neither.
 int global_batch(const metrics::LogData& log, const analysis::Inputs& in) {
     if (in.global_batch > 0) return in.global_batch;
-    auto it = log.parameters.find("global_batch_size");
-    if (it == log.parameters.end()) return 0;
-    const std::string& text = it->second;
-    int value = 0;
-    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-    return ec == std::errc() && end == text.data() + text.size() ? value : 0;
+    const std::optional<double> v = log.parameter_number("global_batch_size");
+    if (!v || !(*v >= 1 && *v <= std::numeric_limits<int>::max()) || std::floor(*v) != *v) return 0;
+    return static_cast<int>(*v);
 }
 
 }  // namespace

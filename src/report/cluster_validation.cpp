@@ -58,6 +58,18 @@ std::string dcgm_failures(const DcgmNodeResult& d) {
     return d.parsed ? failed_checks(d, false) : std::string("no result table");
 }
 
+// Every check as a row: name, PASS/FAIL, bus bandwidth at the largest size (as `busbw` writes it;
+// none for DCGM), what failed.
+std::vector<std::vector<std::string>> check_rows(const ClusterValidation& v,
+                                                 std::string (*busbw)(std::optional<double>)) {
+    std::vector<std::vector<std::string>> rows;
+    for (const DcgmNodeResult& n : v.dcgm)
+        rows.push_back({"DCGM " + n.node, n.passed ? "PASS" : "FAIL", "", dcgm_failures(n)});
+    for (const NcclRunCheck& c : v.runs)
+        rows.push_back({run_name(c), c.passed ? "PASS" : "FAIL", busbw(c.largest_busbw), c.problem});
+    return rows;
+}
+
 // ---- the terminal's lines
 
 std::string terminal_dcgm(const ClusterValidation& v) {
@@ -133,12 +145,8 @@ void add_blocks(Document& d, const ClusterValidation& v) {
         add(d, Text{"**Suspect nodes:** " + md_escape(suspect) + "\n"}, Show::markdown);
         add(d, Definitions{{{"Suspect nodes", Cell(suspect)}}, "suspect-nodes"}, Show::html);
     }
-    Table checks{"", {{"check"}, {"result"}, {"bus bandwidth (GB/s)"}, {"detail"}}, {}};
-    for (const DcgmNodeResult& n : v.dcgm)
-        checks.rows.push_back({"DCGM " + n.node, n.passed ? "PASS" : "FAIL", "", dcgm_failures(n)});
-    for (const NcclRunCheck& c : v.runs)
-        checks.rows.push_back({run_name(c), c.passed ? "PASS" : "FAIL", busbw_text(c.largest_busbw), c.problem});
-    add(d, std::move(checks), Show::markup);
+    add(d, Table{"", {{"check"}, {"result"}, {"bus bandwidth (GB/s)"}, {"detail"}}, check_rows(v, busbw_text)},
+        Show::markup);
 }
 
 TestSuite validation_suite(const ClusterValidation& v) {
@@ -212,12 +220,9 @@ Document cluster_validation_document(const analysis::ClusterValidation& v, const
     d.title_level = 0;  // Markdown: the section's own heading only
     add_cluster_validation(d, v, parts);
     if (parts.records) {
-        d.records = {{"check", "result", "busbw_gbs", "detail"}, {true, false, false, true}, {}};
-        for (const DcgmNodeResult& n : v.dcgm)
-            d.records.rows.push_back({"DCGM " + n.node, n.passed ? "PASS" : "FAIL", "", dcgm_failures(n)});
-        for (const NcclRunCheck& c : v.runs)
-            d.records.rows.push_back({run_name(c), c.passed ? "PASS" : "FAIL",
-                                      c.largest_busbw ? fmt::format("{}", *c.largest_busbw) : "", c.problem});
+        d.records = {{"check", "result", "busbw_gbs", "detail"},
+                     {true, false, false, true},
+                     check_rows(v, [](std::optional<double> b) { return b ? fmt::format("{}", *b) : std::string(); })};
     }
     return d;
 }
