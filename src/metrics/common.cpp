@@ -216,22 +216,28 @@ const char* plain_decimal(const char* p, const char* last, double& value) {
     static constexpr std::array<double, 23> k_pow10 = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
                                                        1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
                                                        1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    auto is_digit = [](char c) { return static_cast<unsigned char>(c - '0') < 10; };
     const bool negative = p < last && *p == '-';
     if (negative) ++p;
+    // The digits after leading zeros (of the integer part, and of the fraction where the integer
+    // part is zero) are the significant ones; more than 19 may have wrapped `mantissa` around,
+    // and are refused below.
     std::uint64_t mantissa = 0;
-    int significant = 0, exponent = 0;
-    auto digit = [&](char c) {
-        if (mantissa == 0 && c == '0') return;
-        mantissa = mantissa * 10 + static_cast<std::uint64_t>(c - '0');
-        ++significant;
-    };
-    const char* start = p;
-    while (p < last && *p >= '0' && *p <= '9') digit(*p++);
+    int exponent = 0;
+    const char* const start = p;
+    while (p < last && *p == '0') ++p;
+    const char* significant_from = p;
+    while (p < last && is_digit(*p)) mantissa = mantissa * 10 + static_cast<std::uint64_t>(*p++ - '0');
     if (p == start) return nullptr;
+    std::ptrdiff_t significant = p - significant_from;
     if (p < last && *p == '.') {
         const char* fraction = ++p;
-        while (p < last && *p >= '0' && *p <= '9') digit(*p++);
+        if (significant == 0)
+            while (p < last && *p == '0') ++p;
+        significant_from = p;
+        while (p < last && is_digit(*p)) mantissa = mantissa * 10 + static_cast<std::uint64_t>(*p++ - '0');
         if (p == fraction) return nullptr;
+        significant += p - significant_from;
         exponent -= static_cast<int>(p - fraction);
     }
     if (p < last && (*p == 'e' || *p == 'E')) {
@@ -240,11 +246,11 @@ const char* plain_decimal(const char* p, const char* last, double& value) {
         if (p < last && (*p == '-' || *p == '+')) ++p;
         const char* digits = p;
         int e = 0;
-        while (p < last && *p >= '0' && *p <= '9' && p - digits < 4) e = e * 10 + (*p++ - '0');
+        while (p < last && is_digit(*p) && p - digits < 4) e = e * 10 + (*p++ - '0');
         if (p == digits) return nullptr;
         exponent += minus ? -e : e;
     }
-    if (p < last && ((*p >= '0' && *p <= '9') || *p == '.' || *p == 'e' || *p == 'E')) return nullptr;
+    if (p < last && (is_digit(*p) || *p == '.' || *p == 'e' || *p == 'E')) return nullptr;
     if (significant > 19 || mantissa > (std::uint64_t{1} << 53) || exponent < -22 || exponent > 22) return nullptr;
     const auto m = static_cast<double>(mantissa);
     const double v = exponent < 0 ? m / k_pow10[static_cast<std::size_t>(-exponent)]
@@ -294,6 +300,10 @@ std::optional<double> leading_number(std::string_view s) {
     double v = 0;
     if (leading_number_length(s, v) == 0) return std::nullopt;
     return v;
+}
+
+const char* scan_number(const char* first, const char* last, double& value) {
+    return scan_double(first, last, value);
 }
 
 std::size_t leading_number_length(std::string_view s, double& value) {
@@ -346,15 +356,27 @@ std::int64_t days_from_civil(std::int64_t y, unsigned m, unsigned d) {
 
 }  // namespace
 
-std::optional<double> parse_datetime(std::string_view s) {
-    int y = 0, mo = 0, d = 0, h = 0, mi = 0, se = 0;
+namespace {
+
+// The date, hour and minute of "YYYY-MM-DD HH:MM:SS..." (at least 19 characters) as Unix
+// seconds in `base`; false where they are not one.
+bool datetime_minute(std::string_view s, double& base) {
+    int y = 0, mo = 0, d = 0, h = 0, mi = 0;
     if (!digits(s, 0, 4, y) || s.size() < 19 || s[4] != '-' || !digits(s, 5, 2, mo) || s[7] != '-' ||
         !digits(s, 8, 2, d) || (s[10] != ' ' && s[10] != 'T') || !digits(s, 11, 2, h) || s[13] != ':' ||
-        !digits(s, 14, 2, mi) || s[16] != ':' || !digits(s, 17, 2, se))
-        return std::nullopt;
-    if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || se > 60) return std::nullopt;
-    double t = static_cast<double>(days_from_civil(y, static_cast<unsigned>(mo), static_cast<unsigned>(d)) * 86400 +
-                                   h * 3600 + mi * 60 + se);
+        !digits(s, 14, 2, mi))
+        return false;
+    if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59) return false;
+    base = static_cast<double>(days_from_civil(y, static_cast<unsigned>(mo), static_cast<unsigned>(d)) * 86400 +
+                               h * 3600 + mi * 60);
+    return true;
+}
+
+// The rest of it (":SS[.ffffff][+HH:MM]") on that minute.
+std::optional<double> datetime_rest(std::string_view s, double base) {
+    int se = 0;
+    if (s[16] != ':' || !digits(s, 17, 2, se) || se > 60) return std::nullopt;
+    double t = base + se;
     std::size_t pos = 19;
     if (pos < s.size() && (s[pos] == '.' || s[pos] == ',')) {
         double scale = 0.1;
@@ -377,6 +399,25 @@ std::optional<double> parse_datetime(std::string_view s) {
         }
     }
     return t;
+}
+
+}  // namespace
+
+std::optional<double> parse_datetime(std::string_view s) {
+    double base = 0;
+    if (!datetime_minute(s, base)) return std::nullopt;
+    return datetime_rest(s, base);
+}
+
+std::optional<double> DatetimeReader::read(std::string_view s) {
+    if (m_known && s.size() >= 19 && std::memcmp(s.data(), m_minute.data(), m_minute.size()) == 0)
+        return datetime_rest(s, m_base);
+    double base = 0;
+    if (!datetime_minute(s, base)) return std::nullopt;
+    std::memcpy(m_minute.data(), s.data(), m_minute.size());
+    m_known = true;
+    m_base = base;
+    return datetime_rest(s, base);
 }
 
 void strip_ansi(std::string_view in, std::string& out) {

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include <array>
 #include <bit>
 #include <cstdint>
 #include <cstring>
@@ -144,11 +145,25 @@ std::uint64_t each_text_line(Source& source, std::string_view label, LogData& ou
 // The same number's value in `value` and how many characters of s it took with the spaces
 // before it; 0 when s holds no number there.
 [[nodiscard]] std::size_t leading_number_length(std::string_view s, double& value);
+// The number at `first` (no spaces before it, a leading '+' allowed) as leading_number reads
+// it: returns its end, `first` where there is none.
+[[nodiscard]] const char* scan_number(const char* first, const char* last, double& value);
 // A whole string as a signed integer.
 [[nodiscard]] std::optional<std::int64_t> to_integer(std::string_view s);
 // "YYYY-MM-DD HH:MM:SS[.ffffff][+HH:MM]" (or 'T' between) as Unix seconds; a
 // missing offset is taken as UTC.
 [[nodiscard]] std::optional<double> parse_datetime(std::string_view s);
+// parse_datetime for timestamps that come in order: the date, hour and minute of the last one
+// read are remembered, and a timestamp in the same minute only has its seconds converted.
+class DatetimeReader {
+public:
+    [[nodiscard]] std::optional<double> read(std::string_view s);
+
+private:
+    std::array<char, 16> m_minute{};
+    double m_base = 0;
+    bool m_known = false;
+};
 // Removes ANSI escape sequences (CSI "ESC [ ... letter" and two-byte escapes).
 void strip_ansi(std::string_view in, std::string& out);
 // Step arithmetic that saturates instead of overflowing (hostile inputs).

@@ -26,6 +26,10 @@
 #include <limits>
 #include <vector>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace trainbench::metrics::detail {
 
 namespace {
@@ -45,32 +49,53 @@ const std::vector<NameMapping>& titan_names() {
     return table;
 }
 
+constexpr std::array<bool, 256> k_key_chars = [] {
+    std::array<bool, 256> table{};
+    for (int c = 0; c < 256; ++c)
+        table[static_cast<std::size_t>(c)] =
+            (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+    return table;
+}();
+
 bool is_key_char(char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+    return k_key_chars[static_cast<unsigned char>(c)];
 }
 
 // A number that may carry thousands separators ("1,234,567"), at the start of `s` after
 // spaces: its characters without the separators go to `buf` (`n` of them; none where `buf`
 // is null: the number is skipped); returns how many characters of `s` it took.
-std::size_t scan_grouped(std::string_view s, char* buf, std::size_t& n) {
+std::size_t scan_grouped(std::string_view s, char* buf, std::size_t& n_out) {
     constexpr std::size_t k_most = 63;
     std::size_t i = 0;
     while (i < s.size() && s[i] == ' ') ++i;
-    n = 0;
-    std::size_t start = i;
+    std::size_t n = 0;
+    const std::size_t start = i;
     while (i < s.size() && n < k_most) {
-        char c = s[i];
-        bool sign = (c == '-' || c == '+') && (i == start || s[i - 1] == 'e' || s[i - 1] == 'E');
-        bool exp = (c == 'e' || c == 'E') && i > start;
+        const char c = s[i];
+        if ((c >= '0' && c <= '9') || c == '.') {  // most of a number
+            if (buf) buf[n] = c;
+            ++n;
+            ++i;
+            continue;
+        }
+        const bool sign = (c == '-' || c == '+') && (i == start || s[i - 1] == 'e' || s[i - 1] == 'E');
+        const bool exp = (c == 'e' || c == 'E') && i > start;
         if (c == ',' && i > start && i + 1 < s.size() && s[i + 1] >= '0' && s[i + 1] <= '9') {
             ++i;
             continue;
         }
-        if (!((c >= '0' && c <= '9') || c == '.' || sign || exp)) break;
+        if (!(sign || exp)) break;
         if (buf) buf[n] = c;
         ++n;
         ++i;
     }
+    n_out = n;
+    return i;
+}
+
+std::size_t skip_spaces(std::string_view s) {
+    std::size_t i = 0;
+    while (i < s.size() && s[i] == ' ') ++i;
     return i;
 }
 
@@ -78,12 +103,14 @@ std::size_t scan_grouped(std::string_view s, char* buf, std::size_t& n) {
 std::optional<double> grouped_number(std::string_view s, std::size_t& used) {
     // Most numbers are plain decimals with no separator: read in place (the value the copy
     // below gives them; "nan" and "inf" are no numbers here, as there).
-    std::size_t lead = s.find_first_not_of(' ');
-    if (lead != std::string_view::npos && lead + 1 < s.size() && (s[lead] == '-' || s[lead] == '+')) ++lead;
+    const std::size_t first = skip_spaces(s);
+    std::size_t lead = first;
+    if (lead + 1 < s.size() && (s[lead] == '-' || s[lead] == '+')) ++lead;
     if (lead < s.size() && ((s[lead] >= '0' && s[lead] <= '9') || s[lead] == '.')) {
         double value = 0;
-        const std::size_t n_plain = leading_number_length(s, value);
-        if (n_plain > 0 && n_plain - lead < 63 && (n_plain == s.size() || s[n_plain] != ',')) {
+        const char* end = scan_number(s.data() + first, s.data() + s.size(), value);
+        const auto n_plain = static_cast<std::size_t>(end - s.data());
+        if (n_plain > first && n_plain - lead < 63 && (n_plain == s.size() || s[n_plain] != ',')) {
             used = n_plain;
             return value;
         }
@@ -95,19 +122,103 @@ std::optional<double> grouped_number(std::string_view s, std::size_t& used) {
     return leading_number(std::string_view(buf, n));
 }
 
-// Whether `s` starts with a digit after spaces: grouped_number() then reads a number.
-bool digit_after_spaces(std::string_view s) {
+// The first ':' or ESC in `t` from `from`, or npos: the one search a step line's key loop makes
+// (sixteen bytes at a time where SSE2 is there).
+std::size_t find_colon_or_escape(std::string_view t, std::size_t from) {
+    const char* p = t.data() + std::min(from, t.size());
+    const char* const end = t.data() + t.size();
+#if defined(__SSE2__)
+    const __m128i colon = _mm_set1_epi8(':'), esc = _mm_set1_epi8('\x1b');
+    for (; end - p >= 16; p += 16) {
+        const __m128i block = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+        const int mask = _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(block, colon), _mm_cmpeq_epi8(block, esc)));
+        if (mask != 0) return static_cast<std::size_t>(p - t.data()) + static_cast<unsigned>(__builtin_ctz(static_cast<unsigned>(mask)));
+    }
+#endif
+    for (; p < end; ++p)
+        if (*p == ':' || *p == '\x1b') return static_cast<std::size_t>(p - t.data());
+    return std::string_view::npos;
+}
+
+// Whether a number read up to `c` might have read on past it had an escape sequence not been
+// there (`c` is one, or a character a number can continue with).
+bool may_continue_number(char c) {
+    return c == '\x1b' || (c >= '0' && c <= '9') || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-' || c == ',';
+}
+
+// a == b, for the short keys of a step line without a call to memcmp.
+bool same_text(std::string_view a, std::string_view b) {
+    const std::size_t n = a.size();
+    if (n != b.size()) return false;
+    auto load8 = [](const char* p) {
+        std::uint64_t v = 0;
+        std::memcpy(&v, p, 8);
+        return v;
+    };
+    auto load4 = [](const char* p) {
+        std::uint32_t v = 0;
+        std::memcpy(&v, p, 4);
+        return v;
+    };
+    if (n >= 8 && n <= 16)
+        return load8(a.data()) == load8(b.data()) && load8(a.data() + n - 8) == load8(b.data() + n - 8);
+    if (n >= 4 && n < 8)
+        return load4(a.data()) == load4(b.data()) && load4(a.data() + n - 4) == load4(b.data() + n - 4);
+    return a == b;
+}
+
+// Where the escape sequence at `i` (an ESC) ends by strip_ansi's rule (a CSI "ESC [" runs to its
+// final byte, '@'..'~' other than '['; any other escape is two bytes), one past its last byte;
+// npos where `t` ends first.
+std::size_t escape_end(std::string_view t, std::size_t i) {
+    if (++i >= t.size()) return std::string_view::npos;
+    if (t[i] != '[') return i + 1;
+    ++i;
+    auto final_byte = [](char c) { return c >= '@' && c <= '~' && c != '['; };
+#if defined(__SSE2__)
+    // a final byte is one of 0x40..0x7e (positive as a signed char) but '['
+    const __m128i below = _mm_set1_epi8(0x3f), above = _mm_set1_epi8(0x7f), bracket = _mm_set1_epi8('[');
+    for (; t.size() - i >= 16; i += 16) {
+        const __m128i block = _mm_loadu_si128(reinterpret_cast<const __m128i*>(t.data() + i));
+        const __m128i finals = _mm_andnot_si128(
+            _mm_cmpeq_epi8(block, bracket), _mm_and_si128(_mm_cmpgt_epi8(block, below), _mm_cmplt_epi8(block, above)));
+        if (const int mask = _mm_movemask_epi8(finals))
+            return i + static_cast<unsigned>(__builtin_ctz(static_cast<unsigned>(mask))) + 1;
+    }
+#endif
+    for (; i < t.size(); ++i)
+        if (final_byte(t[i])) return i + 1;
+    return std::string_view::npos;
+}
+
+// `s` without its escape sequences into `out`; false when one runs past the end of `s` (what
+// follows `s` then belongs to it).
+bool strip_whole(std::string_view s, std::string& out) {
+    out.clear();
     std::size_t i = 0;
-    while (i < s.size() && s[i] == ' ') ++i;
-    return i < s.size() && s[i] >= '0' && s[i] <= '9';
+    while (const void* esc = std::memchr(s.data() + i, '\x1b', s.size() - i)) {
+        const auto at = static_cast<std::size_t>(static_cast<const char*>(esc) - s.data());
+        out.append(s.data() + i, at - i);
+        i = escape_end(s, at);
+        if (i == std::string_view::npos) return false;
+    }
+    out.append(s.data() + i, s.size() - i);
+    return true;
+}
+
+bool has_escape(std::string_view s) {
+    return std::memchr(s.data(), '\x1b', s.size()) != nullptr;
 }
 
 // The first "YYYY-MM-DD HH:MM:SS[,mmm]" in `prefix`, as Unix seconds (the logger's local
 // time read as UTC: only differences are used), or NaN.
-double prefix_time(std::string_view prefix) {
-    for (std::size_t i = 0; i + 19 <= prefix.size(); ++i) {
-        if (prefix[i] < '0' || prefix[i] > '9' || prefix[i + 4] != '-') continue;
-        if (auto t = parse_datetime(prefix.substr(i))) return *t;
+double prefix_time(std::string_view prefix, DatetimeReader& reader) {
+    // each '-' from the fifth character on, in order, may end a year
+    for (std::size_t dash = prefix.find('-', 4); dash != std::string_view::npos && dash + 15 <= prefix.size();
+         dash = prefix.find('-', dash + 1)) {
+        const std::size_t i = dash - 4;
+        if (prefix[i] < '0' || prefix[i] > '9') continue;
+        if (auto t = reader.read(prefix.substr(i))) return *t;
     }
     return k_nan;
 }
@@ -154,88 +265,146 @@ public:
     void run(Source& source) {
         m_lines = each_text_line(source, m_label, m_out, [&](const LineReader::Line& line, std::uint64_t) {
             std::string_view t = line.text;
-            if (std::memchr(t.data(), '\x1b', t.size())) {
-                strip_ansi(t, m_clean);
-                t = m_clean;
-            }
-            ParseStats& st = m_out.stats;
-            if (trim(t).empty()) return;
-            m_sink.discard();
-            int got = this->line(t);
-            if (got == 0 || got == 2) {
-                ++st.skipped;
-            } else if (!line.complete) {
+            int got = k_unsure;
+            if (has_escape(t)) {
+                // A coloured step line is read in place where its escape sequences cannot change
+                // what it says (the usual case), any other coloured line without them.
                 m_sink.discard();
-                st.truncated_tail = true;
-                warn(st, fmt::format("{}:{}: last line is incomplete (still being written?), ignored", m_label,
-                                     line.number));
-            } else if (got < 0) {
-                ++st.skipped;
-            } else {
-                m_sink.commit();
-                commit_timing();
-                (m_staged_group.first ? m_validate_group : m_step_group) = m_staged_group.second;
-                ++st.records;
+                got = this->line(t, true);
+                if (got == k_unsure) {
+                    strip_ansi(t, m_clean);
+                    t = m_clean;
+                }
             }
+            if (got == k_unsure) {
+                if (trim(t).empty()) return;
+                m_sink.discard();
+                got = this->line(t, false);
+            }
+            count(got, line);
         });
     }
 
 private:
+    // line()'s answer where a coloured line read in place might say something else without its
+    // escape sequences.
+    static constexpr int k_unsure = -2;
+
+    void count(int got, const LineReader::Line& line) {
+        ParseStats& st = m_out.stats;
+        if (got == 0 || got == 2) {
+            ++st.skipped;
+        } else if (!line.complete) {
+            m_sink.discard();
+            st.truncated_tail = true;
+            warn(st, fmt::format("{}:{}: last line is incomplete (still being written?), ignored", m_label, line.number));
+        } else if (got < 0) {
+            ++st.skipped;
+        } else {
+            m_sink.commit();
+            commit_timing();
+            (m_staged_group.first ? m_validate_group : m_step_group) = m_staged_group.second;
+            ++st.records;
+        }
+    }
+
+    // "step: N" (or "validate step: N") in `t`, with the text before it without escape
+    // sequences in `prefix`; false where `t` (with `esc`: read in place) may say otherwise.
+    bool head_of(std::string_view t, bool esc, StepHead& h, std::string_view& prefix) {
+        if (!esc) {
+            h = step_head(t);
+            prefix = t.substr(0, h.found ? h.pos : 0);
+            return true;
+        }
+        h.pos = t.find("step:");
+        if (h.pos == std::string_view::npos) return false;
+        prefix = t.substr(0, h.pos);
+        if (const void* e = std::memchr(prefix.data(), '\x1b', prefix.size())) {
+            const auto at = static_cast<std::size_t>(static_cast<const char*>(e) - prefix.data());
+            if (escape_end(prefix, at) == prefix.size()) {
+                prefix = prefix.substr(0, at);  // one escape just before "step:" (a colour)
+            } else {
+                // the escapes end before "step:" and no other "step:" appears without them
+                if (!strip_whole(prefix, m_prefix) || m_prefix.find("step:") != std::string_view::npos) return false;
+                prefix = m_prefix;
+            }
+        }
+        h.validate = prefix.size() >= 9 && prefix.substr(prefix.size() - 9) == "validate ";
+        if (!h.validate && !prefix.empty() && is_key_char(prefix.back())) return true;  // "global_step:" ...
+        std::size_t used = 0;
+        double value = 0;
+        const Read r = read_number(t.substr(h.pos + 5), true, used, value);
+        if (r == Read::unsure) return false;
+        const std::optional<std::int64_t> step = r == Read::number ? integral(value) : std::nullopt;
+        if (!step) return true;
+        h.found = true;
+        h.step = *step;
+        h.rest = h.pos + 5 + used;
+        return true;
+    }
+
+    enum class Read { number, none, unsure };
+    // The number at the start of `s` (after spaces), as grouped_number() reads it (with `esc`:
+    // unsure where the escape sequences around it may make it another number).
+    static Read read_number(std::string_view s, bool esc, std::size_t& used, double& value) {
+        const std::size_t lead = skip_spaces(s);
+        auto v = grouped_number(s, used);
+        if (!esc) return v ? (value = *v, Read::number) : Read::none;
+        if (!v) return has_escape(s.substr(lead, 4)) ? Read::unsure : Read::none;
+        if (used < s.size() && may_continue_number(s[used])) return Read::unsure;
+        value = *v;
+        return Read::number;
+    }
+
+    // The key before the next ':' from `pos` in `t` (the run of key characters before it, not
+    // before `pos`), that ':' at `colon`; false when no ':' is left. Escape sequences (only in a
+    // line read in place) are skipped: `unsure` where the key might reach across one.
+    static bool next_key(std::string_view t, std::size_t pos, std::size_t& colon, std::string_view& key, bool& unsure) {
+        std::size_t seg = pos;    // where the text after the last escape sequence starts
+        bool key_before = false;  // whether a key character comes just before `seg`, after `pos`
+        for (;;) {
+            const std::size_t at = find_colon_or_escape(t, seg);
+            if (at == std::string_view::npos) return false;
+            if (t[at] == ':') {
+                colon = at;
+                break;
+            }
+            if (at > seg) key_before = is_key_char(t[at - 1]);
+            seg = escape_end(t, at);
+            if (seg == std::string_view::npos) return false;
+        }
+        std::size_t k = colon;
+        while (k > seg && is_key_char(t[k - 1])) --k;
+        unsure = k == seg && key_before;
+        key = t.substr(k, colon - k);
+        return true;
+    }
+
     // 1: a step line staged; 2: another rank's copy of the step line before; -1: a step line
-    // without values; 0: another line.
-    int line(std::string_view t) {
-        const StepHead head = step_head(t);
+    // without values; 0: another line; k_unsure (only with `esc`, `t` read in place).
+    int line(std::string_view t, bool esc) {
+        StepHead head;
+        std::string_view prefix;
+        if (!head_of(t, esc, head, prefix)) return k_unsure;
         if (!head.found) return 0;
         const bool validate = head.validate;
         const std::int64_t step = head.step;
         // another rank's copy of the step line just read
         std::optional<std::int64_t>& group = validate ? m_validate_group : m_step_group;
         if (group == step) return 2;
-        double wall = prefix_time(t.substr(0, head.pos));
-        std::size_t used = 0;
-        std::string_view rest = t.substr(head.rest);
+        const double wall = prefix_time(prefix, m_datetime);
+        m_lookup = 0;
         int values = 0;
-        while (!rest.empty()) {
-            std::size_t colon = rest.find(':');
-            if (colon == std::string_view::npos) break;
-            std::size_t k = colon;
-            while (k > 0 && is_key_char(rest[k - 1])) --k;
-            std::string_view key = rest.substr(k, colon - k);
-            rest = rest.substr(colon + 1);
+        std::size_t pos = head.rest, colon = 0;
+        std::string_view key;
+        bool unsure = false;
+        while (next_key(t, pos, colon, key, unsure)) {
+            if (unsure) return k_unsure;
+            pos = colon + 1;
             if (key.empty()) continue;
-            // (a series is made when its first value is read, never for a key without one)
-            Series* target = nullptr;
-            const bool memory = key == "memory";
-            if (memory && digit_after_spaces(rest) && !series_of(validate, key) && !series_of(validate, "memory(%)")) {
-                // neither memory series is kept (--tags): the "45.67GiB(57.72%)" is skipped unread
-                std::size_t n = 0;
-                rest = rest.substr(scan_grouped(rest, nullptr, n));
-                ++values;
-                continue;
-            }
-            const bool number = !memory && digit_after_spaces(rest);
-            if (number && !(target = series_of(validate, key))) {
-                // a value that --tags leaves out: a number for sure (it starts with a digit), taken
-                // as grouped_number() takes it, not converted
-                std::size_t n = 0;
-                rest = rest.substr(scan_grouped(rest, nullptr, n));
-                ++values;
-                continue;
-            }
-            auto v = grouped_number(rest, used);
-            if (!v) {
-                if (key == "mfu" && starts_with(trim(rest), "N/A")) m_out.parameters["mfu"] = "\"N/A\"";
-                continue;
-            }
-            rest = rest.substr(used);
-            m_sink.stage(number ? target : series_of(validate, key), Point{step, *v, wall});
-            ++values;
-            if (key == "memory") {  // "45.67GiB(57.72%)"
-                std::size_t open = rest.find('(');
-                if (open < 6)  // npos is never below 6
-                    if (auto pct = grouped_number(rest.substr(open + 1), used))
-                        m_sink.stage(series_of(validate, "memory(%)"), Point{step, *pct, wall});
-            }
+            const int got = value(t.substr(pos), key, esc, Point{step, 0, wall}, validate, pos);
+            if (got == k_unsure) return k_unsure;
+            values += got;
         }
         if (values == 0) return -1;
         if (!validate) m_timing = {step, wall};
@@ -243,8 +412,69 @@ private:
         return 1;
     }
 
-    // The series of a step line's key (nullptr where --tags leaves it out).
+    // The value of `key` at the start of `rest` staged (its time and step in `at`); `pos` moves
+    // past it where it is a number. Returns 1 for a value, 0 for none, or k_unsure.
+    int value(std::string_view rest, std::string_view key, bool esc, Point at, bool validate, std::size_t& pos) {
+        // (a series is made when its first value is read, never for a key without one)
+        const std::size_t lead = skip_spaces(rest);
+        if (esc && lead < rest.size() && rest[lead] == '\x1b') return k_unsure;
+        const bool digit = lead < rest.size() && rest[lead] >= '0' && rest[lead] <= '9';
+        const bool memory = key == "memory";
+        Series* target = nullptr;
+        if (digit && (memory ? !series_of(validate, key) && !series_of(validate, "memory(%)")
+                             : !(target = series_of(validate, key)))) {
+            // a value that --tags leaves out (neither memory series for "45.67GiB(57.72%)"): a
+            // number for sure (it starts with a digit), taken as grouped_number() takes it, unread
+            std::size_t n = 0;
+            const std::size_t used = scan_grouped(rest, nullptr, n);
+            if (esc && used < rest.size() && may_continue_number(rest[used])) return k_unsure;
+            pos += used;
+            return 1;
+        }
+        std::size_t used = 0;
+        const Read r = read_number(rest, esc, used, at.value);
+        if (r == Read::unsure) return k_unsure;
+        if (r == Read::none) {
+            if (key != "mfu") return 0;
+            const std::string_view t = trim(rest);
+            if (starts_with(t, "N/A")) {
+                m_out.parameters["mfu"] = "\"N/A\"";
+            } else if (esc && has_escape(rest.substr(0, static_cast<std::size_t>(t.data() - rest.data()) + 3))) {
+                return k_unsure;
+            }
+            return 0;
+        }
+        m_sink.stage(digit && !memory ? target : series_of(validate, key), at);
+        pos += used;
+        if (memory) {  // "45.67GiB(57.72%)"
+            rest = rest.substr(used);
+            if (esc && has_escape(rest.substr(0, 6))) return k_unsure;
+            const std::size_t open = rest.find('(');
+            if (open < 6) {  // npos is never below 6
+                const Read pr = read_number(rest.substr(open + 1), esc, used, at.value);
+                if (pr == Read::unsure) return k_unsure;
+                if (pr == Read::number) m_sink.stage(series_of(validate, "memory(%)"), at);
+            }
+        }
+        return 1;
+    }
+
+    // The series of a step line's key (nullptr where --tags leaves it out). A step line's keys
+    // come in the same order on every line: the n-th lookup of a line is first tried against
+    // what the n-th lookup of the line before found.
     Series* series_of(bool validate, std::string_view key) {
+        if (m_lookup >= m_memo.size()) return lookup(validate, key);
+        Memo& m = m_memo[m_lookup++];
+        if (!m.known || m.validate != validate || !same_text(m.key, key)) {
+            m.series = lookup(validate, key);
+            m.known = true;
+            m.validate = validate;
+            m.key.assign(key);
+        }
+        return m.series;
+    }
+
+    Series* lookup(bool validate, std::string_view key) {
         if (key == "wps") key = "tps";  // the oldest releases' name for the same figure
         if (!validate) return m_sink.resolve(key);
         m_name.assign("validate/");
@@ -275,7 +505,15 @@ private:
     std::string_view m_label;
     LogData& m_out;
     SeriesSink m_sink;
-    std::string m_clean, m_name;
+    std::string m_clean, m_name, m_prefix;
+    DatetimeReader m_datetime;
+    struct Memo {
+        bool known = false, validate = false;
+        std::string key;
+        Series* series = nullptr;
+    };
+    std::array<Memo, 16> m_memo;
+    std::size_t m_lookup = 0;  // lookups made for the line being read
     std::optional<std::pair<std::int64_t, double>> m_timing;
     // The step of the last step line read (training, validation), and of the one staged.
     std::optional<std::int64_t> m_step_group, m_validate_group;

@@ -1,9 +1,12 @@
 // The 2026 framework log formats: Megatron-Bridge, TorchTitan and MLPerf :::MLLOG. Fixtures are
 // real excerpts where public ones exist (tests/data/logs/real/README.md says where from) and
 // lines written from each writer's own format string (fuzz/corpus/<format>/variants.txt).
+#include "metrics/common.hpp"
 #include "test_support.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <random>
 
 namespace fs = std::filesystem;
 using namespace trainbench::metrics;
@@ -261,4 +264,72 @@ TEST(NewFormats, ListedAndDetected) {
     EXPECT_EQ(detect_from_content_for_test(corpus_file("megatron-bridge", "variants.txt")), "megatron-bridge");
     EXPECT_EQ(detect_from_content_for_test(corpus_file("torchtitan", "variants.txt")), "torchtitan");
     EXPECT_EQ(detect_from_content_for_test(corpus_file("mlperf", "variants.txt")), "mlperf");
+}
+
+// ---------------------------------------------------------------- TorchTitan, read in place
+// A coloured step line is read with its escape sequences in place; what it gives must be what
+// the same line gives without them (strip_ansi), wherever the escapes fall: inside keys,
+// numbers, "validate step:", the timestamp, runs of them, unfinished ones.
+namespace {
+
+std::string random_titan_log(std::mt19937& rng, std::vector<std::string>& clean) {
+    const std::vector<std::string> escapes = {"\x1b[31m", "\x1b[38;2;180;60;0m", "\x1b[38:2:54:234:195m", "\x1b[39m",
+                                              "\x1b(",    "\x1b",              "\x1b[",                "\x1b[0",
+                                              "\x1b[[m",  "\x1b[1;"};
+    const std::vector<std::string> odd = {"N/A", "-1.5", ".5",  "+2", "1e5", "1e",  "1e-",
+                                          "1,",  "1,,2", "-",   "+.", "3E+2", "1,234,567", "12.5.6"};
+    auto pick = [&](std::size_t n) { return std::uniform_int_distribution<std::size_t>(0, n - 1)(rng); };
+    auto chance = [&](double p) { return std::uniform_real_distribution<double>(0, 1)(rng) < p; };
+    auto number = [&]() -> std::string {
+        if (chance(0.2)) return odd[pick(odd.size())];
+        return fmt::format("{:.{}f}", std::uniform_real_distribution<double>(0, 500)(rng), pick(6));
+    };
+    std::string log;
+    std::int64_t step = 1;
+    for (int i = 0; i < 3000; ++i) {
+        if (chance(0.8)) ++step;
+        std::string line = fmt::format("[rank{}]:[titan] 2026-08-01 00:{:02}:{:02},{:03} - root - INFO - ", pick(2),
+                                       pick(60), pick(60), pick(1000));
+        if (chance(0.1)) line += "validate ";
+        line += fmt::format("{}step: {:2}", escapes[pick(2)], step);
+        std::vector<std::string> keys = {"loss", "grad_norm", "memory", "tps", "wps", "tflops", "mfu"};
+        if (chance(0.1)) std::shuffle(keys.begin(), keys.end(), rng);
+        for (const std::string& key : keys) {
+            std::string value = number();
+            if (key == "memory") value += "GiB(" + number() + "%)";
+            if (key == "mfu") value += "%";
+            line += fmt::format("  {}{}: {}", escapes[pick(4)], key, value);
+        }
+        line += "\x1b[39m";
+        // escapes (and now and then another character) anywhere
+        for (std::size_t k = pick(4); k > 0; --k) line.insert(pick(line.size() + 1), escapes[pick(escapes.size())]);
+        if (chance(0.1)) line[pick(line.size())] = " :,.(%)x\x1b"[pick(9)];
+        std::string stripped;
+        trainbench::metrics::detail::strip_ansi(line, stripped);
+        log += line + "\n";
+        clean.push_back(stripped);
+    }
+    return log;
+}
+
+}  // namespace
+
+TEST(TorchTitan, ColouredLinesReadInPlaceSayWhatTheyWouldSayWithoutColours) {
+    for (unsigned seed : {1u, 2u, 3u, 4u}) {
+        std::mt19937 rng(seed);
+        std::vector<std::string> lines;
+        const std::string coloured = random_titan_log(rng, lines);
+        std::string plain;
+        for (const std::string& l : lines) plain += l + "\n";
+        for (const std::vector<std::string>& tags :
+             {std::vector<std::string>{}, {"tflops_per_gpu", "step_time_s"}, {"memory_max_reserved_pct"}}) {
+            ParseOptions o;
+            o.tags = tags;
+            LogData a = parse_text("torchtitan", coloured, o);
+            LogData b = parse_text("torchtitan", plain, o);
+            ASSERT_GT(a.stats.records, 1000u);  // most lines are step lines
+            a.stats.bytes = b.stats.bytes = 0;
+            EXPECT_EQ(parse_fingerprint(a), parse_fingerprint(b)) << "seed " << seed;
+        }
+    }
 }

@@ -107,3 +107,25 @@ TEST(Numbers, ALeadingPlusAndSpacesAreTaken) {
     EXPECT_EQ(to_number(" 1.25 "), 1.25);
     EXPECT_FALSE(to_number("1.25x"));
 }
+
+// DatetimeReader remembers the last minute it read: every timestamp still reads as
+// parse_datetime reads it, in order or not, valid or not.
+TEST(Datetime, TheReaderReadsWhatParseDatetimeReads) {
+    std::mt19937 rng(7);
+    auto pick = [&](int n) { return std::uniform_int_distribution<int>(0, n - 1)(rng); };
+    DatetimeReader reader;
+    for (int i = 0; i < 100000; ++i) {
+        // mostly a few minutes (the reader's remembered one), now and then an impossible field
+        std::string s = fmt::format("2026-{:02}-{:02} {:02}:{:02}:{:02}", pick(50) ? 8 : 13, pick(50) ? 1 : 32,
+                                    pick(50) ? pick(2) : 24, pick(50) ? pick(3) : 60, pick(62));
+        if (pick(2)) s += fmt::format(",{:03}", pick(1000));
+        if (pick(4) == 0) s += pick(2) ? "+02:00" : "-0530";
+        if (pick(20) == 0) s[static_cast<std::size_t>(pick(static_cast<int>(s.size())))] = 'x';
+        if (pick(20) == 0) s.resize(static_cast<std::size_t>(pick(static_cast<int>(s.size()))));
+        const std::optional<double> want = parse_datetime(s), got = reader.read(s);
+        ASSERT_EQ(got.has_value(), want.has_value()) << s;
+        if (want) {
+            ASSERT_EQ(*got, *want) << s;
+        }
+    }
+}
