@@ -99,47 +99,6 @@ std::size_t skip_spaces(std::string_view s) {
     return i;
 }
 
-// That number's value; `used` is how many characters it took.
-std::optional<double> grouped_number(std::string_view s, std::size_t& used) {
-    // Most numbers are plain decimals with no separator: read in place (the value the copy
-    // below gives them; "nan" and "inf" are no numbers here, as there).
-    const std::size_t first = skip_spaces(s);
-    std::size_t lead = first;
-    if (lead + 1 < s.size() && (s[lead] == '-' || s[lead] == '+')) ++lead;
-    if (lead < s.size() && ((s[lead] >= '0' && s[lead] <= '9') || s[lead] == '.')) {
-        double value = 0;
-        const char* end = scan_number(s.data() + first, s.data() + s.size(), value);
-        const auto n_plain = static_cast<std::size_t>(end - s.data());
-        if (n_plain > first && n_plain - lead < 63 && (n_plain == s.size() || s[n_plain] != ',')) {
-            used = n_plain;
-            return value;
-        }
-    }
-    char buf[64];
-    std::size_t n = 0;
-    used = scan_grouped(s, buf, n);
-    if (n == 0) return std::nullopt;
-    return leading_number(std::string_view(buf, n));
-}
-
-// The first ':' or ESC in `t` from `from`, or npos: the one search a step line's key loop makes
-// (sixteen bytes at a time where SSE2 is there).
-std::size_t find_colon_or_escape(std::string_view t, std::size_t from) {
-    const char* p = t.data() + std::min(from, t.size());
-    const char* const end = t.data() + t.size();
-#if defined(__SSE2__)
-    const __m128i colon = _mm_set1_epi8(':'), esc = _mm_set1_epi8('\x1b');
-    for (; end - p >= 16; p += 16) {
-        const __m128i block = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-        const int mask = _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(block, colon), _mm_cmpeq_epi8(block, esc)));
-        if (mask != 0) return static_cast<std::size_t>(p - t.data()) + static_cast<unsigned>(__builtin_ctz(static_cast<unsigned>(mask)));
-    }
-#endif
-    for (; p < end; ++p)
-        if (*p == ':' || *p == '\x1b') return static_cast<std::size_t>(p - t.data());
-    return std::string_view::npos;
-}
-
 // Whether a number read up to `c` might have read on past it had an escape sequence not been
 // there (`c` is one, or a character a number can continue with).
 bool may_continue_number(char c) {
@@ -165,6 +124,65 @@ bool same_text(std::string_view a, std::string_view b) {
     if (n >= 4 && n < 8)
         return load4(a.data()) == load4(b.data()) && load4(a.data() + n - 4) == load4(b.data() + n - 4);
     return a == b;
+}
+
+// That number's value; `used` is how many characters it took.
+std::optional<double> grouped_number(std::string_view s, std::size_t& used) {
+    // Most numbers are plain decimals with no separator: read in place (the value the copy
+    // below gives them; "nan" and "inf" are no numbers here, as there).
+    const std::size_t first = skip_spaces(s);
+    std::size_t lead = first;
+    if (lead + 1 < s.size() && (s[lead] == '-' || s[lead] == '+')) ++lead;
+    if (lead < s.size() && ((s[lead] >= '0' && s[lead] <= '9') || s[lead] == '.')) {
+        double value = 0;
+        const char* end = scan_number(s.data() + first, s.data() + s.size(), value);
+        const auto n_plain = static_cast<std::size_t>(end - s.data());
+        if (n_plain > first && n_plain - lead < 63 && (n_plain == s.size() || s[n_plain] != ',')) {
+            used = n_plain;
+            return value;
+        }
+        if (lead == first && n_plain > first) {
+            // "10,251": an integer in groups is its digits (at most 15: exact as a double)
+            std::uint64_t digits = 0;
+            std::size_t i = first, count = 0;
+            for (; i < s.size(); ++i) {
+                const char c = s[i];
+                if (c >= '0' && c <= '9') {
+                    digits = digits * 10 + static_cast<std::uint64_t>(c - '0');
+                    ++count;
+                } else if (c != ',' || i + 1 == s.size() || s[i + 1] < '0' || s[i + 1] > '9') {
+                    break;
+                }
+            }
+            if (count <= 15 && (i == s.size() || !may_continue_number(s[i]))) {
+                used = i;
+                return static_cast<double>(digits);
+            }
+        }
+    }
+    char buf[64];
+    std::size_t n = 0;
+    used = scan_grouped(s, buf, n);
+    if (n == 0) return std::nullopt;
+    return leading_number(std::string_view(buf, n));
+}
+
+// The first ':' or ESC in `t` from `from`, or npos: the one search a step line's key loop makes
+// (sixteen bytes at a time where SSE2 is there).
+std::size_t find_colon_or_escape(std::string_view t, std::size_t from) {
+    const char* p = t.data() + std::min(from, t.size());
+    const char* const end = t.data() + t.size();
+#if defined(__SSE2__)
+    const __m128i colon = _mm_set1_epi8(':'), esc = _mm_set1_epi8('\x1b');
+    for (; end - p >= 16; p += 16) {
+        const __m128i block = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+        const int mask = _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(block, colon), _mm_cmpeq_epi8(block, esc)));
+        if (mask != 0) return static_cast<std::size_t>(p - t.data()) + static_cast<unsigned>(__builtin_ctz(static_cast<unsigned>(mask)));
+    }
+#endif
+    for (; p < end; ++p)
+        if (*p == ':' || *p == '\x1b') return static_cast<std::size_t>(p - t.data());
+    return std::string_view::npos;
 }
 
 // Where the escape sequence at `i` (an ESC) ends by strip_ansi's rule (a CSI "ESC [" runs to its
@@ -425,9 +443,19 @@ private:
                              : !(target = series_of(validate, key)))) {
             // a value that --tags leaves out (neither memory series for "45.67GiB(57.72%)"): a
             // number for sure (it starts with a digit), taken as grouped_number() takes it, unread
-            std::size_t n = 0;
-            const std::size_t used = scan_grouped(rest, nullptr, n);
-            if (esc && used < rest.size() && may_continue_number(rest[used])) return k_unsure;
+            std::size_t used = lead;
+            for (; used < rest.size(); ++used) {
+                const char c = rest[used];
+                if (!((c >= '0' && c <= '9') || c == '.' ||
+                      (c == ',' && used + 1 < rest.size() && rest[used + 1] >= '0' && rest[used + 1] <= '9')))
+                    break;
+            }
+            if (used - lead >= 63 || (used < rest.size() && may_continue_number(rest[used]))) {
+                // an exponent, a separator, a long number: scan_grouped() says where it ends
+                std::size_t n = 0;
+                used = scan_grouped(rest, nullptr, n);
+                if (esc && used < rest.size() && may_continue_number(rest[used])) return k_unsure;
+            }
             pos += used;
             return 1;
         }
