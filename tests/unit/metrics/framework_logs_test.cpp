@@ -273,11 +273,18 @@ TEST(NewFormats, ListedAndDetected) {
 namespace {
 
 std::string random_titan_log(std::mt19937& rng, std::vector<std::string>& clean) {
-    const std::vector<std::string> escapes = {"\x1b[31m", "\x1b[38;2;180;60;0m", "\x1b[38:2:54:234:195m", "\x1b[39m",
-                                              "\x1b(",    "\x1b",              "\x1b[",                "\x1b[0",
-                                              "\x1b[[m",  "\x1b[1;"};
-    const std::vector<std::string> odd = {"N/A", "-1.5", ".5",  "+2", "1e5", "1e",  "1e-",
-                                          "1,",  "1,,2", "-",   "+.", "3E+2", "1,234,567", "12.5.6"};
+    const std::vector<std::string> escapes = {"\x1b[31m",
+                                              "\x1b[38;2;180;60;0m",
+                                              "\x1b[38:2:54:234:195m",
+                                              "\x1b[39m",
+                                              "\x1b(",
+                                              "\x1b",
+                                              "\x1b[",
+                                              "\x1b[0",
+                                              "\x1b[[m",
+                                              "\x1b[1;"};
+    const std::vector<std::string> odd = {"N/A", "-1.5", ".5", "+2", "1e5",  "1e",        "1e-",
+                                          "1,",  "1,,2", "-",  "+.", "3E+2", "1,234,567", "12.5.6"};
     auto pick = [&](std::size_t n) { return std::uniform_int_distribution<std::size_t>(0, n - 1)(rng); };
     auto chance = [&](double p) { return std::uniform_real_distribution<double>(0, 1)(rng) < p; };
     auto number = [&]() -> std::string {
