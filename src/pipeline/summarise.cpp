@@ -254,6 +254,16 @@ analysis::Provenance log_provenance(const metrics::LogData& log) {
 
 // The log files of a run's stage: the recipe's metrics.path (a glob on the
 // file name allowed), else every file the parsers recognise, best format first.
+// A log still being written (or cut) ends in an incomplete line, which no parser reads: the
+// report says so, since its figures then cover what was complete.
+void note_incomplete_tail(const metrics::LogData& log, analysis::RunSummary& s) {
+    if (!log.stats.truncated_tail) return;
+    s.findings.push_back(
+        {Severity::note,
+         fmt::format("the last line of {} is incomplete (still being written?): it was not read",
+                     log.files.size() == 1 ? log.files.front().filename().string() : std::string("a log"))});
+}
+
 // --conventions and --reference: the run under every convention, and against a published row.
 void add_comparisons(const Services& services, const SummaryOptions& f, analysis::RunSummary& s) {
     if (f.conventions) s.conventions = analysis::figures_under_every_convention(s);
@@ -368,6 +378,7 @@ analysis::RunSummary summarise_run(const Services& services, const fs::path& run
         req.provenance.git_commit = run_json["git_commit"].get<std::string>();
     req.resolved_recipe = read_file(recipe_file);
     analysis::RunSummary summary = analysis::analyse(std::move(req));
+    note_incomplete_tail(log, summary);
     add_comparisons(services, flags, summary);
     return summary;
 }
@@ -457,6 +468,7 @@ analysis::RunSummary summarise_logs(const Services& services, const std::vector<
     req.provenance = log_provenance(log);
     take_steps(log, reading, req);
     analysis::RunSummary summary = analysis::analyse(std::move(req));
+    note_incomplete_tail(log, summary);
     add_comparisons(services, flags, summary);
     return summary;
 }

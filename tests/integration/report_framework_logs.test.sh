@@ -107,6 +107,17 @@ json_get "$tmp/titan_fp8.json" '[f["message"] for f in j["findings"]]' | grep -q
     fail "no finding for mfu N/A"
 echo "cross-check rows: ok and DIFF for Megatron-Bridge and TorchTitan"
 
+# A log still being written ends in half a line: the report says it was not read (a note), and
+# says nothing of the kind for the whole log.
+json_get "$tmp/titan.json" '[f["message"] for f in j["findings"]]' | grep -q "incomplete" &&
+    fail "a note of an incomplete last line for a complete log"
+{ cat "$tmp/titan.log"; printf '[rank0]:[titan] 2026-08-22 10:59:00,000 - root - INFO - step: 51  loss:  2.5'; } \
+    > "$tmp/titan_cut.log"
+"$bin" report "$tmp/titan_cut.log" "${tflags[@]}" > "$tmp/titan_cut.txt" || fail "report torchtitan (cut)"
+grep -q "^note: the last line of titan_cut.log is incomplete (still being written?): it was not read" \
+    "$tmp/titan_cut.txt" || fail "no note of the incomplete last line: $(grep -i note "$tmp/titan_cut.txt")"
+echo "an incomplete last line: a note"
+
 # MLPerf (the real llama31_8b result excerpt): the step time is each block's time over its
 # samples / global_batch_size, here computed independently with Python's json module from the
 # same lines; MLPerf's own throughput (samples/s) is the cross-check row; the model comes from
