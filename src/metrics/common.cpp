@@ -410,8 +410,13 @@ std::optional<double> parse_datetime(std::string_view s) {
 }
 
 std::optional<double> DatetimeReader::read(std::string_view s) {
-    if (m_known && s.size() >= 19 && std::memcmp(s.data(), m_minute.data(), m_minute.size()) == 0)
-        return datetime_rest(s, m_base);
+    auto same_minute = [&] {  // the 16 characters "YYYY-MM-DD HH:MM" as two 8-byte words
+        std::uint64_t a[2], b[2];
+        std::memcpy(a, s.data(), 16);
+        std::memcpy(b, m_minute.data(), 16);
+        return a[0] == b[0] && a[1] == b[1];
+    };
+    if (m_known && s.size() >= 19 && same_minute()) return datetime_rest(s, m_base);
     double base = 0;
     if (!datetime_minute(s, base)) return std::nullopt;
     std::memcpy(m_minute.data(), s.data(), m_minute.size());

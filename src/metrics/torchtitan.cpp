@@ -67,9 +67,10 @@ public:
         m_lines = each_text_line(source, m_label, m_out, [&](const LineReader::Line& line, std::uint64_t) {
             std::string_view t = line.text;
             int got = k_unsure;
-            if (has_escape(t)) {
+            if (const void* e = std::memchr(t.data(), '\x1b', t.size())) {
                 // A coloured step line is read in place where its escape sequences cannot change
                 // what it says (the usual case), any other coloured line without them.
+                m_first_escape = static_cast<std::size_t>(static_cast<const char*>(e) - t.data());
                 m_sink.discard();
                 got = this->line(t, true);
                 if (got == k_unsure) {
@@ -121,8 +122,8 @@ private:
         h.pos = t.find("step:");
         if (h.pos == std::string_view::npos) return false;
         prefix = t.substr(0, h.pos);
-        if (const void* e = std::memchr(prefix.data(), '\x1b', prefix.size())) {
-            const auto at = static_cast<std::size_t>(static_cast<const char*>(e) - prefix.data());
+        if (m_first_escape < h.pos) {
+            const std::size_t at = m_first_escape;
             if (escape_end(prefix, at) == prefix.size()) {
                 prefix = prefix.substr(0, at);  // one escape just before "step:" (a colour)
             } else {
@@ -323,6 +324,7 @@ private:
     SeriesSink m_sink;
     std::string m_clean, m_name, m_prefix;
     DatetimeReader m_datetime;
+    std::size_t m_first_escape = 0;  // of the coloured line being read in place
     Series* m_step_time = nullptr;
     bool m_step_time_known = false;
     struct Memo {
