@@ -72,9 +72,10 @@ public:
 
     // The series for `source_name`, or nullptr when --tags excludes it.
     Series* resolve(std::string_view source_name) {
-        // Names usually come in the same order on every line: the one after the last hit first.
-        if (const std::size_t next = m_last + 1;
-            next < m_cache.size() && same_name(m_cache[next].source, source_name)) {
+        // Names usually come in the same order on every line: the one after the last hit first
+        // (the first after the last: the next line's first name).
+        const std::size_t next = m_last + 1 < m_cache.size() ? m_last + 1 : 0;
+        if (next < m_cache.size() && same_name(m_cache[next].source, source_name)) {
             m_last = next;
             return m_cache[next].series;
         }

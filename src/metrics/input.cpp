@@ -158,6 +158,16 @@ void FileSource::resume_at(std::uint64_t n) {
     }
 }
 
+void FileSource::release_mapped(std::uint64_t n) {
+    if (!m_map) return;
+    const auto page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+    const std::uint64_t upto = std::min<std::uint64_t>((m_map_start - m_map_at + n) / page * page, m_map_len);
+    if (upto <= m_map_released) return;
+    ::madvise(static_cast<char*>(m_map) + m_map_released, static_cast<std::size_t>(upto) - m_map_released,
+              MADV_DONTNEED);
+    m_map_released = static_cast<std::size_t>(upto);
+}
+
 bool FileSource::map_lost() const {
     return m_map_slot >= 0 && g_map_slots[m_map_slot].lost.load(std::memory_order_acquire);
 }
@@ -299,6 +309,12 @@ bool LineReader::next_mapped(Line& line) {
     if (!nl || m_source.map_lost()) {
         leave_mapping();
         return false;
+    }
+    // The resident set stays small: what was read is given back every MiB (as the read window holds one).
+    constexpr std::size_t k_release = 1 << 20;
+    if (m_mapped_pos - m_mapped_released >= k_release) {
+        m_source.release_mapped(m_mapped_pos);  // (before this line)
+        m_mapped_released = m_mapped_pos;
     }
     const auto len = static_cast<std::size_t>(static_cast<const char*>(nl) - d);
     line.text = std::string_view(d, len);

@@ -37,6 +37,9 @@ public:
     // resume_at(n): the n-th byte of the mapping (a file that grew is read on past it).
     virtual MappedInput map() { return {}; }
     virtual void resume_at(std::uint64_t /*n*/) {}
+    // The mapping's bytes before its n-th are read: their pages may leave the resident set
+    // (they read the same if touched again).
+    virtual void release_mapped(std::uint64_t /*n*/) {}
     // Whether the mapped file shrank while it was read (its lost pages now read as zeros).
     [[nodiscard]] virtual bool map_lost() const { return false; }
 };
@@ -61,6 +64,7 @@ public:
     // A regular file of at least k_min_mapped bytes, from its start or the range's (mmap).
     MappedInput map() override;
     void resume_at(std::uint64_t n) override;
+    void release_mapped(std::uint64_t n) override;
     [[nodiscard]] bool map_lost() const override;
     static constexpr std::uint64_t k_min_mapped = 1 << 20;
     // Reads up to n bytes at `offset` without moving the position (regular files).
@@ -75,10 +79,10 @@ private:
     std::uint64_t m_pos = 0, m_end = 0;
     std::uint64_t m_reserve_hint = 0;
     std::filesystem::path m_path;
-    void* m_map = nullptr;  // the mapping: m_map_len bytes from the file's offset m_map_at
-    std::size_t m_map_len = 0;
-    std::uint64_t m_map_at = 0, m_map_start = 0;  // m_map_start: the input's first byte
-    int m_map_slot = -1;                          // in the registry that turns SIGBUS into zeros
+    void* m_map = nullptr;                          // the mapping: m_map_len bytes from the file's offset m_map_at
+    std::size_t m_map_len = 0, m_map_released = 0;  // bytes of it given back (MADV_DONTNEED)
+    std::uint64_t m_map_at = 0, m_map_start = 0;    // m_map_start: the input's first byte
+    int m_map_slot = -1;                            // in the registry that turns SIGBUS into zeros
 };
 
 // A memory buffer handed out at most `chunk` bytes per read.
@@ -171,7 +175,8 @@ private:
     // readable bytes after it; the rest goes through the window (read from the Source).
     MappedInput m_mapped;
     std::size_t m_mapped_pos = 0, m_mapped_end = 0;
-    std::uint64_t m_mapped_done = 0;  // bytes taken from the mapping before the window's
+    std::uint64_t m_mapped_done = 0;    // bytes taken from the mapping before the window's
+    std::size_t m_mapped_released = 0;  // where the last release_mapped() was
     std::size_t m_max_line;
     ByteWindow m_window;
     std::uint64_t m_line = 0;

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <ostream>
@@ -197,4 +198,41 @@ TEST(MappedInput, AFileCutShortWhileItIsReadEndsWhereItNowEnds) {
     const Seen read = read_memory(std::string_view(text).substr(0, cut), 1 << 20);
     ASSERT_EQ(lines.size(), read.lines.size());
     for (std::size_t i = 0; i < lines.size(); ++i) ASSERT_EQ(lines[i], read.lines[i].text) << i + 1;
+}
+
+namespace {
+
+// The resident size in KiB of the mapping that holds `p` (/proc/self/smaps), or -1.
+long resident_kib(const void* p) {
+    std::ifstream smaps("/proc/self/smaps");
+    const auto at = reinterpret_cast<std::uintptr_t>(p);
+    bool inside = false;
+    for (std::string line; std::getline(smaps, line);) {
+        unsigned long long lo = 0, hi = 0;
+        if (std::sscanf(line.c_str(), "%llx-%llx ", &lo, &hi) == 2 && line.find(':') > line.find(' ')) {
+            inside = lo <= at && at < hi;
+        } else if (inside && line.rfind("Rss:", 0) == 0) {
+            return std::stol(line.substr(4));
+        }
+    }
+    return -1;
+}
+
+}  // namespace
+
+TEST(MappedInput, PagesReadAreGivenBackAsTheReaderGoesOn) {
+    TempDir dir("mapped");
+    std::mt19937_64 rng(21);
+    std::string text = random_text(rng, 24 << 20);
+    text.back() = '\n';
+    const auto path = dir.path() / "log";
+    write(path, text);
+    FileSource file(path);
+    LineReader reader(file);
+    LineReader::Line line;
+    long most = 0;
+    for (std::size_t n = 0; reader.next(line); ++n)
+        if (n % 5000 == 0) most = std::max(most, resident_kib(line.text.data()));
+    EXPECT_GT(most, 0) << "the lines were read from a mapping";
+    EXPECT_LE(most, 4 << 10) << "KiB of a 24 MiB file resident at once";
 }
