@@ -8,6 +8,10 @@
 #include <cmath>
 #include <sys/mman.h>
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 namespace trainbench::metrics::detail {
 
 const std::vector<NameMapping>& canonical_names() {
@@ -102,13 +106,31 @@ Series* SeriesSink::create(std::string_view name, std::string_view source_name) 
     return &it->second;
 }
 
-Series* SeriesSink::resolve(std::string_view source_name) {
-    // Names usually come in the same order on every line: try the one after the last hit first.
-    if (std::size_t next = m_last + 1; next < m_cache.size() && m_cache[next].source == source_name) {
-        m_last = next;
-        return m_cache[next].series;
+std::uint64_t delimiter_mask(const char* p, std::size_t n, char a, char b) {
+#ifdef __SSE2__
+    if (n >= 64) {
+        const __m128i va = _mm_set1_epi8(a), vb = _mm_set1_epi8(b);
+        std::uint64_t m = 0;
+        for (int i = 0; i < 4; ++i) {
+            const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * i));
+            const __m128i hit = _mm_or_si128(_mm_cmpeq_epi8(v, va), _mm_cmpeq_epi8(v, vb));
+            m |= static_cast<std::uint64_t>(static_cast<std::uint32_t>(_mm_movemask_epi8(hit))) << (16 * i);
+        }
+        return m;
     }
-    if (m_last < m_cache.size() && m_cache[m_last].source == source_name) return m_cache[m_last].series;
+    if (n > 0) {  // the line's last bytes, in a copy (no read past the string)
+        alignas(16) char tail[64] = {};
+        std::memcpy(tail, p, n);
+        return delimiter_mask(tail, 64, a, b) & ((std::uint64_t{1} << n) - 1);
+    }
+    return 0;
+#else
+    return delimiter_mask_bytes(p, n, a, b);
+#endif
+}
+
+Series* SeriesSink::resolve_slow(std::string_view source_name) {
+    if (m_last < m_cache.size() && same_name(m_cache[m_last].source, source_name)) return m_cache[m_last].series;
     for (std::size_t i = 0; i < m_cache.size(); ++i) {
         if (m_cache[i].source == source_name) {
             m_last = i;
@@ -132,12 +154,17 @@ Series* SeriesSink::resolve(std::string_view source_name) {
 }
 
 Series* SeriesSink::resolve_as(std::string_view name, std::string_view source_name) {
-    // cache key "\x01<name>", which no source name uses (compared in place: this runs once a line)
-    for (const Entry& e : m_cache)
-        if (e.source.size() == name.size() + 1 && e.source[0] == '\x01' && std::string_view(e.source).substr(1) == name)
-            return e.series;
+    // Keyed by `name` alone, apart from resolve()'s source names; a parser asks for the same
+    // few names in the same order on every line: the one after the last hit is tried first.
+    const std::size_t n = m_as.size();
+    for (std::size_t k = 0, i = m_as_next; k < n; ++k, i = i + 1 == n ? 0 : i + 1) {
+        if (same_name(m_as[i].source, name)) {
+            m_as_next = i + 1 == n ? 0 : i + 1;
+            return m_as[i].series;
+        }
+    }
     Series* s = create(name, source_name);
-    m_cache.push_back({std::string("\x01") + std::string(name), s});
+    m_as.push_back({std::string(name), s});
     return s;
 }
 
@@ -196,14 +223,6 @@ void SeriesReserver::reserve(std::uint64_t bytes_done) {
 
 void warn(ParseStats& stats, std::string message) {
     if (stats.warnings.size() < k_max_warnings) stats.warnings.push_back(std::move(message));
-}
-
-std::string_view trim(std::string_view s) {
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r' || s.front() == '\n'))
-        s.remove_prefix(1);
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r' || s.back() == '\n'))
-        s.remove_suffix(1);
-    return s;
 }
 
 namespace {

@@ -50,6 +50,20 @@ struct NameMapping {
 // Inserts a point in step order; a repeated step replaces the earlier value.
 void insert_point(Series& series, const Point& p);
 
+// a == b, eight bytes at a time (names are short: no call to memcmp).
+[[nodiscard]] inline bool same_name(std::string_view a, std::string_view b) {
+    const std::size_t n = a.size();
+    if (n != b.size()) return false;
+    if (n < 8) {
+        for (std::size_t i = 0; i < n; ++i)
+            if (a[i] != b[i]) return false;
+        return true;
+    }
+    for (std::size_t i = 0; i + 8 < n; i += 8)
+        if (load_u64(a.data() + i) != load_u64(b.data() + i)) return false;
+    return load_u64(a.data() + n - 8) == load_u64(b.data() + n - 8);
+}
+
 // Where parsers put values. Resolves a source name once (canonical mapping,
 // --tags selection) and caches the Series*; points can be staged for a line
 // and committed only when the whole line was understood.
@@ -58,7 +72,16 @@ public:
     SeriesSink(LogData& out, const ParseOptions& options, const std::vector<NameMapping>& mapping);
 
     // The series for `source_name`, or nullptr when --tags excludes it.
-    Series* resolve(std::string_view source_name);
+    Series* resolve(std::string_view source_name) {
+        // Names usually come in the same order on every line: the one after the last hit first
+        // (the first after the last: the next line's first name).
+        const std::size_t next = m_last + 1 < m_cache.size() ? m_last + 1 : 0;
+        if (next < m_cache.size() && same_name(m_cache[next].source, source_name)) {
+            m_last = next;
+            return m_cache[next].series;
+        }
+        return resolve_slow(source_name);
+    }
     // Same, but stores it under an explicit name (e.g. a derived series).
     Series* resolve_as(std::string_view name, std::string_view source_name);
 
@@ -75,6 +98,7 @@ public:
     [[nodiscard]] LogData& data() { return m_out; }
 
 private:
+    Series* resolve_slow(std::string_view source_name);
     Series* create(std::string_view name, std::string_view source_name);
     bool selected(std::string_view name, std::string_view source_name) const;
 
@@ -85,8 +109,10 @@ private:
         std::string source;
         Series* series;
     };
-    std::vector<Entry> m_cache;
+    std::vector<Entry> m_cache;  // resolve()
     std::size_t m_last = 0;
+    std::vector<Entry> m_as;  // resolve_as(), by name
+    std::size_t m_as_next = 0;
     std::vector<std::pair<Series*, Point>> m_staged;
 };
 
@@ -134,10 +160,54 @@ std::uint64_t each_text_line(Source& source, std::string_view label, LogData& ou
 }
 
 // ---------------------------------------------------------------- text
-[[nodiscard]] std::string_view trim(std::string_view s);
+// Without the spaces, tabs, '\r' and '\n' at both ends (inline: parsers trim every field).
+[[nodiscard]] inline bool trim_space(char c) {
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+[[nodiscard]] inline std::string_view trim(std::string_view s) {
+    std::size_t b = 0, e = s.size();
+    while (b < e && trim_space(s[b])) ++b;
+    while (e > b && trim_space(s[e - 1])) --e;
+    return s.substr(b, e - b);
+}
 [[nodiscard]] inline bool starts_with(std::string_view s, std::string_view p) {
     return s.substr(0, p.size()) == p;
 }
+// Where `a` or `b` occur in the 64 bytes at p (bit i: p[i]); `n` < 64: only the first n bytes.
+// delimiter_mask is SSE2 where the target has it, else delimiter_mask_bytes.
+[[nodiscard]] inline std::uint64_t delimiter_mask_bytes(const char* p, std::size_t n, char a, char b) {
+    std::uint64_t m = 0;
+    for (std::size_t i = 0; i < n && i < 64; ++i)
+        if (p[i] == a || p[i] == b) m |= std::uint64_t{1} << i;
+    return m;
+}
+[[nodiscard]] std::uint64_t delimiter_mask(const char* p, std::size_t n, char a, char b);
+
+// The positions of two delimiter characters in a line, in order, 64 bytes at a time.
+class DelimiterScanner {
+public:
+    DelimiterScanner(std::string_view s, char a, char b) : m_s(s), m_a(a), m_b(b) { load(); }
+    // The next position of `a` or `b`, or npos.
+    std::size_t next() {
+        while (m_mask == 0) {
+            m_base += 64;
+            if (m_base >= m_s.size()) return std::string_view::npos;
+            load();
+        }
+        const std::size_t at = m_base + static_cast<std::size_t>(std::countr_zero(m_mask));
+        m_mask &= m_mask - 1;
+        return at;
+    }
+
+private:
+    void load() { m_mask = delimiter_mask(m_s.data() + m_base, m_s.size() - m_base, m_a, m_b); }
+
+    std::string_view m_s;
+    char m_a, m_b;
+    std::size_t m_base = 0;
+    std::uint64_t m_mask = 0;
+};
+
 // A whole string as a number ("1.5", "-3e+06", "nan", "inf", "+2"); nullopt otherwise.
 [[nodiscard]] std::optional<double> to_number(std::string_view s);
 // The number at the start of s (after spaces), ignoring what follows ("962 (1.50)", "100%").

@@ -5,13 +5,83 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
+#include <csignal>
 #include <cstring>
 #include <fcntl.h>
+#include <mutex>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 namespace trainbench::metrics::detail {
+
+namespace {
+
+// A mapped file that shrinks while it is read (truncated: a log rotated with copytruncate)
+// faults with SIGBUS on its lost pages. The mappings are registered here, and a fault in one
+// puts a page of zeros there and marks it lost: the reader sees the mark and reads on with
+// read(2), as it would have seen the file end. A SIGBUS anywhere else goes to the handler
+// that was there before.
+struct MapSlot {
+    std::atomic<std::uintptr_t> begin{0}, end{0};
+    std::atomic<bool> lost{false}, used{false};
+};
+constexpr int k_map_slots = 64;
+MapSlot g_map_slots[k_map_slots];
+struct sigaction g_previous_sigbus {};
+std::uintptr_t g_page = 4096;
+
+void on_sigbus(int, siginfo_t* info, void*) {
+    const auto at = reinterpret_cast<std::uintptr_t>(info->si_addr);
+    for (MapSlot& s : g_map_slots) {
+        if (at < s.begin.load(std::memory_order_acquire) || at >= s.end.load(std::memory_order_acquire)) continue;
+        void* page = reinterpret_cast<void*>(at & ~(g_page - 1));
+        // (mmap is a plain system call: safe here in practice, though POSIX does not list it)
+        void* zeros = ::mmap(page, g_page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+        if (zeros == page) {
+            s.lost.store(true, std::memory_order_release);
+            return;  // the access is retried and reads zeros
+        }
+        break;
+    }
+    ::sigaction(SIGBUS, &g_previous_sigbus, nullptr);  // the fault repeats under that handler
+}
+
+// A registry slot for [begin, begin + len), or -1 when none is free (the file is then read).
+int register_mapping(const void* begin, std::size_t len) {
+    static std::once_flag installed;
+    static bool ok = false;
+    std::call_once(installed, [] {
+        g_page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+        struct sigaction sa {};
+        sa.sa_sigaction = on_sigbus;
+        sa.sa_flags = SA_SIGINFO;
+        sigemptyset(&sa.sa_mask);
+        ok = ::sigaction(SIGBUS, &sa, &g_previous_sigbus) == 0;
+    });
+    if (!ok) return -1;
+    for (int i = 0; i < k_map_slots; ++i) {
+        MapSlot& s = g_map_slots[i];
+        if (s.used.exchange(true)) continue;
+        s.lost.store(false);
+        const auto b = reinterpret_cast<std::uintptr_t>(begin);
+        s.begin.store(b, std::memory_order_release);
+        s.end.store(b + len, std::memory_order_release);
+        return i;
+    }
+    return -1;
+}
+
+void release_mapping(int slot) {
+    MapSlot& s = g_map_slots[slot];
+    s.end.store(0, std::memory_order_release);
+    s.begin.store(0, std::memory_order_release);
+    s.used.store(false, std::memory_order_release);
+}
+
+}  // namespace
 
 FileSource::FileSource(const std::filesystem::path& path) : m_path(path) {
     m_fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -44,7 +114,62 @@ FileSource::FileSource(const std::filesystem::path& path, std::uint64_t begin, s
 }
 
 FileSource::~FileSource() {
+    if (m_map) {
+        if (m_map_slot >= 0) release_mapping(m_map_slot);
+        ::munmap(m_map, m_map_len);
+    }
     if (m_fd >= 0) ::close(m_fd);
+}
+
+MappedInput FileSource::map() {
+    const std::uint64_t start = m_ranged ? m_pos : 0;
+    const std::uint64_t end = m_ranged ? m_end : m_size;
+    if (m_map || !m_regular || end < start + k_min_mapped || end > SIZE_MAX) return {};
+    if (!m_ranged && ::lseek(m_fd, 0, SEEK_CUR) != 0) return {};  // read from already
+    // From the page holding the first byte to the file's end (a part's lines are read on past
+    // the range, for the padding), the page after the end reading as zeros.
+    const auto page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+    const std::uint64_t at = start / page * page;
+    const auto len = static_cast<std::size_t>(m_size - at);
+    void* m = ::mmap(nullptr, len, PROT_READ, MAP_PRIVATE, m_fd, static_cast<off_t>(at));
+    if (m == MAP_FAILED) return {};
+    const int slot = register_mapping(m, len);
+    if (slot < 0) {
+        ::munmap(m, len);
+        return {};
+    }
+    ::madvise(m, len, MADV_SEQUENTIAL);
+    m_map = m;
+    m_map_len = len;
+    m_map_at = at;
+    m_map_start = start;
+    m_map_slot = slot;
+    const std::size_t tail = static_cast<std::size_t>(m_size % page);
+    const std::size_t zeros = tail == 0 ? 0 : static_cast<std::size_t>(page) - tail;
+    const char* data = static_cast<const char*>(m) + (start - at);
+    return {data, static_cast<std::size_t>(end - start), len - static_cast<std::size_t>(start - at) + zeros};
+}
+
+void FileSource::resume_at(std::uint64_t n) {
+    if (m_ranged) {
+        m_pos = std::min(m_map_start + n, m_end);
+    } else if (::lseek(m_fd, static_cast<off_t>(m_map_start + n), SEEK_SET) < 0) {
+        throw RuntimeError(fmt::format("cannot read '{}': {}", m_path.string(), std::strerror(errno)));
+    }
+}
+
+void FileSource::release_mapped(std::uint64_t n) {
+    if (!m_map) return;
+    const auto page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+    const std::uint64_t upto = std::min<std::uint64_t>((m_map_start - m_map_at + n) / page * page, m_map_len);
+    if (upto <= m_map_released) return;
+    ::madvise(static_cast<char*>(m_map) + m_map_released, static_cast<std::size_t>(upto) - m_map_released,
+              MADV_DONTNEED);
+    m_map_released = static_cast<std::size_t>(upto);
+}
+
+bool FileSource::map_lost() const {
+    return m_map_slot >= 0 && g_map_slots[m_map_slot].lost.load(std::memory_order_acquire);
 }
 
 std::size_t FileSource::read_at(char* dst, std::size_t n, std::uint64_t offset) const {
@@ -158,8 +283,53 @@ std::string_view strip_kubectl_prefix(std::string_view line) {
     return line;
 }
 
+LineReader::LineReader(Source& source, std::size_t initial, std::size_t max_line)
+    : m_source(source), m_mapped(source.map()), m_max_line(max_line), m_window(source, initial, max_line) {
+    if (m_mapped.data) {
+        // The last line handed out in place ends k_padding readable bytes before the mapping's end.
+        const std::size_t room = m_mapped.readable > k_padding ? m_mapped.readable - k_padding : 0;
+        m_mapped_end = std::min(m_mapped.size, room);
+        if (m_mapped_end == 0) leave_mapping();
+    }
+}
+
+void LineReader::leave_mapping() {
+    m_mapped_done = m_mapped_pos;
+    m_mapped_end = m_mapped_pos;  // no more lines in place
+    m_source.resume_at(m_mapped_pos);
+}
+
+// A line of the mapped input where it lies, when its '\n' is within the maximum line length
+// and leaves k_padding readable bytes after it; else (and when the file shrank) the window
+// reads on from the line's start.
+bool LineReader::next_mapped(Line& line) {
+    const char* d = m_mapped.data + m_mapped_pos;
+    const std::size_t look = std::min(m_mapped_end - m_mapped_pos, m_max_line);
+    const void* nl = std::memchr(d, '\n', look);
+    if (!nl || m_source.map_lost()) {
+        leave_mapping();
+        return false;
+    }
+    // The resident set stays small: what was read is given back every MiB (as the read window holds one).
+    constexpr std::size_t k_release = 1 << 20;
+    if (m_mapped_pos - m_mapped_released >= k_release) {
+        m_source.release_mapped(m_mapped_pos);  // (before this line)
+        m_mapped_released = m_mapped_pos;
+    }
+    const auto len = static_cast<std::size_t>(static_cast<const char*>(nl) - d);
+    line.text = std::string_view(d, len);
+    line.number = ++m_line;
+    line.complete = true;
+    line.overlong = false;
+    line.capacity = m_mapped.readable - m_mapped_pos;
+    m_mapped_pos += len + 1;
+    m_mapped_done = m_mapped_pos;
+    if (m_mapped_pos == m_mapped_end) leave_mapping();
+    return true;
+}
+
 bool LineReader::next(Line& line) {
-    if (!next_raw(line)) return false;
+    if (!(m_mapped_pos < m_mapped_end && next_mapped(line)) && !next_raw(line)) return false;
     std::string_view text = strip_kubectl_prefix(line.text);
     if (text.size() != line.text.size()) {
         const std::size_t cut = line.text.size() - text.size();

@@ -16,6 +16,15 @@ namespace trainbench::metrics::detail {
 // buffered data, so simdjson can parse a line in place.
 inline constexpr std::size_t k_padding = 64;
 
+// The input's bytes mapped in memory (a regular file's): `size` bytes of input at `data`, and
+// `readable` >= size bytes that may be read there (what follows in the file, the zeros after
+// its end up to a page boundary).
+struct MappedInput {
+    const char* data = nullptr;
+    std::size_t size = 0;
+    std::size_t readable = 0;
+};
+
 class Source {
 public:
     virtual ~Source() = default;
@@ -23,6 +32,16 @@ public:
     virtual std::size_t read(char* dst, std::size_t n) = 0;
     // The total size when known (to pre-size the series), else 0.
     [[nodiscard]] virtual std::uint64_t size_hint() const { return 0; }
+    // Before the first read: the input mapped in memory, or {} (data nullptr) when it is not
+    // mapped. The mapping lives as long as the Source; after it, read() goes on from
+    // resume_at(n): the n-th byte of the mapping (a file that grew is read on past it).
+    virtual MappedInput map() { return {}; }
+    virtual void resume_at(std::uint64_t /*n*/) {}
+    // The mapping's bytes before its n-th are read: their pages may leave the resident set
+    // (they read the same if touched again).
+    virtual void release_mapped(std::uint64_t /*n*/) {}
+    // Whether the mapped file shrank while it was read (its lost pages now read as zeros).
+    [[nodiscard]] virtual bool map_lost() const { return false; }
 };
 
 // A file read with read(2), or the byte range [begin, end) of a regular file
@@ -42,6 +61,12 @@ public:
         if (m_reserve_hint) return m_reserve_hint;
         return m_ranged ? m_end - m_pos : m_size;
     }
+    // A regular file of at least k_min_mapped bytes, from its start or the range's (mmap).
+    MappedInput map() override;
+    void resume_at(std::uint64_t n) override;
+    void release_mapped(std::uint64_t n) override;
+    [[nodiscard]] bool map_lost() const override;
+    static constexpr std::uint64_t k_min_mapped = 1 << 20;
     // Reads up to n bytes at `offset` without moving the position (regular files).
     std::size_t read_at(char* dst, std::size_t n, std::uint64_t offset) const;
     [[nodiscard]] bool regular() const { return m_regular; }
@@ -54,6 +79,10 @@ private:
     std::uint64_t m_pos = 0, m_end = 0;
     std::uint64_t m_reserve_hint = 0;
     std::filesystem::path m_path;
+    void* m_map = nullptr;                          // the mapping: m_map_len bytes from the file's offset m_map_at
+    std::size_t m_map_len = 0, m_map_released = 0;  // bytes of it given back (MADV_DONTNEED)
+    std::uint64_t m_map_at = 0, m_map_start = 0;    // m_map_start: the input's first byte
+    int m_map_slot = -1;                            // in the registry that turns SIGBUS into zeros
 };
 
 // A memory buffer handed out at most `chunk` bytes per read.
@@ -123,8 +152,7 @@ private:
 // is skipped whole and reported as `overlong`.
 class LineReader {
 public:
-    explicit LineReader(Source& source, std::size_t initial = 1 << 20, std::size_t max_line = 16u << 20)
-        : m_window(source, initial, max_line) {}
+    explicit LineReader(Source& source, std::size_t initial = 1 << 20, std::size_t max_line = 16u << 20);
 
     struct Line {
         std::string_view text;
@@ -134,12 +162,22 @@ public:
         std::size_t capacity = 0;  // readable bytes from text.data() (>= text.size() + k_padding)
     };
     bool next(Line& line);
-    [[nodiscard]] std::uint64_t bytes() const { return m_window.offset(); }
+    [[nodiscard]] std::uint64_t bytes() const { return m_mapped_done + m_window.offset(); }
     [[nodiscard]] std::uint64_t lines() const { return m_line; }
 
 private:
     bool next_raw(Line& line);
+    bool next_mapped(Line& line);
+    void leave_mapping();
 
+    Source& m_source;
+    // A mapped input's lines are handed out where they lie, up to the last one with k_padding
+    // readable bytes after it; the rest goes through the window (read from the Source).
+    MappedInput m_mapped;
+    std::size_t m_mapped_pos = 0, m_mapped_end = 0;
+    std::uint64_t m_mapped_done = 0;    // bytes taken from the mapping before the window's
+    std::size_t m_mapped_released = 0;  // where the last release_mapped() was
+    std::size_t m_max_line;
     ByteWindow m_window;
     std::uint64_t m_line = 0;
     std::size_t m_scan = 0;  // bytes of the current line already searched for '\n'

@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include <bit>
+#include <cstring>
 #include <limits>
 
 namespace trainbench::metrics::detail {
@@ -61,56 +63,75 @@ double timestamp_before(std::string_view line, std::size_t pos) {
     return t ? *t : k_nan;
 }
 
-// Whether `s` starts with a digit after spaces (leading_number then reads a number).
-bool starts_with_digit(std::string_view s) {
+// How many spaces `s` starts with (eight at a time: values are padded with runs of them).
+std::size_t leading_spaces(std::string_view s) {
+    constexpr std::uint64_t k_spaces = 0x2020202020202020ull;
     std::size_t i = 0;
+    for (; i + 8 <= s.size(); i += 8)
+        if (const std::uint64_t diff = load_u64(s.data() + i) ^ k_spaces; diff != 0)
+            return i + static_cast<std::size_t>(std::countr_zero(diff) / 8);
     while (i < s.size() && s[i] == ' ') ++i;
-    return i < s.size() && s[i] >= '0' && s[i] <= '9';
+    return i;
+}
+
+// One "key: value" segment: staged when its series is kept, counted when --tags leaves it out.
+void stage_segment(std::string_view key, std::string_view text, IterationLine& r, SeriesSink& sink) {
+    constexpr std::string_view k_elapsed = "elapsed time per iteration (ms)";
+    const bool elapsed = key.size() == k_elapsed.size() && key == k_elapsed;
+    // (a series is made when its first value is read: a value that is no number resolves none)
+    text.remove_prefix(leading_spaces(text));                                        // (leading_number skips them too)
+    const bool digit = !text.empty() && text.front() >= '0' && text.front() <= '9';  // read as a number
+    Series* target = nullptr;
+    if (digit) {
+        target = elapsed ? sink.resolve_as(names::step_time_s, key) : sink.resolve(key);
+        if (!target) {  // a value --tags leaves out: counted, not converted
+            ++r.fields;
+            r.has_elapsed = r.has_elapsed || elapsed;
+            return;
+        }
+    }
+    auto value = leading_number(text);
+    if (!value) return;
+    ++r.fields;
+    if (!digit) target = elapsed ? sink.resolve_as(names::step_time_s, key) : sink.resolve(key);
+    if (elapsed) {
+        r.has_elapsed = true;
+        sink.stage(target, Point{r.iteration, *value / 1000.0, r.wall});
+    } else {
+        sink.stage(target, Point{r.iteration, *value, r.wall});
+    }
 }
 
 }  // namespace
 
 IterationLine stage_iteration_line(std::string_view t, bool complete, SeriesSink& sink) {
-    constexpr std::string_view k_elapsed = "elapsed time per iteration (ms)";
     IterationLine r;
     std::size_t at = 0;
     std::size_t rest_pos = match_iteration(t, at, r.iteration);
     if (rest_pos == std::string_view::npos) return r;
     r.matched = true;
     r.wall = timestamp_before(t, at);
-    std::string_view rest = t.substr(rest_pos);
-    while (!rest.empty()) {
-        std::size_t bar = rest.find('|');
-        if (bar == std::string_view::npos && !complete) break;  // possibly cut mid-value
-        std::string_view seg = trim(rest.substr(0, bar));
-        rest = (bar == std::string_view::npos) ? std::string_view{} : rest.substr(bar + 1);
-        std::size_t colon = seg.rfind(':');
-        if (seg.empty() || colon == std::string_view::npos) continue;
-        std::string_view key = trim(seg.substr(0, colon));
-        if (key.empty()) continue;
-        const std::string_view text = seg.substr(colon + 1);
-        const bool elapsed = key == k_elapsed;
-        // (a series is made when its first value is read: a value that is no number resolves none)
-        const bool digit = starts_with_digit(text);  // leading_number reads any value that starts so
-        Series* target = nullptr;
-        if (digit) {
-            target = elapsed ? sink.resolve_as(names::step_time_s, key) : sink.resolve(key);
-            if (!target) {  // a value --tags leaves out: counted, not converted
-                ++r.fields;
-                r.has_elapsed = r.has_elapsed || elapsed;
-                continue;
-            }
+    // Segments between '|'s, each "key: value" split at its last ':'.
+    const std::string_view rest = t.substr(rest_pos);
+    DelimiterScanner delimiters(rest, '|', ':');
+    std::size_t begin = 0, colon = std::string_view::npos;
+    for (;;) {
+        const std::size_t d = delimiters.next();
+        if (d != std::string_view::npos && rest[d] == ':') {
+            colon = d;
+            continue;
         }
-        auto value = leading_number(text);
-        if (!value) continue;
-        ++r.fields;
-        if (!digit) target = elapsed ? sink.resolve_as(names::step_time_s, key) : sink.resolve(key);
-        if (elapsed) {
-            r.has_elapsed = true;
-            sink.stage(target, Point{r.iteration, *value / 1000.0, r.wall});
-        } else {
-            sink.stage(target, Point{r.iteration, *value, r.wall});
+        if (d == std::string_view::npos && !complete) break;  // possibly cut mid-value
+        const std::size_t end = d == std::string_view::npos ? rest.size() : d;
+        if (colon != std::string_view::npos) {
+            const std::string_view key = trim(rest.substr(begin, colon - begin));
+            std::string_view text = rest.substr(colon + 1, end - colon - 1);
+            while (!text.empty() && trim_space(text.back())) text.remove_suffix(1);
+            if (!key.empty()) stage_segment(key, text, r, sink);
         }
+        if (d == std::string_view::npos) break;
+        begin = d + 1;
+        colon = std::string_view::npos;
     }
     return r;
 }

@@ -45,14 +45,18 @@ struct StepLine {
     std::optional<double> seconds, tflops, tokens_per_gpu;
 };
 
+// The number at the start of `rest` (spaces, an optional ':', spaces), or nullopt.
+std::optional<double> number_at(std::string_view rest) {
+    while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
+    if (!rest.empty() && rest.front() == ':') rest.remove_prefix(1);
+    return leading_number(rest);
+}
+
 // The number after `key` (spaces, an optional ':', spaces), or nullopt.
 std::optional<double> number_after(std::string_view t, std::string_view key) {
     std::size_t pos = t.find(key);
     if (pos == std::string_view::npos) return std::nullopt;
-    std::string_view rest = t.substr(pos + key.size());
-    while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
-    if (!rest.empty() && rest.front() == ':') rest.remove_prefix(1);
-    return leading_number(rest);
+    return number_at(t.substr(pos + key.size()));
 }
 
 // The number just before `unit` ("32680.36 tok/s/gpu"), or nullopt.
@@ -77,7 +81,7 @@ std::optional<StepLine> step_line(std::string_view t) {
     if (pos == std::string_view::npos) return std::nullopt;
     std::string_view rest = t.substr(pos);
     StepLine s;
-    s.seconds = number_after(rest, "Step Time");
+    s.seconds = number_at(rest.substr(std::string_view("Step Time").size()));  // (rest starts so)
     s.tflops = number_after(rest, "GPU utilization");
     s.tokens_per_gpu = number_before(rest, k_tokens_gpu);
     if (!s.seconds && !s.tflops) return std::nullopt;
@@ -153,17 +157,32 @@ private:
     void flush_pending(std::int64_t step, double wall = std::numeric_limits<double>::quiet_NaN()) {
         if (!m_pending) return;
         const StepLine& s = *m_pending;
-        if (s.seconds) m_sink.add(m_sink.resolve_as(k_step_time, "Step Time"), Point{step, *s.seconds, wall});
-        if (s.tflops) m_sink.add(m_sink.resolve_as(names::tflops_per_gpu, k_gpu_util), Point{step, *s.tflops, wall});
-        if (s.tokens_per_gpu)
-            m_sink.add(m_sink.resolve_as("tokens_per_s_per_gpu", k_tokens_gpu), Point{step, *s.tokens_per_gpu, wall});
+        if (s.seconds) m_sink.add(m_step_time.get(m_sink), Point{step, *s.seconds, wall});
+        if (s.tflops) m_sink.add(m_gpu_util.get(m_sink), Point{step, *s.tflops, wall});
+        if (s.tokens_per_gpu) m_sink.add(m_tokens_gpu.get(m_sink), Point{step, *s.tokens_per_gpu, wall});
         m_pending.reset();
         m_last_step = step;
     }
 
+    // A series of the Step Time line, resolved at its first value (Series* stay valid).
+    struct Named {
+        std::string_view name, source;
+        bool resolved = false;
+        Series* series = nullptr;
+        Series* get(SeriesSink& sink) {
+            if (!resolved) {
+                series = sink.resolve_as(name, source);
+                resolved = true;
+            }
+            return series;
+        }
+    };
+
     std::string_view m_label;
     LogData& m_out;
     SeriesSink m_sink;
+    Named m_step_time{k_step_time, "Step Time"}, m_gpu_util{names::tflops_per_gpu, k_gpu_util},
+        m_tokens_gpu{"tokens_per_s_per_gpu", k_tokens_gpu};
     std::optional<StepLine> m_pending;
     std::int64_t m_last_step = 0;
     bool m_seen_iteration = false, m_order_dependent = false;
