@@ -23,6 +23,18 @@ inline bool read_number(od::value& v, double& out) {
     return !v.get_double().get(out);
 }
 
+// A number that is most often a non-negative integer (time_ms, lineno, step, samples_count):
+// read as one when it is (the shorter parse), else as any number. The same double either way:
+// an integer of up to 20 digits converts to its nearest double, as its decimal text rounds.
+inline bool read_count(od::value& v, double& out) {
+    std::uint64_t i = 0;
+    if (!v.get_uint64().get(i)) {
+        out = static_cast<double>(i);
+        return true;
+    }
+    return read_number(v, out);
+}
+
 // Consumes a value nobody keeps, checking that it is JSON.
 inline bool skip_value(od::value& v) {
     od::json_type t{};
@@ -44,7 +56,7 @@ inline bool skip_value(od::value& v) {
         }
         case od::json_type::number: {
             double d = 0;
-            return read_number(v, d);
+            return read_count(v, d);
         }
         case od::json_type::boolean: {
             bool b = false;

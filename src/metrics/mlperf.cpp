@@ -224,7 +224,7 @@ bool MlperfParser::read_metadata(od::value& v) {
         od::json_type t{};
         if (fv.type().get(t)) return false;
         if (slot && t == od::json_type::number) {
-            if (!read_number(fv, d)) return false;
+            if (!mllog::read_count(fv, d)) return false;
             *slot = d;
         } else if (which == Field::status && t == od::json_type::string) {
             if (!mllog::read_text(fv, s)) return false;
@@ -253,7 +253,7 @@ bool MlperfParser::read(const char* json, std::size_t len, std::size_t capacity)
         od::value& v = field.value();
         switch (which) {
             case Field::time_ms:
-                if (!read_number(v, m_e.time_ms)) return false;
+                if (!mllog::read_count(v, m_e.time_ms)) return false;
                 break;
             case Field::key:
                 if (!mllog::read_text(v, s)) return false;
