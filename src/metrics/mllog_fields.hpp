@@ -70,6 +70,39 @@ inline bool skip_value(od::value& v) {
     return false;
 }
 
+// Where ":::MLLOG" first occurs in a line (npos when nowhere), looked for from its one 'M'
+// (mllog writes it at the line's start or after a short prefix such as srun -l's "0: ").
+inline std::size_t find_mark(std::string_view t) {
+    constexpr std::uint64_t mark = 0x474f4c4c4d3a3a3aULL;  // ":::MLLOG", little-endian
+    std::size_t at = 3;
+    while (at + 5 <= t.size()) {
+        const void* m = std::memchr(t.data() + at, 'M', t.size() - at);
+        if (!m) break;
+        at = static_cast<std::size_t>(static_cast<const char*>(m) - t.data());
+        if (at + 5 <= t.size() && load_u64(t.data() + at - 3) == mark) return at - 3;
+        ++at;
+    }
+    return std::string_view::npos;
+}
+
+// The record's opening brace after the mark at `pos`: mllog writes ":::MLLOG {".
+inline std::size_t find_record(std::string_view t, std::size_t pos) {
+    if (pos + 9 < t.size() && t[pos + 8] == ' ' && t[pos + 9] == '{') return pos + 9;
+    return t.find('{', pos);
+}
+
+// Whether the n bytes at p hold a backslash; up to 16 of them in two 8-byte loads (the
+// bytes after a string inside a record are readable: the record's rest and its padding).
+inline bool has_backslash(const char* p, std::size_t n) {
+    if (n > 16) return std::memchr(p, '\\', n) != nullptr;
+    constexpr std::uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+    auto zero_bytes = [](std::uint64_t w) { return (w - ones) & ~w & highs; };  // marks bytes that were 0
+    auto first = [](std::size_t k) { return k >= 8 ? ~std::uint64_t{0} : (std::uint64_t{1} << (8 * k)) - 1; };
+    const std::uint64_t a = zero_bytes(load_u64(p) ^ (ones * '\\')) & first(n);
+    const std::uint64_t b = n > 8 ? zero_bytes(load_u64(p + 8) ^ (ones * '\\')) & first(n - 8) : 0;
+    return (a | b) != 0;
+}
+
 // The text between a string's quotes, from `p` (just after the opening quote) to the first
 // quote before `end`, when it holds no escape; false when it does (or has no quote before
 // `end`, which a string stage 1 accepted always has).
@@ -77,7 +110,7 @@ inline bool plain_text(const char* p, const char* end, std::string_view& out) {
     const void* quote = std::memchr(p, '"', static_cast<std::size_t>(end - p));
     if (!quote) return false;
     const auto n = static_cast<std::size_t>(static_cast<const char*>(quote) - p);
-    if (std::memchr(p, '\\', n)) return false;
+    if (has_backslash(p, n)) return false;
     out = std::string_view(p, n);
     return true;
 }
@@ -88,12 +121,17 @@ inline bool field_name(od::field& f, const char* end, std::string_view& name) {
 }
 
 // A string value's text the same way, consumed either way (so what follows it is checked as
-// the record's next field); false when the value is no string.
+// the record's next field); false when the value is no string. Its token runs from its opening
+// quote to the next structural character: the closing quote is the token's last one.
 inline bool read_text(od::value& v, std::string_view& out) {
-    const std::string_view token = v.raw_json_token();
-    if (!token.empty() && token.front() == '"' && plain_text(token.data() + 1, token.data() + token.size(), out)) {
-        od::raw_json_string consumed;
-        return !v.get_raw_json_string().get(consumed);
+    std::string_view token = v.raw_json_token();
+    if (!token.empty() && token.front() == '"') {
+        const std::size_t close = token.find_last_of('"');
+        if (close > 0 && !has_backslash(token.data() + 1, close - 1)) {
+            out = token.substr(1, close - 1);
+            od::raw_json_string consumed;
+            return !v.get_raw_json_string().get(consumed);
+        }
     }
     return !v.get_string().get(out);
 }

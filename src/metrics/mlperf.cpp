@@ -372,12 +372,12 @@ void MlperfParser::run(Source& source) {
     ParseStats& st = m_out.stats;
     m_lines = each_text_line(source, m_label, m_out, [&](const LineReader::Line& ln, std::uint64_t) {
         std::string_view t = ln.text;
-        std::size_t pos = t.find(":::MLLOG");
+        const std::size_t pos = mllog::find_mark(t);
         if (pos == std::string_view::npos) {
             if (!trim(t).empty()) ++st.skipped;
             return;
         }
-        std::size_t open = t.find('{', pos);
+        const std::size_t open = mllog::find_record(t, pos);
         if (open == std::string_view::npos) {
             ++st.corrupt;
             warn(st, fmt::format("{}:{}: ':::MLLOG' without a JSON record, skipped", m_label, ln.number));

@@ -3,6 +3,7 @@
 // name written with an escape (unescaped, then matched as text), a string read in place against
 // one unescaped, an integer read as uint64 against the same number written with a fraction
 // (read as a double). The two spellings of a log must give the same LogData.
+#include "metrics/mllog_fields.hpp"
 #include "test_support.hpp"
 
 #include <nlohmann/json.hpp>
@@ -199,5 +200,27 @@ TEST(MlperfFastPaths, RealLogsGiveTheSameLogDataBothWays) {
         const LogData a = parse_text("mlperf", log);
         EXPECT_GT(a.stats.records, 10u) << file;
         EXPECT_EQ(fingerprint(a), fingerprint(parse_text("mlperf", general))) << file;
+    }
+}
+
+// The line scans against the standard library's: the mark, the record's brace, a backslash.
+TEST(MlperfFastPaths, LineScansAgreeWithStringViewFind) {
+    namespace mllog = trainbench::metrics::detail::mllog;
+    std::mt19937 rng(7);
+    static const std::string pieces[] = {":::MLLOG", ":::MLLO", "::MLLOG", "M", ":",    " ",
+                                         "{",        "\\",      "0: ",     "x", "MLLOG"};
+    for (int i = 0; i < 20000; ++i) {
+        std::string t;
+        for (int k = static_cast<int>(rng() % 8); k > 0; --k) t += pieces[rng() % std::size(pieces)];
+        std::string buffer = t + std::string(64, '\0');  // the padding a line has after it
+        const std::string_view line(buffer.data(), t.size());
+        const std::size_t pos = mllog::find_mark(line);
+        ASSERT_EQ(pos, line.find(":::MLLOG")) << t;
+        if (pos != std::string_view::npos) {
+            ASSERT_EQ(mllog::find_record(line, pos), line.find('{', pos)) << t;
+        }
+        for (std::size_t n = 0; n <= t.size(); ++n)
+            ASSERT_EQ(mllog::has_backslash(line.data(), n), line.substr(0, n).find('\\') != std::string_view::npos)
+                << t << " " << n;
     }
 }
