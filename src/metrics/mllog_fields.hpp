@@ -35,10 +35,8 @@ inline bool read_count(od::value& v, double& out) {
     return read_number(v, out);
 }
 
-// Consumes a value nobody keeps, checking that it is JSON.
-inline bool skip_value(od::value& v) {
-    od::json_type t{};
-    if (v.type().get(t)) return false;
+// Consumes a value nobody keeps, of type `t` (its type()), checking that it is JSON.
+inline bool skip_typed(od::value& v, od::json_type t) {
     std::string_view raw;
     switch (t) {
         case od::json_type::object: {
@@ -68,6 +66,12 @@ inline bool skip_value(od::value& v) {
         }
     }
     return false;
+}
+
+// Consumes a value nobody keeps, checking that it is JSON.
+inline bool skip_value(od::value& v) {
+    od::json_type t{};
+    return !v.type().get(t) && skip_typed(v, t);
 }
 
 // Where ":::MLLOG" first occurs in a line (npos when nowhere), looked for from its one 'M'

@@ -168,7 +168,7 @@ bool MlperfParser::read_value(od::value& v) {
                 if (ft == od::json_type::number) {
                     if (!read_number(fv, d)) return false;
                     if (m_e.stats.size() < k_max_value_fields) m_e.stats.emplace_back(name, d);
-                } else if (!skip_value(fv)) {
+                } else if (!mllog::skip_typed(fv, ft)) {
                     return false;
                 }
             }
@@ -229,7 +229,7 @@ bool MlperfParser::read_metadata(od::value& v) {
         } else if (which == Field::status && t == od::json_type::string) {
             if (!mllog::read_text(fv, s)) return false;
             m_e.status = s.substr(0, 64);
-        } else if (!skip_value(fv)) {
+        } else if (!mllog::skip_typed(fv, t)) {
             return false;
         }
     }
@@ -266,7 +266,7 @@ bool MlperfParser::read(const char* json, std::size_t len, std::size_t capacity)
             case Field::metadata: {
                 od::json_type t{};
                 if (v.type().get(t)) return false;
-                if (t == od::json_type::object ? !read_metadata(v) : !skip_value(v)) return false;
+                if (t == od::json_type::object ? !read_metadata(v) : !mllog::skip_typed(v, t)) return false;
                 break;
             }
             default:
