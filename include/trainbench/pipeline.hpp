@@ -376,6 +376,7 @@ struct ReportRequest {
     std::string junit;             // write the expectations as JUnit here ("" = no)
     bool record = false;           // bare logs: record them (a run's report always is)
     bool series = false;           // the JSON carries the per-step series (report --json --series)
+    bool json = true;              // fill RunReport::json for bare logs too (a run's is always: it is written)
     results::ResultLabels labels;  // bare logs: the labels to record under
 };
 // A result recorded in the results database.
@@ -392,7 +393,7 @@ struct RunReport {
     std::optional<analysis::RunSummary> summary;            // nullopt: the cluster validation is the report
     std::string no_figures;                                 // then: why the run has no training figures
     std::optional<analysis::ClusterValidation> validation;  // the run's validate stage, when it has one
-    std::string json;                                       // summary.json's text (written to a run's report/)
+    std::string json;  // summary.json's text (written to a run's report/); "" for bare logs unless asked
     std::optional<Recorded> recorded;
     std::exception_ptr record_error;          // the recording failed: thrown after the report (a database away: exit 4)
     std::vector<std::string> warnings;        // the summary's warnings, a failed validation beside failed figures

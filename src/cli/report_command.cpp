@@ -42,6 +42,7 @@ int run_report(ReportOptions o, Context& ctx) {
     request.junit = o.junit;
     request.record = o.record;
     request.series = o.series;
+    request.json = ctx.options.json;
     request.labels = o.labels;
     const pipeline::RunReport r = pipeline::report_run(ctx.services(), request);
     if (!r.summary) ctx.warn("no training figures: " + r.no_figures);

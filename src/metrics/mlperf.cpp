@@ -17,6 +17,7 @@
 // of its own before any with one, a second run_start, the parameter cap) makes the file read
 // sequentially instead, so the result is always the sequential one.
 #include "metrics/common.hpp"
+#include "metrics/mllog_fields.hpp"
 #include "metrics/parsers.hpp"
 #include "metrics/split.hpp"
 
@@ -31,28 +32,32 @@ namespace trainbench::metrics::detail {
 namespace {
 
 namespace od = simdjson::ondemand;
+using mllog::Field;
+using mllog::read_number;
+using mllog::skip_value;
 constexpr double k_nan = std::numeric_limits<double>::quiet_NaN();
 constexpr std::size_t k_max_parameters = 1024;
 constexpr std::size_t k_max_value_fields = 64;
 
-// One MLLOG record as read.
+// One MLLOG record as read. The names and texts point into the line or into the parser's
+// string buffer: they are read before the next line is parsed.
 struct Event {
     double time_ms = k_nan;
-    std::string key;
+    std::string_view key;
     enum class Value { none, number, text, other } kind = Value::none;
     double number = 0;
-    std::string json;                                   // the value's JSON text (scalars and small values)
-    std::vector<std::pair<std::string, double>> stats;  // the numbers of an object value
+    std::string json;                                        // the value's JSON text (scalars and small values)
+    std::vector<std::pair<std::string_view, double>> stats;  // the numbers of an object value
     std::optional<double> step, samples_count, epoch_num, first_epoch_num;
-    std::string status;
+    std::string_view status;
     void clear() {
         time_ms = k_nan;
-        key.clear();
+        key = {};
         kind = Value::none;
         json.clear();
         stats.clear();
         step = samples_count = epoch_num = first_epoch_num = std::nullopt;
-        status.clear();
+        status = {};
     }
 };
 
@@ -67,43 +72,41 @@ const std::vector<NameMapping>& mlperf_names() {
     return table;
 }
 
-bool read_number(od::value v, double& out) {
-    return !v.get_double().get(out);
-}
+// The events read by their key.
+enum class Key {
+    other,
+    run_start,
+    run_stop,
+    block_start,
+    block_stop,
+    epoch_start,
+    epoch_stop,
+    tracked_stats,
+    eval_accuracy,
+    throughput
+};
 
-// Consumes a value nobody keeps, checking that it is JSON.
-bool skip_value(od::value v) {
-    od::json_type t{};
-    if (v.type().get(t)) return false;
-    std::string_view raw;
-    switch (t) {
-        case od::json_type::object: {
-            od::object o;
-            return !v.get_object().get(o) && !o.raw_json().get(raw);
-        }
-        case od::json_type::array: {
-            od::array a;
-            return !v.get_array().get(a) && !a.raw_json().get(raw);
-        }
-        case od::json_type::string: {
-            // (stage 1 has checked its bytes; not unescaping a string nobody reads saves a copy)
-            od::raw_json_string s;
-            return !v.get_raw_json_string().get(s);
-        }
-        case od::json_type::number: {
-            double d = 0;
-            return read_number(v, d);
-        }
-        case od::json_type::boolean: {
-            bool b = false;
-            return !v.get_bool().get(b);
-        }
-        case od::json_type::null: {
-            bool is_null = false;
-            return !v.is_null().get(is_null) && is_null;
-        }
+Key event_key(std::string_view k) {
+    using namespace std::string_view_literals;
+    switch (k.size()) {
+        case 8:
+            return k == "run_stop"sv ? Key::run_stop : Key::other;
+        case 9:
+            return k == "run_start"sv ? Key::run_start : Key::other;
+        case 10:
+            return k == "block_stop"sv   ? Key::block_stop
+                   : k == "epoch_stop"sv ? Key::epoch_stop
+                   : k == "throughput"sv ? Key::throughput
+                                         : Key::other;
+        case 11:
+            return k == "block_start"sv ? Key::block_start : k == "epoch_start"sv ? Key::epoch_start : Key::other;
+        case 13:
+            return k == "tracked_stats"sv   ? Key::tracked_stats
+                   : k == "eval_accuracy"sv ? Key::eval_accuracy
+                                            : Key::other;
+        default:
+            return Key::other;
     }
-    return false;
 }
 
 class MlperfParser {
@@ -118,9 +121,10 @@ public:
 
 private:
     bool read(const char* json, std::size_t len, std::size_t capacity);
-    bool read_value(od::value v);
-    bool read_metadata(od::value v);
+    bool read_value(od::value& v);
+    bool read_metadata(od::value& v);
     void apply();
+    void keep_parameter();
     void interval(std::string_view name, std::optional<double> start, double at, std::optional<double> step);
     void block_samples();
     std::int64_t step_of();
@@ -131,6 +135,7 @@ private:
     SeriesSink m_sink;
     od::parser m_parser;
     Event m_e;
+    const char* m_end = nullptr;  // the end of the record being read
     std::int64_t m_last_step = 0;
     std::optional<double> m_block_start, m_epoch_start, m_run_start, m_run_stop;
     std::optional<double> m_block_start_samples;  // the samples_count of the open block's start
@@ -140,7 +145,7 @@ private:
     std::uint64_t m_lines = 0;
 };
 
-bool MlperfParser::read_value(od::value v) {
+bool MlperfParser::read_value(od::value& v) {
     od::json_type type{};
     if (v.type().get(type)) return false;
     std::string_view raw;
@@ -152,17 +157,18 @@ bool MlperfParser::read_value(od::value v) {
         case od::json_type::object: {
             od::object o;
             if (v.get_object().get(o)) return false;
-            for (auto field : o) {
+            for (auto result : o) {
+                od::field field;
                 std::string_view name;
-                od::value fv;
-                if (field.unescaped_key().get(name) || field.value().get(fv)) return false;
+                if (std::move(result).get(field) || !mllog::field_name(field, m_end, name)) return false;
+                od::value& fv = field.value();
                 double d = 0;
                 od::json_type ft{};
                 if (fv.type().get(ft)) return false;
                 if (ft == od::json_type::number) {
                     if (!read_number(fv, d)) return false;
-                    if (m_e.stats.size() < k_max_value_fields) m_e.stats.emplace_back(std::string(name), d);
-                } else if (!skip_value(fv)) {
+                    if (m_e.stats.size() < k_max_value_fields) m_e.stats.emplace_back(name, d);
+                } else if (!mllog::skip_typed(fv, ft)) {
                     return false;
                 }
             }
@@ -198,29 +204,32 @@ bool MlperfParser::read_value(od::value v) {
     return false;
 }
 
-bool MlperfParser::read_metadata(od::value v) {
+bool MlperfParser::read_metadata(od::value& v) {
     od::object o;
     if (v.get_object().get(o)) return false;
-    for (auto field : o) {
-        std::string_view name;
-        od::value fv;
-        if (field.unescaped_key().get(name) || field.value().get(fv)) return false;
-        std::optional<double>* slot = name == "step"              ? &m_e.step
-                                      : name == "samples_count"   ? &m_e.samples_count
-                                      : name == "epoch_num"       ? &m_e.epoch_num
-                                      : name == "first_epoch_num" ? &m_e.first_epoch_num
-                                                                  : nullptr;
+    for (auto result : o) {
+        od::field field;
+        Field which{};
+        if (std::move(result).get(field) ||
+            !mllog::classify(field, m_end, mllog::metadata_field_raw, mllog::metadata_field, which))
+            return false;
+        od::value& fv = field.value();
+        std::optional<double>* slot = which == Field::step              ? &m_e.step
+                                      : which == Field::samples_count   ? &m_e.samples_count
+                                      : which == Field::epoch_num       ? &m_e.epoch_num
+                                      : which == Field::first_epoch_num ? &m_e.first_epoch_num
+                                                                        : nullptr;
         double d = 0;
         std::string_view s;
         od::json_type t{};
         if (fv.type().get(t)) return false;
         if (slot && t == od::json_type::number) {
-            if (!read_number(fv, d)) return false;
+            if (!mllog::read_count(fv, d)) return false;
             *slot = d;
-        } else if (name == "status" && t == od::json_type::string) {
-            if (fv.get_string().get(s)) return false;
-            m_e.status.assign(s.substr(0, 64));
-        } else if (!skip_value(fv)) {
+        } else if (which == Field::status && t == od::json_type::string) {
+            if (!mllog::read_text(fv, s)) return false;
+            m_e.status = s.substr(0, 64);
+        } else if (!mllog::skip_typed(fv, t)) {
             return false;
         }
     }
@@ -229,28 +238,39 @@ bool MlperfParser::read_metadata(od::value v) {
 
 bool MlperfParser::read(const char* json, std::size_t len, std::size_t capacity) {
     m_e.clear();
+    m_end = json + len;
     od::document doc;
     od::object obj;
     if (m_parser.iterate(json, len, capacity).get(doc) || doc.get_object().get(obj)) return false;
     bool have_key = false;
-    for (auto field : obj) {
-        std::string_view name, s;
-        od::value v;
-        if (field.unescaped_key().get(name) || field.value().get(v)) return false;
-        if (name == "time_ms") {
-            if (!read_number(v, m_e.time_ms)) return false;
-        } else if (name == "key") {
-            if (v.get_string().get(s)) return false;
-            m_e.key.assign(s.substr(0, 256));
-            have_key = true;
-        } else if (name == "value") {
-            if (!read_value(v)) return false;
-        } else if (name == "metadata") {
-            od::json_type t{};
-            if (v.type().get(t)) return false;
-            if (t == od::json_type::object ? !read_metadata(v) : !skip_value(v)) return false;
-        } else if (!skip_value(v)) {
+    for (auto result : obj) {
+        od::field field;
+        Field which{};
+        std::string_view s;
+        if (std::move(result).get(field) ||
+            !mllog::classify(field, m_end, mllog::record_field_raw, mllog::record_field, which))
             return false;
+        od::value& v = field.value();
+        switch (which) {
+            case Field::time_ms:
+                if (!mllog::read_count(v, m_e.time_ms)) return false;
+                break;
+            case Field::key:
+                if (!mllog::read_text(v, s)) return false;
+                m_e.key = s.substr(0, 256);
+                have_key = true;
+                break;
+            case Field::value:
+                if (!read_value(v)) return false;
+                break;
+            case Field::metadata: {
+                od::json_type t{};
+                if (v.type().get(t)) return false;
+                if (t == od::json_type::object ? !read_metadata(v) : !mllog::skip_typed(v, t)) return false;
+                break;
+            }
+            default:
+                if (!skip_value(v)) return false;
         }
     }
     return have_key;
@@ -292,45 +312,58 @@ void MlperfParser::block_samples() {
                Point{*s, *m_e.samples_count - *m_block_start_samples, m_e.time_ms / 1000.0});
 }
 
+void MlperfParser::keep_parameter() {
+    if (m_e.kind == Event::Value::number) m_e.json = fmt::format("{}", m_e.number);
+    // (an object value with no step, a tracked_stats-like record, has no text: nothing to keep)
+    if (m_e.json.empty()) return;
+    std::string key(m_e.key);
+    auto it = m_out.parameters.find(key);
+    if (it != m_out.parameters.end())
+        it->second = m_e.json;
+    else if (m_out.parameters.size() < k_max_parameters)
+        m_out.parameters.emplace(std::move(key), m_e.json);
+}
+
 void MlperfParser::apply() {
-    const std::string& key = m_e.key;
     const double t = m_e.time_ms;
     const double wall = std::isnan(t) ? k_nan : t / 1000.0;
     const std::int64_t step = step_of();
-    if (key == "run_start") {
-        if (!m_first) m_order_dependent = true;  // the first run_start is an earlier part's to say
-        if (!m_run_start && !std::isnan(t)) m_run_start = t;
-    } else if (key == "run_stop") {
-        if (!std::isnan(t)) m_run_stop = t;
-        if (!m_e.status.empty()) m_out.parameters["status"] = fmt::format("\"{}\"", m_e.status);
-    } else if (key == "block_start" || key == "epoch_start") {
-        note_interval(key == "block_start", false);
-        (key == "block_start" ? m_block_start : m_epoch_start) = std::isnan(t) ? std::nullopt : std::optional(t);
-        if (key == "block_start") m_block_start_samples = m_e.samples_count;
-    } else if (key == "block_stop") {
-        note_interval(true, true);
-        interval("block_time_s", m_block_start, t, m_e.samples_count ? m_e.samples_count : m_e.first_epoch_num);
-        block_samples();
-        m_block_start.reset();
-        m_block_start_samples.reset();
-    } else if (key == "epoch_stop") {
-        note_interval(false, true);
-        interval("epoch_time_s", m_epoch_start, t, m_e.epoch_num ? m_e.epoch_num : m_e.samples_count);
-        m_epoch_start.reset();
-    } else if (key == "tracked_stats") {
-        for (const auto& [name, v] : m_e.stats) {
-            m_sink.add(m_sink.resolve(name), Point{step, v, wall});
-        }
-    } else if (m_e.kind == Event::Value::number && (key == "eval_accuracy" || key == "throughput" || m_e.step)) {
-        m_sink.add(m_sink.resolve(key), Point{step, m_e.number, wall});
-    } else if (m_e.kind != Event::Value::none) {
-        if (m_e.kind == Event::Value::number) m_e.json = fmt::format("{}", m_e.number);
-        // (an object value with no step, a tracked_stats-like record, has no text: nothing to keep)
-        auto it = m_out.parameters.find(key);
-        if (!m_e.json.empty() && it != m_out.parameters.end())
-            it->second = m_e.json;
-        else if (!m_e.json.empty() && m_out.parameters.size() < k_max_parameters)
-            m_out.parameters.emplace(key, m_e.json);
+    const Key key = event_key(m_e.key);
+    switch (key) {
+        case Key::run_start:
+            if (!m_first) m_order_dependent = true;  // the first run_start is an earlier part's to say
+            if (!m_run_start && !std::isnan(t)) m_run_start = t;
+            break;
+        case Key::run_stop:
+            if (!std::isnan(t)) m_run_stop = t;
+            if (!m_e.status.empty()) m_out.parameters["status"] = fmt::format("\"{}\"", m_e.status);
+            break;
+        case Key::block_start:
+        case Key::epoch_start:
+            note_interval(key == Key::block_start, false);
+            (key == Key::block_start ? m_block_start : m_epoch_start) = std::isnan(t) ? std::nullopt : std::optional(t);
+            if (key == Key::block_start) m_block_start_samples = m_e.samples_count;
+            break;
+        case Key::block_stop:
+            note_interval(true, true);
+            interval("block_time_s", m_block_start, t, m_e.samples_count ? m_e.samples_count : m_e.first_epoch_num);
+            block_samples();
+            m_block_start.reset();
+            m_block_start_samples.reset();
+            break;
+        case Key::epoch_stop:
+            note_interval(false, true);
+            interval("epoch_time_s", m_epoch_start, t, m_e.epoch_num ? m_e.epoch_num : m_e.samples_count);
+            m_epoch_start.reset();
+            break;
+        case Key::tracked_stats:
+            for (const auto& [name, v] : m_e.stats) m_sink.add(m_sink.resolve(name), Point{step, v, wall});
+            break;
+        default:
+            if (m_e.kind == Event::Value::number && (key == Key::eval_accuracy || key == Key::throughput || m_e.step))
+                m_sink.add(m_sink.resolve(m_e.key), Point{step, m_e.number, wall});
+            else if (m_e.kind != Event::Value::none)
+                keep_parameter();
     }
     m_last_step = step;
 }
@@ -339,12 +372,12 @@ void MlperfParser::run(Source& source) {
     ParseStats& st = m_out.stats;
     m_lines = each_text_line(source, m_label, m_out, [&](const LineReader::Line& ln, std::uint64_t) {
         std::string_view t = ln.text;
-        std::size_t pos = t.find(":::MLLOG");
+        const std::size_t pos = mllog::find_mark(t);
         if (pos == std::string_view::npos) {
             if (!trim(t).empty()) ++st.skipped;
             return;
         }
-        std::size_t open = t.find('{', pos);
+        const std::size_t open = mllog::find_record(t, pos);
         if (open == std::string_view::npos) {
             ++st.corrupt;
             warn(st, fmt::format("{}:{}: ':::MLLOG' without a JSON record, skipped", m_label, ln.number));
