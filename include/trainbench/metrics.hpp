@@ -67,12 +67,19 @@ public:
     ~PointReader();
     PointReader(const PointReader&) = delete;
     PointReader& operator=(const PointReader&) = delete;
-    // The next point; false at the end.
-    bool next(Point& p);
+    // The next point; false at the end. (Inline: statistics read every point in several passes.)
+    bool next(Point& p) {
+        if (m_at == m_end && !refill()) return false;
+        p = *m_at++;
+        return true;
+    }
 
 private:
+    bool refill();  // the next run of points in [m_at, m_end); false at the end
     struct State;
     std::unique_ptr<State> m_state;
+    const Point* m_at = nullptr;
+    const Point* m_end = nullptr;
 };
 
 // One step-time record as the gpu-recipes tool reads a DLLogger file: a line

@@ -171,28 +171,45 @@ bool SpillMerge::next(Point& p) {
     return true;
 }
 
+bool SpillMerge::next_run(const Point*& begin, const Point*& end) {
+    if (m_late_at == m_late.size()) {
+        if (!file_head()) return false;
+        begin = m_buffer.data() + m_buffer_at;
+        end = m_buffer.data() + m_buffer.size();
+        m_buffer_at = m_buffer.size();
+        return true;
+    }
+    if (!next(m_one)) return false;
+    begin = &m_one;
+    end = begin + 1;
+    return true;
+}
+
 }  // namespace detail
 
 struct PointReader::State {
     const Series& series;
     std::optional<detail::SpillMerge> spilled;
-    std::size_t memory_at = 0;
+    bool memory_read = false;
 };
 
-PointReader::PointReader(const Series& series) : m_state(std::make_unique<State>(State{series, std::nullopt, 0})) {
+PointReader::PointReader(const Series& series) : m_state(std::make_unique<State>(State{series, std::nullopt, false})) {
     if (series.spill) m_state->spilled.emplace(*series.spill, detail::sorted_late(series.spill->late()));
 }
 
 PointReader::~PointReader() = default;
 
-bool PointReader::next(Point& p) {
+// The spilled points in runs, then the points in memory as one run.
+bool PointReader::refill() {
     State& s = *m_state;
     if (s.spilled) {
-        if (s.spilled->next(p)) return true;
+        if (s.spilled->next_run(m_at, m_end)) return true;
         s.spilled.reset();
     }
-    if (s.memory_at >= s.series.points.size()) return false;
-    p = s.series.points[s.memory_at++];
+    if (s.memory_read || s.series.points.empty()) return false;
+    s.memory_read = true;
+    m_at = s.series.points.data();
+    m_end = m_at + s.series.points.size();
     return true;
 }
 

@@ -64,9 +64,13 @@ class SpillMerge {
 public:
     SpillMerge(const PointSpill& spill, std::vector<Point> late);
     bool next(Point& p);
+    // The next points in [begin, end), valid until the next call: the points read from the file
+    // as they are once no late point is left, else one point; false at the end.
+    bool next_run(const Point*& begin, const Point*& end);
 
 private:
     bool file_head();
+    Point m_one;
     const PointSpill& m_spill;
     std::vector<Point> m_late;
     std::size_t m_late_at = 0;
