@@ -332,11 +332,10 @@ TEST(TorchTitan, ColouredLinesReadInPlaceSayWhatTheyWouldSayWithoutColours) {
              {std::vector<std::string>{}, {"tflops_per_gpu", "step_time_s"}, {"memory_max_reserved_pct"}}) {
             ParseOptions o;
             o.tags = tags;
-            LogData a = parse_text("torchtitan", coloured, o);
-            LogData b = parse_text("torchtitan", plain, o);
+            const LogData a = parse_text("torchtitan", coloured, o);
+            const LogData b = parse_text("torchtitan", plain, o);
             ASSERT_GT(a.stats.records, 1000u);  // most lines are step lines
-            a.stats.bytes = b.stats.bytes = 0;
-            EXPECT_EQ(parse_fingerprint(a), parse_fingerprint(b)) << "seed " << seed;
+            EXPECT_EQ(parse_fingerprint(a, false), parse_fingerprint(b, false)) << "seed " << seed;
         }
     }
 }
