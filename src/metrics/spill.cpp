@@ -18,6 +18,7 @@ namespace trainbench::metrics {
 namespace {
 
 constexpr std::size_t k_read_block = 4096;  // points per read (96 KiB)
+constexpr std::size_t k_max_segments = 16;  // files chained in one spill (PointSpill::append)
 
 std::string temp_dir() {
     const char* dir = std::getenv("TMPDIR");
@@ -50,17 +51,24 @@ PointSpill::PointSpill(std::size_t limit, std::string series_name)
     : m_limit(std::max<std::size_t>(limit, 2)), m_name(std::move(series_name)) {}
 
 PointSpill::~PointSpill() {
-    if (m_fd >= 0) ::close(m_fd);
+    close_all();
+}
+
+void PointSpill::close_all() {
+    for (const Segment& s : m_segments) ::close(s.fd);
+    m_segments.clear();
+    m_count = 0;
 }
 
 void PointSpill::write(const Point* points, std::size_t n) {
     if (n == 0) return;
-    if (m_fd < 0) m_fd = open_unnamed(m_name);
+    if (m_segments.empty()) m_segments.push_back({open_unnamed(m_name), 0});
+    Segment& seg = m_segments.back();
     const char* data = reinterpret_cast<const char*>(points);
     std::size_t left = n * sizeof(Point);
-    auto at = static_cast<off_t>(m_count * sizeof(Point));
+    auto at = static_cast<off_t>(seg.count * sizeof(Point));
     while (left > 0) {
-        ssize_t done = ::pwrite(m_fd, data, left, at);
+        ssize_t done = ::pwrite(seg.fd, data, left, at);
         if (done < 0 && errno == EINTR) continue;
         if (done <= 0)
             throw RuntimeError(fmt::format("cannot write the temporary file of series '{}' in '{}': {}", m_name,
@@ -70,6 +78,7 @@ void PointSpill::write(const Point* points, std::size_t n) {
         left -= static_cast<std::size_t>(done);
         at += done;
     }
+    seg.count += n;
     m_count += n;
 }
 
@@ -86,13 +95,32 @@ void PointSpill::append(std::vector<Point>& points, PointSpill& next) {
     if (!points.empty()) m_last_step = points.back().step;
     points.clear();
     if (!next.m_late.empty()) next.fold_late();
-    std::vector<Point> block(k_read_block);
-    for (std::uint64_t at = 0; at < next.m_count;) {
-        std::size_t n = next.read(block.data(), block.size(), at);
-        write(block.data(), n);
-        at += n;
+    if (next.m_count == 0) return;
+    if (m_segments.size() + next.m_segments.size() > k_max_segments) {
+        // (many files' series appended one after another: copied, so that the open files stay few)
+        std::vector<Point> block(k_read_block);
+        for (std::uint64_t at = 0; at < next.m_count;) {
+            const std::size_t n = next.read(block.data(), block.size(), at);
+            write(block.data(), n);
+            at += n;
+        }
+        m_last_step = next.m_last_step;
+        next.close_all();
+        return;
     }
-    if (next.m_count > 0) m_last_step = next.m_last_step;
+    // (the files are chained, not copied: a parallel parse of a long log would otherwise copy
+    // every later part's points once more, on one thread, after the others are done)
+    for (const Segment& seg : next.m_segments) {
+        if (seg.count > 0) {
+            m_segments.push_back(seg);
+        } else {
+            ::close(seg.fd);
+        }
+    }
+    m_count += next.m_count;
+    m_last_step = next.m_last_step;
+    next.m_segments.clear();
+    next.m_count = 0;
 }
 
 void PointSpill::add_late(const Point& p) {
@@ -104,8 +132,19 @@ std::size_t PointSpill::read(Point* out, std::size_t n, std::uint64_t at) const 
     n = static_cast<std::size_t>(std::min<std::uint64_t>(n, m_count - std::min(at, m_count)));
     char* data = reinterpret_cast<char*>(out);
     std::size_t want = n * sizeof(Point), got = 0;
+    std::uint64_t first = 0;  // the point index where the segment `seg` starts
+    std::size_t seg = 0;
     while (got < want) {
-        ssize_t r = ::pread(m_fd, data + got, want - got, static_cast<off_t>(at * sizeof(Point) + got));
+        const std::uint64_t byte = at * sizeof(Point) + got;
+        while (seg < m_segments.size() && (first + m_segments[seg].count) * sizeof(Point) <= byte)
+            first += m_segments[seg++].count;
+        if (seg == m_segments.size())
+            throw RuntimeError(
+                fmt::format("cannot read the temporary file of series '{}': file shorter than written", m_name));
+        const std::uint64_t in_seg = byte - first * sizeof(Point);
+        const std::size_t len = static_cast<std::size_t>(
+            std::min<std::uint64_t>(want - got, m_segments[seg].count * sizeof(Point) - in_seg));
+        ssize_t r = ::pread(m_segments[seg].fd, data + got, len, static_cast<off_t>(in_seg));
         if (r < 0 && errno == EINTR) continue;
         if (r <= 0)
             throw RuntimeError(fmt::format("cannot read the temporary file of series '{}': {}", m_name,
@@ -130,8 +169,8 @@ void PointSpill::fold_late() {
         }
     }
     merged.write(block.data(), block.size());
-    std::swap(m_fd, merged.m_fd);
-    m_count = merged.m_count;
+    std::swap(m_segments, merged.m_segments);
+    std::swap(m_count, merged.m_count);
     m_late.clear();
 }
 
@@ -151,12 +190,13 @@ std::vector<Point> sorted_late(const std::vector<Point>& late) {
 SpillMerge::SpillMerge(const PointSpill& spill, std::vector<Point> late) : m_spill(spill), m_late(std::move(late)) {}
 
 bool SpillMerge::file_head() {
-    if (m_buffer_at < m_buffer.size()) return true;
-    m_buffer.resize(k_read_block);
-    m_buffer.resize(m_spill.read(m_buffer.data(), k_read_block, m_file_at));
-    m_file_at += m_buffer.size();
+    if (m_buffer_at < m_buffer_size) return true;
+    // (sized once: a vector resized up again for every block would clear it every time)
+    if (m_buffer.empty()) m_buffer.resize(k_read_block);
+    m_buffer_size = m_spill.read(m_buffer.data(), k_read_block, m_file_at);
+    m_file_at += m_buffer_size;
     m_buffer_at = 0;
-    return !m_buffer.empty();
+    return m_buffer_size > 0;
 }
 
 bool SpillMerge::next(Point& p) {
@@ -175,8 +215,8 @@ bool SpillMerge::next_run(const Point*& begin, const Point*& end) {
     if (m_late_at == m_late.size()) {
         if (!file_head()) return false;
         begin = m_buffer.data() + m_buffer_at;
-        end = m_buffer.data() + m_buffer.size();
-        m_buffer_at = m_buffer.size();
+        end = m_buffer.data() + m_buffer_size;
+        m_buffer_at = m_buffer_size;
         return true;
     }
     if (!next(m_one)) return false;

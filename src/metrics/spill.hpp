@@ -31,7 +31,8 @@ public:
     void move_out(std::vector<Point>& points);
 
     // Appends `points` (all of higher steps than the file's) and then every point of `next`
-    // (a later part of the same log, of higher steps still) to the file; `points` is emptied.
+    // (a later part of the same log, of higher steps still); `points` is emptied. `next`'s files
+    // are taken over as they are, not copied: `next` is left empty.
     void append(std::vector<Point>& points, PointSpill& next);
     [[nodiscard]] std::int64_t last_step() const { return m_last_step; }
 
@@ -45,10 +46,18 @@ private:
     void write(const Point* points, std::size_t n);
     void fold_late();  // rewrites the file with the late points merged in
 
+    // The points in one or more files, one after another (a parallel parse's parts each filed
+    // their own: appended, they are chained): writes go to the last.
+    struct Segment {
+        int fd = -1;
+        std::uint64_t count = 0;
+    };
+    void close_all();
+
     std::size_t m_limit;
     std::string m_name;
-    int m_fd = -1;
-    std::uint64_t m_count = 0;
+    std::vector<Segment> m_segments;
+    std::uint64_t m_count = 0;  // in all segments
     std::int64_t m_last_step = 0;
     std::vector<Point> m_late;
 };
@@ -74,7 +83,8 @@ private:
     const PointSpill& m_spill;
     std::vector<Point> m_late;
     std::size_t m_late_at = 0;
-    std::vector<Point> m_buffer;
+    std::vector<Point> m_buffer;  // k_read_block points, the first m_buffer_size of them read
+    std::size_t m_buffer_size = 0;
     std::size_t m_buffer_at = 0;
     std::uint64_t m_file_at = 0;
 };

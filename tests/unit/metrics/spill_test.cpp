@@ -10,7 +10,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <functional>
+#include <vector>
 
 namespace fs = std::filesystem;
 using namespace trainbench::metrics;
@@ -142,4 +145,77 @@ TEST(Spill, ASeriesWithoutSpillIsReadFromMemory) {
     ASSERT_TRUE(reader.next(p));
     EXPECT_EQ(p.step, 2);
     EXPECT_FALSE(reader.next(p));
+}
+
+// A parallel parse's parts each file their own points; appending one to the other chains the
+// files instead of copying them (the later spill is left empty), and every read, a block
+// crossing from one file into the next included, gives the points in order; late points fold
+// into one file across all of them.
+TEST(Spill, AppendedSpillsAreChainedAndReadAcrossTheirBoundaries) {
+    auto points = [](std::int64_t from, std::int64_t to) {
+        std::vector<Point> v;
+        for (std::int64_t i = from; i < to; ++i) v.push_back({i, 0.5 * static_cast<double>(i), 0});
+        return v;
+    };
+    PointSpill a(4, "a"), b(4, "b"), c(4, "c");
+    std::vector<Point> pa = points(0, 1000), pb = points(1000, 1700), pc = points(1700, 3000);
+    a.move_out(pa);  // (the last point of each stays in memory)
+    b.move_out(pb);
+    c.move_out(pc);
+    a.append(pa, b);
+    EXPECT_TRUE(pa.empty());
+    EXPECT_EQ(b.count(), 0u);
+    a.append(pb, c);
+    EXPECT_EQ(c.count(), 0u);
+    ASSERT_EQ(a.count(), 2999u);
+    EXPECT_EQ(a.last_step(), 2998);
+    auto expect_points = [&](const std::function<double(std::int64_t)>& value, const std::string& what) {
+        for (std::uint64_t at : {0u, 500u, 995u, 998u, 999u, 1000u, 1698u, 1699u, 1700u, 2990u, 2998u})
+            for (std::size_t n : {1u, 7u, 4096u}) {
+                std::vector<Point> got(n);
+                const std::size_t read = a.read(got.data(), n, at);
+                ASSERT_EQ(read, std::min<std::uint64_t>(n, 2999 - at)) << what << ", at " << at << ", n " << n;
+                for (std::size_t i = 0; i < read; ++i) {
+                    const auto step = static_cast<std::int64_t>(at + i);
+                    ASSERT_EQ(got[i].step, step) << what << ", at " << at << ", n " << n;
+                    ASSERT_EQ(got[i].value, value(step)) << what << ", at " << at << ", n " << n;
+                }
+            }
+    };
+    expect_points([](std::int64_t s) { return 0.5 * static_cast<double>(s); }, "chained");
+    // four late points (the limit): folded into one file at once
+    for (std::int64_t s : {0, 999, 1699, 2998}) a.add_late({s, -1.0, 0});
+    EXPECT_TRUE(a.late().empty());
+    ASSERT_EQ(a.count(), 2999u);
+    expect_points(
+        [](std::int64_t s) {
+            return s == 0 || s == 999 || s == 1699 || s == 2998 ? -1.0 : 0.5 * static_cast<double>(s);
+        },
+        "folded");
+}
+
+// Past 16 chained files (many logs' series appended one after another), the next spill's points
+// are copied instead: the open files stay few, the points read back the same.
+TEST(Spill, ManyAppendedSpillsStayFewFilesAndReadBackInOrder) {
+    PointSpill all(2, "all");
+    std::vector<Point> held;
+    constexpr std::int64_t k_parts = 40, k_each = 50;
+    for (std::int64_t part = 0; part < k_parts; ++part) {
+        PointSpill next(2, "next");
+        std::vector<Point> pts;
+        for (std::int64_t i = part * k_each; i < (part + 1) * k_each; ++i)
+            pts.push_back({i, static_cast<double>(i), 0});
+        next.move_out(pts);
+        all.append(held, next);
+        EXPECT_EQ(next.count(), 0u) << "part " << part;
+        held = std::move(pts);  // (the last point of the part, in memory)
+    }
+    all.move_out(held);  // (one point: nothing to move)
+    ASSERT_EQ(all.count(), static_cast<std::uint64_t>(k_parts * k_each - 1));
+    std::vector<Point> got(all.count());
+    ASSERT_EQ(all.read(got.data(), got.size(), 0), got.size());
+    for (std::size_t i = 0; i < got.size(); ++i) {
+        ASSERT_EQ(got[i].step, static_cast<std::int64_t>(i));
+        ASSERT_EQ(got[i].value, static_cast<double>(i));
+    }
 }
