@@ -74,8 +74,10 @@ std::optional<double> window_mean(const metrics::LogData& log, std::string_view 
     std::size_t n = 0;
     metrics::PointReader reader(it->second);
     metrics::Point p;
-    while (reader.next(p))
-        if (p.step >= w.start && p.step <= w.end && std::isfinite(p.value)) {
+    // (points come in step order: none past the window's end is read, so a long log's spilled
+    // series is not read to its end)
+    while (reader.next(p) && p.step <= w.end)
+        if (p.step >= w.start && std::isfinite(p.value)) {
             sum += p.value;
             ++n;
         }

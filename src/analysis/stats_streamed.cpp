@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -31,14 +32,28 @@ struct OrderPair {
     bool high_known = false;  // false: the (k+1)-th is past the keys selected among (another pass)
 };
 
-// Radix passes, each counting the next 11 bits of the keys that share the bits found so far,
-// until at most k_collect keys are left to select among in memory; the (k+1)-th comes with the
-// k-th when it is among them.
-OrderPair select_keys_streamed(const metrics::Series& series, std::size_t first, std::size_t n, std::size_t k) {
+// The smallest and largest order key of every record (from the pass that adds them): the bits
+// they share lead every key of the series, so the radix passes need not count them.
+struct KeyRange {
+    std::uint64_t low = ~std::uint64_t{0}, high = 0;
+    void add(double seconds) {
+        const std::uint64_t x = detail::order_key(seconds);
+        low = std::min(low, x);
+        high = std::max(high, x);
+    }
+};
+
+// Radix passes, each counting the next 11 bits of the keys that share the bits found so far
+// (from the start: those that every key in `range` shares), until at most k_collect keys are
+// left to select among in memory; the (k+1)-th comes with the k-th when it is among them.
+OrderPair select_keys_streamed(const metrics::Series& series, std::size_t first, std::size_t n, std::size_t k,
+                               KeyRange range) {
     constexpr int k_bits = 11;
     constexpr std::size_t k_collect = std::size_t{1} << 16;
-    int known = 0;  // leading bits found
-    std::uint64_t prefix = 0;
+    // leading bits found: those the smallest and largest key share (step times of one run share
+    // their sign, exponent and leading mantissa bits, which a first pass would only confirm)
+    int known = range.low <= range.high ? std::countl_zero(range.low ^ range.high) : 0;
+    std::uint64_t prefix = known == 0 ? 0 : range.low >> (64 - known);
     auto matches = [&](std::uint64_t x) { return known == 0 || (x >> (64 - known)) == prefix; };
     while (n > k_collect && known < 64) {
         const int width = std::min(k_bits, 64 - known);
@@ -70,12 +85,12 @@ OrderPair select_keys_streamed(const metrics::Series& series, std::size_t first,
 }
 
 // The median of the second half of the records, as stats.cpp's tail_median gives it.
-double tail_median_streamed(const metrics::Series& series, std::size_t total) {
+double tail_median_streamed(const metrics::Series& series, std::size_t total, KeyRange range) {
     const std::size_t first = total / 2, n = total - first;
     if (n == 0) return 0;
     const double pos = 0.5 * static_cast<double>(n - 1);
     const auto lo = static_cast<std::size_t>(std::floor(pos));
-    OrderPair keys = select_keys_streamed(series, first, n, lo);
+    OrderPair keys = select_keys_streamed(series, first, n, lo, range);
     if (lo + 1 >= n) {
         keys.high = keys.low;
     } else if (!keys.high_known) {
@@ -150,12 +165,14 @@ StepStats step_statistics_streamed(const metrics::Series& series, StepWindow win
     StepStats st;
     st.window = window;
     detail::WindowValues w;
+    KeyRange range;
     each_record(series, [&](const StepSample& r, std::size_t) {
         detail::add_record(st, w, r);
+        range.add(r.seconds);
         return true;
     });
     detail::window_figures(st, w);
-    st.steady_state_median = tail_median_streamed(series, st.total_records);
+    st.steady_state_median = tail_median_streamed(series, st.total_records, range);
     warmup_streamed(series, st);
     detail::warmup_figures(st);
     return st;
