@@ -212,12 +212,21 @@ bool SpillMerge::next(Point& p) {
 }
 
 bool SpillMerge::next_run(const Point*& begin, const Point*& end) {
-    if (m_late_at == m_late.size()) {
-        if (!file_head()) return false;
-        begin = m_buffer.data() + m_buffer_at;
-        end = m_buffer.data() + m_buffer_size;
-        m_buffer_at = m_buffer_size;
-        return true;
+    const bool filed = file_head();
+    if (filed) {
+        // The read points before the next late point's step go as they are (a parallel parse
+        // leaves a late point at each cut: every point before it would otherwise go one by one).
+        const Point* first = m_buffer.data() + m_buffer_at;
+        const Point* last = m_buffer.data() + m_buffer_size;
+        if (m_late_at < m_late.size())
+            last = std::lower_bound(first, last, m_late[m_late_at].step,
+                                    [](const Point& p, std::int64_t step) { return p.step < step; });
+        if (last != first) {
+            begin = first;
+            end = last;
+            m_buffer_at = static_cast<std::size_t>(last - m_buffer.data());
+            return true;
+        }
     }
     if (!next(m_one)) return false;
     begin = &m_one;

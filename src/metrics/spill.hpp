@@ -74,7 +74,7 @@ public:
     SpillMerge(const PointSpill& spill, std::vector<Point> late);
     bool next(Point& p);
     // The next points in [begin, end), valid until the next call: the points read from the file
-    // as they are once no late point is left, else one point; false at the end.
+    // as they are, up to the next late point's step; else one point; false at the end.
     bool next_run(const Point*& begin, const Point*& end);
 
 private:
