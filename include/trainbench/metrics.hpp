@@ -53,6 +53,9 @@ struct Series {
     std::string source_name;    // the name in the log ("train_step_timing in s")
     std::vector<Point> points;  // in step order; a repeated step keeps the later value
     bool last_only = false;     // only the point of the highest step is kept (ParseOptions::last_only)
+    // Only the points of steps in [keep_from, keep_to] are kept (ParseOptions::window_only).
+    std::int64_t keep_from = std::numeric_limits<std::int64_t>::min();
+    std::int64_t keep_to = std::numeric_limits<std::int64_t>::max();
     // With ParseOptions::spill_after, the points before `points` (all of lower steps) when the
     // series outgrew memory; nullptr otherwise. PointReader reads both.
     std::shared_ptr<PointSpill> spill;
@@ -149,6 +152,11 @@ struct ParseOptions {
     // Series (source or canonical names) of which only the point of the highest step is
     // kept: what a report needs of a series it shows only the final value of.
     std::vector<std::string> last_only;
+    // Series (source or canonical names) of which only the points of steps in
+    // [window_from, window_to] are kept: what a report needs of a series it only averages over
+    // its step window (the framework's own TFLOPS and MFU), a few points instead of millions.
+    std::vector<std::string> window_only;
+    std::int64_t window_from = 0, window_to = 0;
     // DLLogger: also collect LogData::step_records in the same pass.
     bool step_records = false;
     // false: a DLLogger parser may leave Point::wall_time NaN instead of converting each

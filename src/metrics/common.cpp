@@ -53,6 +53,7 @@ const std::vector<NameMapping>& canonical_names() {
 }
 
 void insert_point(Series& series, const Point& p) {
+    if (p.step < series.keep_from || p.step > series.keep_to) return;
     auto& v = series.points;
     if (series.last_only && !v.empty()) {
         if (v.back().step <= p.step) v.back() = p;
@@ -97,8 +98,15 @@ Series* SeriesSink::create(std::string_view name, std::string_view source_name) 
         Series s;
         s.name = std::string(name);
         s.source_name = std::string(source_name);
-        s.last_only = std::any_of(m_options.last_only.begin(), m_options.last_only.end(),
-                                  [&](const std::string& t) { return t == name || t == source_name; });
+        auto named = [&](const std::vector<std::string>& names) {
+            return std::any_of(names.begin(), names.end(),
+                               [&](const std::string& t) { return t == name || t == source_name; });
+        };
+        s.last_only = named(m_options.last_only);
+        if (named(m_options.window_only)) {
+            s.keep_from = m_options.window_from;
+            s.keep_to = m_options.window_to;
+        }
         if (m_options.spill_after > 0 && !s.last_only)
             s.spill = std::make_shared<PointSpill>(m_options.spill_after, s.name);
         it = m_out.series.emplace(s.name, std::move(s)).first;

@@ -95,6 +95,8 @@ void merge_part(LinePart& part, std::string_view label, std::uint64_t base, LogD
         if (added) {
             dst.name = s.name;
             dst.source_name = s.source_name;
+            dst.keep_from = s.keep_from;
+            dst.keep_to = s.keep_to;
         }
         // (a series new to `out` takes the part's vector over: the first part's has room for the
         // whole file's points, so the later parts are appended without a copy)

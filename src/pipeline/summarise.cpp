@@ -201,8 +201,10 @@ void apply_flags(const Services& services, const SummaryOptions& f, const LogRea
 
 // What a report reads of a log, in one pass: the step-time series (gpu-recipes on
 // DLLogger: the records its tool averages, collected by the parser), the loss (only
-// its last point when the output shows no plots), and the parameters.
-metrics::ParseOptions report_parse_options(const std::string& format, const LogReading& reading, bool figures_only) {
+// its last point when the output shows no plots), the framework's own figures in the step
+// `window`, and the parameters.
+metrics::ParseOptions report_parse_options(const std::string& format, const LogReading& reading, bool figures_only,
+                                           const analysis::StepWindow& window) {
     metrics::ParseOptions po;
     po.format = format;
     po.step_records = reading.gpu_recipes;
@@ -210,8 +212,15 @@ metrics::ParseOptions report_parse_options(const std::string& format, const LogR
     po.tags = {std::string(metrics::names::loss)};
     if (!(po.step_records && format == "dllogger")) po.tags.emplace_back(metrics::names::step_time_s);
     if (figures_only) po.last_only = {std::string(metrics::names::loss)};
-    // The framework's own TFLOPS/GPU and MFU, for the report's cross-check rows.
-    for (const std::string& s : analysis::framework_figure_series(format)) po.tags.push_back(s);
+    // The framework's own TFLOPS/GPU and MFU, for the report's cross-check rows: only their
+    // points in the step window, the only ones the rows read (a TorchTitan log has millions),
+    // except MLPerf's throughput, whose window is every block, known once the log is read.
+    for (const std::string& s : analysis::framework_figure_series(format)) {
+        po.tags.push_back(s);
+        if (format != "mlperf") po.window_only.push_back(s);
+    }
+    po.window_from = window.start;
+    po.window_to = window.end;
     // The frameworks' logs hold a point per step and little else (a GiB of Megatron-Bridge log is
     // 2.6 M steps): their series wait in temporary files past this many points, and the step
     // statistics read them in passes (analysis::step_statistics_streamed), so the report's
@@ -362,7 +371,7 @@ analysis::RunSummary summarise_run(const Services& services, const fs::path& run
     auto files = run_log_files(log_dir, r.metrics, format);
     metrics::LogData log = metrics::parse_logs(
         files, report_parse_options(flags.format != "auto" ? flags.format : (format.empty() ? "auto" : format), reading,
-                                    false));
+                                    false, in.window));
 
     apply_log_device(services, log, flags, in);
     req.log = &log;
@@ -425,7 +434,10 @@ private:
         try {
             // (every file's format detected once, here; they must agree)
             const std::string format = m_flags.format == "auto" ? metrics::logs_format(m_paths) : m_flags.format;
-            m_log = metrics::parse_logs(m_paths, report_parse_options(format, m_reading, m_flags.figures_only));
+            // (the window as apply_flags() sets it, which reports a bad --window)
+            const analysis::StepWindow window =
+                m_flags.window.empty() ? analysis::StepWindow{} : analysis::parse_window(m_flags.window);
+            m_log = metrics::parse_logs(m_paths, report_parse_options(format, m_reading, m_flags.figures_only, window));
         } catch (...) {
             m_error = std::current_exception();
         }

@@ -48,11 +48,15 @@ std::string fingerprint(const LogData& d) {
     return s;
 }
 
-LogData parse_file(const fs::path& file, std::size_t spill_after, unsigned threads = 1) {
+LogData parse_file(const fs::path& file, std::size_t spill_after, unsigned threads = 1,
+                   const std::vector<std::string>& window_only = {}) {
     LogData out;
     ParseOptions o;
     o.threads = threads;
     o.spill_after = spill_after;
+    o.window_only = window_only;
+    o.window_from = 100;
+    o.window_to = 2500;
     if (threads == 1) {
         detail::parse_dllogger_file(file, file.string(), o, out);
     } else {
@@ -218,4 +222,38 @@ TEST(Spill, ManyAppendedSpillsStayFewFilesAndReadBackInOrder) {
         ASSERT_EQ(got[i].step, static_cast<std::int64_t>(i));
         ASSERT_EQ(got[i].value, static_cast<double>(i));
     }
+}
+
+// A series kept only in a step window (a report's framework figures) holds exactly the points
+// of the whole parse in that window, restarts' later values included, sequential or split;
+// the other series are untouched.
+TEST(Spill, AWindowOnlySeriesKeepsThePointsOfItsWindow) {
+    TempDir dir;
+    fs::path file = dir.path() / "dllogger.json";
+    write_all(file, make_log(6000, 2000, 300));
+    const LogData whole = parse_file(file, 0);
+    std::vector<Point> want;
+    for (const Point& p : whole.find("loss")->points)
+        if (p.step >= 100 && p.step <= 2500) want.push_back(p);
+    ASSERT_GT(want.size(), 2000u);
+    for (unsigned threads : {1u, 3u})
+        for (std::size_t limit : {0u, 50u}) {
+            const LogData got = parse_file(file, limit, threads, {"loss"});
+            const Series* loss = got.find("loss");
+            ASSERT_NE(loss, nullptr);
+            std::vector<Point> points;
+            PointReader reader(*loss);
+            for (Point p; reader.next(p);) points.push_back(p);
+            ASSERT_EQ(points.size(), want.size()) << threads << " threads, limit " << limit;
+            for (std::size_t i = 0; i < want.size(); ++i) {
+                EXPECT_EQ(points[i].step, want[i].step) << i;
+                EXPECT_EQ(points[i].value, want[i].value) << i;
+            }
+            // the step times are every step's
+            LogData all = parse_file(file, limit, threads);
+            all.series.erase("loss");
+            LogData rest = parse_file(file, limit, threads, {"loss"});
+            rest.series.erase("loss");
+            EXPECT_EQ(fingerprint(rest), fingerprint(all)) << threads << " threads, limit " << limit;
+        }
 }
